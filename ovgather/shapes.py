@@ -35,7 +35,15 @@ from typing import Union
 
 from .errors import ShapeParseError
 
-__all__ = ["INF", "Dimension", "PartialShape", "ShapeLike", "as_partial_shape"]
+__all__ = [
+    "INF",
+    "DYNAMIC",
+    "Dimension",
+    "PartialShape",
+    "ShapeLike",
+    "as_partial_shape",
+    "normalize_axis",
+]
 
 #: The open upper end of an interval (OpenVINO's ``int64`` maximum).
 INF = (1 << 63) - 1
@@ -87,7 +95,9 @@ class Dimension:
             hi = INF
         if lo < 0 or hi < lo:
             raise ShapeParseError(f"a dimension needs 0 <= lower <= upper, but got {lo}..{hi}")
-        return cls._make(lo, hi)
+        if hi > INF:
+            raise ShapeParseError(f"a dimension is at most {INF}, but got {hi}")
+        return Dimension.from_bounds(lo, hi)
 
     @classmethod
     def _make(cls, lo: int, hi: int) -> Dimension:
@@ -113,7 +123,7 @@ class Dimension:
         """``lo..hi`` without validation, for rules that computed valid bounds."""
         if lo == hi and 0 <= lo < _STATIC_CACHE_SIZE:
             return _STATIC[lo]
-        if lo == 0 and hi == INF:
+        if hi == INF and (lo == 0 or lo == INF):  # OpenVINO prints INF..INF as ``?`` too
             return DYNAMIC
         return Dimension._make(lo, hi)
 
@@ -243,7 +253,7 @@ _STATIC: list[Dimension] = []
 _STATIC.extend(Dimension._make(i, i) for i in range(_STATIC_CACHE_SIZE))
 DYNAMIC = Dimension._make(0, INF)
 
-ShapeLike = Union["PartialShape", str, Iterable[Union[int, str, Dimension]], None]
+ShapeLike = Union["PartialShape", str, Iterable[int | str | Dimension], None]
 
 
 class PartialShape:
@@ -345,7 +355,7 @@ class PartialShape:
         a, b = self.dims, other.dims
         if a is None or b is None:
             return True
-        return len(a) == len(b) and all(x.compatible(y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(x.compatible(y) for x, y in zip(a, b, strict=True))
 
     def merge(self, other: PartialShape) -> PartialShape | None:
         """The dim-wise intersection, or ``None`` when the shapes contradict."""
@@ -357,7 +367,7 @@ class PartialShape:
         if len(a) != len(b):
             return None
         out = []
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             m = x.merge(y)
             if m is None:
                 return None
@@ -427,3 +437,17 @@ def as_partial_shape(value: ShapeLike) -> PartialShape:
     if isinstance(value, str):
         return PartialShape.parse(value)
     return PartialShape(value)
+
+
+def normalize_axis(axis: int, rank: int) -> int | None:
+    """``axis`` counted from the front, or None when it lies outside ``[-rank, rank-1]``.
+
+    A scalar (rank 0) accepts the axes -1 and 0, as OpenVINO's normalize_axis does.
+
+    >>> normalize_axis(-1, 3), normalize_axis(3, 3), normalize_axis(-1, 0)
+    (2, None, 0)
+    """
+    size = rank if rank > 0 else 1
+    if -size <= axis < size:
+        return axis + size if axis < 0 else axis
+    return None
