@@ -1,0 +1,8 @@
+"""Graph passes: one file per rewrite, each a :class:`Pass` plus a function form."""
+
+from __future__ import annotations
+
+from .base import Pass, PassResult
+from .convert_gather_nd import ConvertGatherND, convert_gather_nd
+
+__all__ = ["Pass", "PassResult", "ConvertGatherND", "convert_gather_nd"]

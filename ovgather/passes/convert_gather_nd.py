@@ -1,0 +1,329 @@
+"""GatherND-8 ⇄ GatherND-5: convert every GatherND to one version, outputs unchanged.
+
+Both versions gather the same elements in the same memory order; they differ only in
+the output shape when ``batch_dims`` (b) > 1 (SPEC.md §2, openvino-facts.md §1, §4):
+
+* GatherND-8 keeps the batch dims: ``I[:b] + I[b:-1] + D[b+k:]``;
+* GatherND-5 folds them into one: ``[prod(I[:b])] + I[b:-1] + D[b+k:]``.
+
+So with b ≤ 1 only the version string changes, and with b > 1 the layer changes version
+and a Reshape (``special_zero=false``) after it restores the old output shape. Its target
+is a Const when the output shape is static, else it is computed at run time from ShapeOf
+of the new output (and of the indices, for the batch dims GatherND-5 folded away). The
+Reshape takes the GatherND's tensor names and friendly name, so the model's outputs keep
+their names; the GatherND becomes ``<name>/v5`` or ``<name>/v8``.
+
+OpenVINO has no such pass (the removed MYRIAD plugin only renamed b = 0 layers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from ..errors import OvgatherError, RewriteError
+from ..graph import consumers, output_port, producer
+from ..rewrite import add_const, add_layer, editing, insert_after, replace_layer, unique_name
+from ..shapes import PartialShape
+from .base import Pass, PassResult
+
+__all__ = ["ConvertGatherND", "convert_gather_nd"]
+
+_TARGETS = {"opset5": 5, "opset8": 8}
+_I64 = "I64"
+
+
+class ConvertGatherND(Pass):
+    """Turn every GatherND into version ``to`` (``"opset5"`` or ``"opset8"``).
+
+    A GatherND whose op version already is the target (``opset6``/``opset7`` also select
+    GatherND-5) is left alone, so a second run reports ``modified=False``.
+    """
+
+    def __init__(self, to: str) -> None:
+        if to not in _TARGETS:
+            raise RewriteError(f"GatherND converts to 'opset5' or 'opset8', but got {to!r}")
+        self.to = to
+        self.version = _TARGETS[to]
+
+    def call(self, G: nx.MultiDiGraph) -> PassResult:
+        todo = [n for n, t in G.nodes(data="type")
+                if t == "GatherND" and G.nodes[n].get("op_version") != self.version]
+        if not todo:
+            return PassResult(G, False)
+        known = _inferred_shapes(G)
+        # every check runs before the first edit, so an error leaves G as it was
+        plans = [_plan(G, node, known) for node in todo]
+        with editing(G):
+            changes = [self._convert(G, node, b, kept) for node, b, kept in plans]
+        return PassResult(G, True, changes)
+
+    def _convert(self, G: nx.MultiDiGraph, node: str, b: int,
+                 kept: PartialShape) -> dict[str, Any]:
+        attrs = G.nodes[node]
+        record = {"id": node, "name": attrs["name"], "from": attrs.get("version"),
+                  "to": self.to, "batch_dims": b, "inserted": [], "removed": []}
+        attrs["version"], attrs["op_version"] = self.to, self.version
+        if b <= 1:
+            return record
+        new_shape = kept if self.version == 8 else _folded(kept, b)
+        undone = _undo_reshape(G, node, new_shape)
+        if undone is not None:  # a Reshape to exactly the new shape: drop it instead
+            record["removed"] = undone
+            return record
+        before = len(G)
+        if self.version == 5:
+            _fold_into_v5(G, node, kept, b)
+        else:
+            _unfold_into_v8(G, node, kept, b)
+        added = sorted(list(G.nodes)[before:], key=_id_order)
+        record["inserted"] = [_describe(G, n) for n in added]
+        return record
+
+
+def convert_gather_nd(G: nx.MultiDiGraph, to: str = "opset5") -> list[dict[str, Any]]:
+    """Convert every GatherND of ``G`` in place to ``to``; return one record per layer.
+
+    A record holds the layer ``id`` and ``name`` (before the rewrite), ``from``/``to``
+    versions, ``batch_dims`` and the ``inserted`` layers (``id``, ``name``, ``type``).
+    An empty list means nothing changed.
+
+    >>> import networkx as nx
+    >>> from ovgather.rewrite import add_layer
+    >>> G = nx.MultiDiGraph()
+    >>> d = add_layer(G, "Parameter", "opset1", data={"shape": "2,3,4", "element_type": "f32"},
+    ...               outputs=[{"precision": "FP32", "dims": (2, 3, 4)}], name="data")
+    >>> i = add_layer(G, "Parameter", "opset1", data={"shape": "2,3,1", "element_type": "i32"},
+    ...               outputs=[{"precision": "I32", "dims": (2, 3, 1)}], name="ids")
+    >>> g = add_layer(G, "GatherND", "opset8", data={"batch_dims": 2}, inputs=[(d, 0), (i, 0)],
+    ...               outputs=[{"precision": "FP32", "dims": (2, 3), "names": ["out"]}],
+    ...               name="gnd")
+    >>> [(c["from"], c["to"], [x["type"] for x in c["inserted"]])
+    ...  for c in convert_gather_nd(G, to="opset5")]
+    [('opset8', 'opset5', ['Const', 'Reshape'])]
+    >>> G.nodes[g]["name"], G.nodes[g]["outputs"][0]["dims"]
+    ('gnd/v5', (6,))
+    >>> convert_gather_nd(G, to="opset5")  # nothing left to do
+    []
+    """
+    return ConvertGatherND(to).call(G).changes
+
+
+# ---- reading the layer ---------------------------------------------------------------------
+def _id_order(node: str) -> tuple[int, str]:
+    return (int(node), node) if node.isdigit() else (1 << 62, node)
+
+
+def _batch_dims(G: nx.MultiDiGraph, node: str) -> int:
+    text = G.nodes[node].get("data", {}).get("batch_dims", "0")
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise _layer_error(G, node, f"batch_dims must be a whole number >= 0, but got {text!r}")
+    return value
+
+
+def _plan(G: nx.MultiDiGraph, node: str,
+          known: dict[str, list[PartialShape]]) -> tuple[str, int, PartialShape]:
+    """``(node, batch_dims, GatherND-8 output shape)`` from the graph before any edit
+    (so a GatherND fed by another one sees the shape its Reshape will restore)."""
+    b = _batch_dims(G, node)
+    data, indices = _input_shape(G, node, 0, known), _input_shape(G, node, 1, known)
+    return node, b, _kept_batch_shape(data, indices, b)
+
+
+def _layer_error(G: nx.MultiDiGraph, node: str, message: str) -> RewriteError:
+    attrs = G.nodes[node]
+    file = G.graph.get("xml_path")
+    return RewriteError(message, file=file, line=attrs.get("line"),
+                        layer_name=attrs.get("name"), layer_id=node)
+
+
+def _inferred_shapes(G: nx.MultiDiGraph) -> dict[str, list[PartialShape]]:
+    """Every layer's output shapes as ``infer`` computes them (intervals included)."""
+    from ..infer import infer_shapes
+
+    return infer_shapes(G)
+
+
+def _input_shape(G: nx.MultiDiGraph, node: str, position: int,
+                 known: dict[str, list[PartialShape]]) -> PartialShape:
+    """The shape feeding input ``position``: inferred, else declared, else dynamic rank."""
+    ports = G.nodes[node]["inputs"]
+    if position >= len(ports):
+        raise _layer_error(G, node, f"GatherND has 2 inputs, but input {position} is missing")
+    source = producer(G, node, ports[position]["id"])
+    if source is None:
+        raise _layer_error(G, node, f"GatherND input {position} must be connected, but is not")
+    outputs = G.nodes[source[0]]["outputs"]
+    position = next(i for i, port in enumerate(outputs) if port["id"] == source[1])
+    inferred = known.get(source[0])
+    if inferred is not None and position < len(inferred):
+        return inferred[position]
+    dims = outputs[position].get("dims", ())
+    # a GatherND input has rank >= 1, so a port without <dim> is a dynamic rank
+    return PartialShape(dims) if dims else PartialShape.dynamic()
+
+
+def _kept_batch_shape(data: PartialShape, indices: PartialShape, b: int) -> PartialShape:
+    """GatherND-8's output ``I[:b] + I[b:-1] + D[b+k:]`` (dynamic rank when unknown)."""
+    if data.rank is None or indices.rank is None or not indices[-1].is_static:
+        return PartialShape.dynamic()
+    k = indices[-1].length
+    batch = [indices[i].merge(data[i]) or indices[i] for i in range(min(b, data.rank))]
+    return PartialShape(batch) + indices[b:-1] + data[b + k:]
+
+
+def _folded(shape: PartialShape, b: int) -> PartialShape:
+    """GatherND-5's output: the first ``b`` dims of ``shape`` folded into their product."""
+    if shape.rank is None:
+        return shape
+    product = shape[0]
+    for dim in shape[1:b]:
+        product = product * dim
+    return PartialShape([product]) + shape[b:]
+
+
+# ---- undoing an earlier conversion ----------------------------------------------------------
+def _describe(G: nx.MultiDiGraph, node: str) -> dict[str, str]:
+    return {"id": node, "name": G.nodes[node]["name"], "type": G.nodes[node]["type"]}
+
+
+def _undo_reshape(G: nx.MultiDiGraph, node: str, shape: PartialShape) -> list | None:
+    """If the GatherND's only reader is a Reshape to ``shape`` (static, by a Const), the
+    new version already gives that shape: the Reshape goes and the GatherND takes its
+    consumers and names. So 8 → 5 → 8 gives back the original graph for static shapes.
+    Returns the removed layers, or None when the pattern does not hold."""
+    _, port_id, port = _out(G, node)
+    readers = consumers(G, node, port_id)
+    if not shape.is_static or len(readers) != 1 or readers[0][1] != 0:
+        return None
+    reshape = readers[0][0]
+    if G.nodes[reshape]["type"] != "Reshape" or not _targets(G, reshape, shape.to_list()):
+        return None
+    port["dims"] = tuple(shape.to_list())
+    present = [_describe(G, n) for n in G.predecessors(reshape)] + [_describe(G, reshape)]
+    replace_layer(G, reshape, node)  # removes the Reshape and its now unused target
+    return [d for d in present if d["id"] not in G]
+
+
+def _targets(G: nx.MultiDiGraph, reshape: str, dims: list[int]) -> bool:
+    """True when ``reshape``'s target input is a Const holding exactly ``dims``."""
+    from ..ir import const_value
+
+    source = producer(G, reshape, G.nodes[reshape]["inputs"][1]["id"])
+    if source is None or G.nodes[source[0]]["type"] not in ("Const", "Constant"):
+        return False
+    try:
+        value = const_value(G, source[0])
+    except OvgatherError:
+        return False
+    zero_copies = G.nodes[reshape]["data"].get("special_zero", "false") == "true"
+    return (value.ndim == 1 and value.dtype.kind in "iu" and value.tolist() == dims
+            and not (zero_copies and 0 in dims))
+
+
+# ---- building the Reshape --------------------------------------------------------------------
+def _out(G: nx.MultiDiGraph, node: str) -> tuple[str, int, dict]:
+    port = G.nodes[node]["outputs"][0]
+    return node, port["id"], port
+
+
+def _layer(G, op_type, version, inputs, dims, data=None, name=None, precision=_I64) -> str:
+    return add_layer(G, op_type, version, data=data or {}, inputs=inputs,
+                     outputs=[{"precision": precision, "dims": dims}], name=name)
+
+
+def _slice(G: nx.MultiDiGraph, shape_of: str, start: int, stop: int | None, name: str) -> str:
+    """``shape_of[start:stop]`` with a StridedSlice-1 (``stop=None``: to the end)."""
+    consts = [add_const(G, np.array([v], dtype=np.int64), name=f"{name}/{part}")
+              for part, v in (("begin", start), ("end", stop or 0), ("stride", 1))]
+    total = output_port(G, shape_of, G.nodes[shape_of]["outputs"][0]["id"])["dims"][0]
+    if total >= 0:
+        length = len(range(total)[start:stop])
+    else:  # unknown rank: only a head slice has a known length
+        length = -1 if stop is None else stop - start
+    return _layer(
+        G, "StridedSlice", "opset1", [(shape_of, _first(G, shape_of))] + [(c, 0) for c in consts],
+        (length,), name=name,
+        data={"begin_mask": "0", "end_mask": "0" if stop is not None else "1",
+              "new_axis_mask": "", "shrink_axis_mask": "", "ellipsis_mask": ""})
+
+
+def _first(G: nx.MultiDiGraph, node: str) -> int:
+    return G.nodes[node]["outputs"][0]["id"]
+
+
+def _shape_of(G: nx.MultiDiGraph, source: tuple[str, int], rank: int | None, name: str) -> str:
+    return _layer(G, "ShapeOf", "opset3", [source], (-1 if rank is None else rank,),
+                  data={"output_type": "i64"}, name=name)
+
+
+def _reshape_after(G: nx.MultiDiGraph, node: str, target: str, dims: PartialShape,
+                   keep: tuple[str, ...] = ()) -> str:
+    """Insert ``Reshape(node, target)`` after ``node``; it takes the node's names."""
+    _, port_id, port = _out(G, node)
+    reshape = add_layer(
+        G, "Reshape", "opset1", data={"special_zero": "false"},
+        inputs=[(node, port_id), (target, _first(G, target))],
+        outputs=[{"precision": port.get("precision"), "dims": dims.to_ir_dims()}],
+        name=f"{G.nodes[node]['name']}/reshape")
+    insert_after(G, node, port_id, reshape, keep=keep)
+    return reshape
+
+
+def _set_output_dims(G: nx.MultiDiGraph, node: str, shape: PartialShape) -> None:
+    _out(G, node)[2]["dims"] = tuple(shape.to_ir_dims())
+
+
+def _fold_into_v5(G: nx.MultiDiGraph, node: str, kept: PartialShape, b: int) -> str:
+    """GatherND-5 + Reshape back to ``kept`` (the batch dims of the indices)."""
+    base = G.nodes[node]["name"]
+    _set_output_dims(G, node, _folded(kept, b))
+    if kept.is_static:
+        target = add_const(G, np.array(kept.to_list(), dtype=np.int64), name=f"{base}/shape")
+        return _finish(G, node, _reshape_after(G, node, target, kept), f"{base}/v5")
+    indices = producer(G, node, G.nodes[node]["inputs"][1]["id"])
+    rank_i = len(output_port(G, *indices)["dims"]) or None
+    head = _slice(G, _shape_of(G, indices, rank_i, f"{base}/indices_shape"), 0, b,
+                  f"{base}/batch_shape")
+    rank_out = None if kept.rank is None else kept.rank - b + 1
+    out_shape = _shape_of(G, (node, _first(G, node)), rank_out, f"{base}/folded_shape")
+    rest = _slice(G, out_shape, 1, None, f"{base}/rest_shape")
+    target = _concat(G, [head, rest], kept.rank, f"{base}/shape")
+    return _finish(G, node, _reshape_after(G, node, target, kept, keep=(out_shape,)),
+                   f"{base}/v5")
+
+
+def _unfold_into_v8(G: nx.MultiDiGraph, node: str, kept: PartialShape, b: int) -> str:
+    """GatherND-8 + Reshape that folds the batch dims into one (GatherND-5's shape)."""
+    base = G.nodes[node]["name"]
+    folded = _folded(kept, b)
+    _set_output_dims(G, node, kept)
+    if folded.is_static:
+        target = add_const(G, np.array(folded.to_list(), dtype=np.int64), name=f"{base}/shape")
+        return _finish(G, node, _reshape_after(G, node, target, folded), f"{base}/v8")
+    out_shape = _shape_of(G, (node, _first(G, node)), kept.rank, f"{base}/kept_shape")
+    head = _slice(G, out_shape, 0, b, f"{base}/batch_shape")
+    axes = add_const(G, np.array([0], dtype=np.int64), name=f"{base}/batch_axis")
+    product = _layer(G, "ReduceProd", "opset1", [(head, _first(G, head)), (axes, 0)], (1,),
+                     data={"keep_dims": "true"}, name=f"{base}/batch_size")
+    rest = _slice(G, out_shape, b, None, f"{base}/rest_shape")
+    target = _concat(G, [product, rest], folded.rank, f"{base}/shape")
+    return _finish(G, node, _reshape_after(G, node, target, folded, keep=(out_shape,)),
+                   f"{base}/v8")
+
+
+def _concat(G: nx.MultiDiGraph, parts: list[str], rank: int | None, name: str) -> str:
+    return _layer(G, "Concat", "opset1", [(p, _first(G, p)) for p in parts],
+                  (-1 if rank is None else rank,), data={"axis": "0"}, name=name)
+
+
+def _finish(G: nx.MultiDiGraph, node: str, reshape: str, name: str) -> str:
+    """Give the GatherND (whose old name the Reshape took) a readable derived name."""
+    G.nodes[node]["name"] = unique_name(G, name)
+    return reshape
