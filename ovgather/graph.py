@@ -15,8 +15,12 @@ Graph attributes (``G.graph``)
 ``weights``      the weights buffer (a read-only numpy uint8 memmap or array over the
                  .bin) or None; opened lazily by ``const_value``.
 ``net_attrs``    every ``<net>`` attribute in XML order (``dict[str, str]``).
-``extra_xml``    other children of ``<net>`` (besides layers/edges/rt_info) as XML
-                 text, kept so that a round trip loses nothing.
+``extra_xml``    other children of ``<net>`` (besides layers/edges/rt_info) as a list of
+                 XML texts, kept so that a round trip loses nothing (written after
+                 ``<edges>``).
+
+XML texts (``rt_info``, ``extra_xml``) are compact: whitespace-only text removed, so
+equal content gives equal strings. Comments and processing instructions are dropped.
 
 Nodes: one per ``<layer>``, keyed by its ``id`` text
 ----------------------------------------------------
@@ -32,9 +36,13 @@ Nodes: one per ``<layer>``, keyed by its ``id`` text
 ``inputs``       list of input ports in XML order, each a ``Port`` dict (below).
 ``outputs``      list of output ports in XML order.
 ``rt_info``      the layer-level ``<rt_info>`` as XML text, or None.
-``line``         the XML line of the ``<layer>`` tag (int), None for added layers.
+``line``         the XML line of the ``<layer>`` tag (int, exact also past line 65535),
+                 None for added layers.
 ``value``        only on Const layers added in memory: a ``numpy.ndarray`` with the data
-                 (read layers keep their data in the .bin, see ``const_value``).
+                 (read layers keep their data in the .bin, see ``ir.const_value``).
+                 ``write_ir`` derives element_type, shape, offset and size from it.
+``extra_xml``    only when present: other children of the ``<layer>`` (e.g. the
+                 ``<port_map>``/``<body>`` of a TensorIterator) as a list of XML texts.
 
 A ``Port`` dict:
 ``id``           port id (int).
@@ -44,12 +52,14 @@ A ``Port`` dict:
                  ``()`` for no ``<dim>``, which is a scalar or a dynamic rank).
 ``rt_info``      the port-level ``<rt_info>`` as XML text, or None.
 ``attrs``        other port attributes in XML order (``dict[str, str]``).
+``extra_xml``    only when present: other children of the ``<port>`` (list of XML texts).
 
 Edges: one per ``<edge>``
 -------------------------
 ``G.add_edge(from_layer, to_layer, key=(from_port, to_port), from_port=…, to_port=…)``.
 The key is the pair of port ids, so two edges between the same layers stay distinct.
-``line`` is the XML line of the ``<edge>`` (None for added edges).
+``line`` is the XML line of the ``<edge>`` (None or absent for added edges).
+``write_ir`` writes the edges in ``G.edges`` order (grouped by producer).
 """
 
 from __future__ import annotations

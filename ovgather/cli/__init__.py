@@ -3,7 +3,8 @@
 Each subcommand lives in its own module (``check.py`` holds check and infer,
 ``convert.py``, ``validate.py``) and registers itself through ``add_parser(sub)``
 returning its handler ``run(args) -> int``. This module turns every ``OvgatherError``
-into one ``error:`` line and exit code 2; ``--debug`` shows the traceback instead.
+into one ``error:`` line and exit code 2; ``--debug`` (anywhere on the command line)
+prints the traceback before that line, and nothing else ever prints one.
 
 Exit codes (SPEC.md §3): 0 all good, 1 the model has a problem, 2 the input could not
 be used.
@@ -12,6 +13,7 @@ be used.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import traceback
 from collections.abc import Sequence
@@ -29,35 +31,66 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import check, convert, validate
+    from . import check, convert, explain, extract, show, validate
 
     parser = _Parser(prog="ovgather", description="Check, convert and validate OpenVINO IR models.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks (for bug reports)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for module in (check, convert, validate):
+    for module in (check, convert, validate, explain, extract, show):
         module.add_parsers(sub)
     return parser
 
 
+def _split_debug(argv: list[str]) -> tuple[list[str], bool]:
+    """Take ``--debug`` out of ``argv`` wherever it stands before a ``--``.
+
+    A user who hits an error adds ``--debug`` at the end of the command they just ran,
+    so it must work after the subcommand too, not only where argparse would expect it.
+    """
+    end = argv.index("--") if "--" in argv else len(argv)
+    head = [a for a in argv[:end] if a != "--debug"]
+    return head + argv[end:], len(head) < end
+
+
+def _one_line(text: str) -> str:
+    """The message on one line: scripts rely on exactly one ``error:`` line."""
+    return re.sub(r"\s*[\r\n]+\s*", " ", text).strip()
+
+
+def print_error(err: BaseException, debug: bool = False) -> None:
+    """Print ``err`` as the one ``error: …`` line on stderr, after its traceback if ``debug``.
+
+    For subcommands that report an unusable input and carry on (several files): call it
+    from the ``except`` block with ``args.debug`` so ``--debug`` works there too.
+    """
+    if debug:
+        traceback.print_exception(err)
+    print(f"error: {_one_line(str(err))}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in argv
+    """Run the command line; return the exit code (0 good, 1 model problem, 2 bad input).
+
+    Only ``--debug`` ever shows a traceback: every error, even a bug in ovgather, is
+    otherwise one ``error:`` line on stderr. Handlers see the flag as ``args.debug``.
+    """
+    argv, debug = _split_debug(list(sys.argv[1:] if argv is None else argv))
     try:
         args = build_parser().parse_args(argv)
+        args.debug = debug
         return int(args.run(args))
     except OvgatherError as err:
-        if debug:
-            traceback.print_exc()
-        print(f"error: {err}", file=sys.stderr)
+        print_error(err, debug)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
+        if debug:
+            traceback.print_exc()
         print("error: interrupted", file=sys.stderr)
         return 130
     except Exception as err:  # a bug in ovgather: still one line unless --debug
         if debug:
             traceback.print_exc()
-        else:
-            print(f"error: internal error ({type(err).__name__}: {err}); "
-                  "rerun with --debug and report it", file=sys.stderr)
+        print(_one_line(f"error: internal error ({type(err).__name__}: {err}); "
+                        "rerun with --debug and report it"), file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -1,9 +1,193 @@
-"""The `ovgather check` subcommand (placeholder until its issue lands)."""
+"""``ovgather check`` and ``ovgather infer`` (SPEC.md §3).
+
+``check MODEL.xml [MODEL.xml …] [--shape NAME=SHAPE …] [--json] [--all]`` re-infers every
+layer and compares with the declared port dims; ``infer`` prints what it inferred. The
+check path never imports openvino: it must start and finish faster than OpenVINO's own
+``read_model`` does on the same file (tools/bench_check.py).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from typing import Any
+
+from ..errors import OvgatherError, UsageError
+
+__all__ = ["add_parsers", "parse_shape_options", "run_check", "run_infer"]
+
+EXIT_OK, EXIT_PROBLEM, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    """Register this module's subcommands on ``sub``."""
+    """Register ``check`` and ``infer`` on ``sub``."""
+    p = sub.add_parser("check", help="compare declared output shapes with re-inferred ones",
+                       description="Re-infer every layer's output shapes and report the "
+                       "layers whose declared dims contradict them.")
+    p.add_argument("models", nargs="+", metavar="MODEL.xml")
+    _shape_and_json(p)
+    p.add_argument("--all", action="store_true", help="list every layer, not only problems")
+    p.set_defaults(run=run_check)
+    q = sub.add_parser("infer", help="print every layer's inferred output shapes",
+                       description="Print every layer's inferred output shapes.")
+    q.add_argument("models", nargs="+", metavar="MODEL.xml")
+    _shape_and_json(q)
+    q.set_defaults(run=run_infer)
+
+
+def _shape_and_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--shape", action="append", default=[], metavar="NAME=SHAPE",
+                   help="override a Parameter shape like openvino.Model.reshape: NAME=SHAPE "
+                   "or NAME[SHAPE] (data[1,?,4], ids[1..8,3]); several separated by "
+                   "commas or repeated")
+    p.add_argument("--json", action="store_true", help="machine output on stdout")
+
+
+# -- --shape ------------------------------------------------------------------------------
+def _split_top(text: str) -> list[str]:
+    """Split on the commas that are not inside brackets."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def parse_shape_options(options: list[str]) -> dict[str, str]:
+    """``["data[1,?,4],ids=2..8,3"]`` → ``{"data": "[1,?,4]", "ids": "2..8,3"}``.
+
+    A comma-separated piece without ``=`` or ``[`` continues the previous shape, so a
+    bare ``NAME=2,?,4`` works too.
+
+    >>> parse_shape_options(["data[1,?,4],ids=2..8,3", "x=[5]"])
+    {'data': '[1,?,4]', 'ids': '2..8,3', 'x': '[5]'}
+    """
+    items: list[str] = []
+    for option in options:
+        if option.count("[") != option.count("]"):
+            raise UsageError(f"--shape has unbalanced brackets: '{option}'")
+        for piece in _split_top(option):
+            if items and "=" not in piece and "[" not in piece:
+                items[-1] += "," + piece
+            else:
+                items.append(piece)
+    out: dict[str, str] = {}
+    for item in items:
+        name, shape = _one_override(item.strip())
+        out[name] = shape
+    return out
+
+
+def _one_override(item: str) -> tuple[str, str]:
+    if "=" in item and ("[" not in item or item.index("=") < item.index("[")):
+        name, _, shape = item.partition("=")
+    elif item.endswith("]") and "[" in item:
+        i = item.index("[")
+        name, shape = item[:i], item[i:]
+    else:
+        raise UsageError(f"--shape takes NAME=SHAPE or NAME[SHAPE], but got '{item}'")
+    if not name.strip() or not shape.strip():
+        raise UsageError(f"--shape needs a name and a shape, but got '{item}'")
+    return name.strip(), shape.strip()
+
+
+# -- running --------------------------------------------------------------------------------
+def _each_model(args: argparse.Namespace, work) -> tuple[list[Any], int]:
+    """Apply ``work(G, shapes)`` to every model; a model that cannot be used prints one
+    error line and makes the exit code 2, the others still run."""
+    from . import print_error
+
+    shapes = parse_shape_options(args.shape)
+    results, code = [], EXIT_OK
+    progress = sys.stderr.isatty() and len(args.models) > 1
+    for path in args.models:
+        if progress:
+            print(f"checking {path} …", file=sys.stderr)
+        try:
+            results.append(work(_load(path), shapes))
+        except UsageError:
+            raise
+        except OvgatherError as err:
+            err.located(file=path)
+            print_error(err, getattr(args, "debug", False))
+            code = EXIT_BAD_INPUT
+    return results, code
+
+
+def _load(path: str):
+    """An IR through the lean reader; an ONNX model through openvino (only then imported)."""
+    if path.lower().endswith(".onnx"):
+        from ..interop import load_model
+
+        return load_model(path)
+    from ..ir import read_ir
+
+    return read_ir(path)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Check every model; exit 1 when a layer is mismatch or invalid, 2 on unusable input."""
+    from ..infer import check
+
+    reports, code = _each_model(args, check)
+    if args.json and reports:  # nothing at all on stdout when no model could be used
+        doc = {"models": [r.to_dict(all_layers=args.all) for r in reports]}
+        print(json.dumps(doc, indent=1))
+    else:
+        for r in reports:
+            _print_report(r, args.all)
+    if code == EXIT_OK and not all(r.ok for r in reports):
+        code = EXIT_PROBLEM
+    return code
+
+
+def _print_report(report: Any, all_layers: bool) -> None:
+    rows = report.layers if all_layers else report.problems()
+    if rows:
+        head = ("status", "layer", "id", "type", "declared", "inferred", "line", "why")
+        table = [head] + [(
+            lr.status, lr.name, lr.id, f"{lr.type}/{lr.version}", " ".join(lr.declared),
+            " ".join(lr.inferred), "" if lr.line is None else str(lr.line), lr.message,
+        ) for lr in rows]
+        widths = [max(len(row[i]) for row in table) for i in range(len(head) - 1)]
+        for row in table:
+            cells = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
+            print("  ".join(cells + [row[-1]]).rstrip())
+    s = report.summary
+    verdict = "OK" if report.ok else "PROBLEMS"
+    print(f"{report.path}: {verdict}: {s['layers']} layers, {s['ok']} ok, {s['mismatch']} "
+          f"mismatch, {s['invalid']} invalid, {s['unchecked']} unchecked")
+
+
+def run_infer(args: argparse.Namespace) -> int:
+    """Print every layer's inferred output shapes; exit 1 when a layer is invalid."""
+    from ..infer import check
+
+    reports, code = _each_model(args, check)
+    if args.json and reports:
+        doc = {"models": [{
+            "path": r.path, "ir_version": r.ir_version,
+            "layers": [{"id": lr.id, "name": lr.name, "type": lr.type, "version": lr.version,
+                        "inferred": lr.inferred, "status": lr.status, "line": lr.line}
+                       for lr in r.layers],
+        } for r in reports]}
+        print(json.dumps(doc, indent=1))
+    else:
+        for r in reports:
+            print(f"{r.path}:")
+            for lr in r.layers:
+                shown = " ".join(lr.inferred) if lr.inferred else "(no outputs)"
+                note = "" if lr.status in ("ok", "mismatch") else f"  ({lr.status})"
+                print(f"  {lr.id:>5}  {lr.name}  {lr.type}/{lr.version}  {shown}{note}")
+    if code == EXIT_OK and any(lr.status == "invalid" for r in reports for lr in r.layers):
+        code = EXIT_PROBLEM
+    return code

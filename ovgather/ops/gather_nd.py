@@ -217,8 +217,9 @@ def _onnx_version(opset: int, domain: str) -> bool:
 # OpenVINO's GatherND spec allows only [0, s-1]; the CPU plugin wraps negatives as ONNX
 # does, so the reference does too. Index tuples of length 0 (``indices.shape[-1] == 0``,
 # accepted by OpenVINO's shape rule) give garbage on the CPU plugin: undefined, never
-# compared; the reference returns the whole slices the formula describes. Outside [-s, s-1] the reference raises IndexError:
-# the runtime returns garbage there, so such a case is never compared.
+# compared; the reference returns the whole slices the formula describes. Outside
+# [-s, s-1] the reference raises IndexError: the runtime returns garbage there, so such
+# a case is never compared.
 #
 # Speed: every index tuple becomes one row number of a 2-D table of slices (one
 # integer matmul with the strides), then ``take`` copies whole rows (benchmark in
@@ -256,6 +257,8 @@ def _ref_tuple_rows(idx: _np.ndarray, sizes: tuple[int, ...]) -> _np.ndarray:
     strides[:-1] = _np.cumprod(size_arr[::-1])[::-1][1:]
     if idx.size == 0:
         return _np.zeros(idx.shape[:-1], dtype=_np.int64)
+    if int(idx.view(_np.uint64).max()) < min(sizes):  # one pass: no negative, all in range
+        return idx @ strides if k > 1 else idx[..., 0].copy()
     low, high = int(idx.min()), int(idx.max())
     outside = low < -min(sizes) or high >= min(sizes)
     if outside and bool((idx < -size_arr).any() or (idx >= size_arr).any()):

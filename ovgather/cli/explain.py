@@ -1,0 +1,53 @@
+"""`ovgather explain MODEL --layer NAME [--shape …] [--json]`: one gather layer's rule walk.
+
+Exit 0 when the layer is valid and its declared dims fit the inferred ones, 1 when a
+rule breaks or the IR declares something else, 2 for unusable input (SPEC.md §3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+EXIT_OK, EXIT_PROBLEM = 0, 1
+
+
+def parse_shape_overrides(values: list[str] | None) -> dict[str, str] | None:
+    """The ``--shape`` options, spelled as for ``check``; None when there are none."""
+    from .check import parse_shape_options
+
+    return parse_shape_options(values) if values else None
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    """The options explain, extract and show share."""
+    p.add_argument("model", help="the model: an IR .xml (with its .bin) or an .onnx file")
+    p.add_argument("--shape", action="append", metavar="NAME=SHAPE",
+                   help="input shape override, as for check (repeatable)")
+    p.add_argument("--json", action="store_true", help="machine output on stdout")
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Register `explain` on ``sub``."""
+    p = sub.add_parser("explain", help="explain the shape rule of one gather layer",
+                       description="Walk the shape rule of one gather layer in plain words: "
+                       "b, k, the batch dims and how they merge, and the output under "
+                       "GatherND-5, GatherND-8 and ONNX.")
+    add_common(p)
+    p.add_argument("--layer", required=True, help="the layer's name (or id)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..explain import explain_layer
+    from ..interop import load_model
+
+    G = load_model(args.model)
+    e = explain_layer(G, args.layer, parse_shape_overrides(args.shape))
+    problem = e.failed_rule is not None or (e.layer or {}).get("status") in ("mismatch",
+                                                                             "invalid")
+    if args.json:
+        print(json.dumps(e.to_json(), indent=2))
+    else:
+        print(e.to_text())
+    return EXIT_PROBLEM if problem else EXIT_OK

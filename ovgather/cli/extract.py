@@ -1,0 +1,64 @@
+"""`ovgather extract MODEL --layer NAME [--depth N] -o SUB.xml [--json]`.
+
+Writes a standalone IR of a layer and its neighbourhood (ovgather.extract), the small
+file to attach to a bug report. Exit 0 when written, 2 for unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from ..errors import UsageError
+from .explain import add_common, parse_shape_overrides
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Register `extract` on ``sub``."""
+    p = sub.add_parser("extract", help="cut a layer and its neighbourhood into a small IR",
+                       description="Write a standalone IR of a layer and the layers within "
+                       "--depth edges of it: Parameters where the cut is (with the shapes "
+                       "ovgather inferred there), Results at the outputs, Consts kept.")
+    add_common(p)
+    p.add_argument("--layer", required=True, help="the layer's name (or id)")
+    p.add_argument("--depth", type=int, default=1, help="edges to follow each way (default 1)")
+    p.add_argument("-o", "--output", required=True, metavar="SUB.xml", help="the IR to write")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..extract import write_extract
+    from ..interop import load_model
+
+    out = args.output
+    if not out.lower().endswith(".xml"):
+        raise UsageError(f"-o must name an .xml file, but got '{out}'")
+    if os.path.exists(out) and os.path.samefile(out, args.model):
+        raise UsageError(f"-o '{out}' is the input model; extract never overwrites it")
+    G = load_model(args.model)
+    H = write_extract(G, args.layer, out, args.depth, parse_shape_overrides(args.shape))
+    summary = _summary(H, out)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        params = ", ".join(f"{p['name']} {p['shape']} {p['element_type']}"
+                           for p in summary["parameters"])
+        print(f"wrote {out}: {summary['layers']} layers; inputs at the cut: {params or 'none'}")
+    return 0
+
+
+def _summary(H, out: str) -> dict:
+    cuts = H.graph.get("extract_cuts", {})
+    params = []
+    for _, attrs in H.nodes(data=True):
+        if attrs["type"] == "Parameter":
+            shape = attrs["data"].get("shape", "")
+            params.append({"name": attrs["name"],
+                           "shape": "[...]" if shape == "..." else f"[{shape}]",
+                           "element_type": attrs["data"].get("element_type"),
+                           "stands_for": list(cuts[attrs["name"]]) if attrs["name"] in cuts
+                           else None})
+    results = [attrs["name"] for _, attrs in H.nodes(data=True) if attrs["type"] == "Result"]
+    return {"path": out, "layers": H.number_of_nodes(), "parameters": params,
+            "results": results}

@@ -1,0 +1,209 @@
+"""Cut a layer and its neighbourhood out of a model, as a standalone IR.
+
+The small file a user attaches to a bug report: the layer, the layers within ``depth``
+edges of it (in either direction), every Const that feeds them, and the run-time shape
+subgraphs behind them (ShapeOf → … → a Reshape target), since a Parameter in their
+place would hide the rank OpenVINO needs. Where the cut
+crosses an edge into the kept part, a Parameter takes the producer's place, with the
+shape ovgather inferred for that tensor (so intervals survive) and its element type
+and tensor names; where it crosses an edge out of the kept part, a Result is added.
+OpenVINO reads and runs the result; feeding it the tensors the full model computes at
+the cut gives the same outputs (tests/test_extract.py proves it on every sample).
+
+>>> import openvino as ov, numpy as np
+>>> from openvino import opset8
+>>> from ovgather.interop import from_openvino
+>>> d = opset8.parameter([2, 3, 4], np.float32, name="data")
+>>> r = opset8.relu(d); r.set_friendly_name("relu")
+>>> i = opset8.constant(np.array([[1], [0]], dtype=np.int64))
+>>> gnd = opset8.gather_nd(r, i, 1); gnd.set_friendly_name("gnd")
+>>> sub = extract(from_openvino(ov.Model([opset8.exp(gnd)], [d], "m")), "gnd", depth=0)
+>>> sorted(t for _, t in sub.nodes(data="type"))
+['Const', 'GatherND', 'Parameter', 'Result']
+>>> sub.graph["extract_cuts"]
+{'relu': ('relu', 0)}
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+
+import networkx as nx
+
+from . import graph as g
+from .errors import UsageError
+from .explain import element_type, find_layer, port_shapes
+from .shapes import PartialShape
+
+__all__ = ["neighbourhood", "extract", "write_extract"]
+
+_CONST_TYPES = ("Const", "Constant")
+_INT_PRECISIONS = ("I64", "I32", "U64", "U32", "I16", "U16", "I8", "U8")
+
+
+def neighbourhood(G: nx.MultiDiGraph, node: str, depth: int) -> set[str]:
+    """The layers at most ``depth`` edges from ``node``, following edges both ways."""
+    if depth < 0:
+        raise UsageError(f"--depth must be 0 or more, but got {depth}")
+    undirected = G.to_undirected(as_view=True)
+    return set(nx.single_source_shortest_path_length(undirected, node, cutoff=depth))
+
+
+def _with_consts(G: nx.MultiDiGraph, keep: set[str]) -> set[str]:
+    """``keep`` plus every Const feeding a kept layer: a cut never turns weights into inputs."""
+    consts = {u for n in keep for u in G.predecessors(n) if G.nodes[u]["type"] in _CONST_TYPES}
+    return keep | consts
+
+
+def _is_shape_tensor(G: nx.MultiDiGraph, u: str, port_id: int, memo: dict[str, bool]) -> bool:
+    """True when output ``port_id`` of ``u`` is a small integer tensor computed from a
+    ShapeOf (a Reshape target, a Broadcast shape…), the way frontends compute shapes at
+    run time."""
+    port = g.output_port(G, u, port_id)
+    if port.get("precision") not in _INT_PRECISIONS or len(port["dims"]) > 1:
+        return False
+    return _from_shape_of(G, u, memo)
+
+
+def _from_shape_of(G: nx.MultiDiGraph, u: str, memo: dict[str, bool]) -> bool:
+    if u not in memo:
+        memo[u] = False  # a guard while the walk is under way (the graph is acyclic)
+        t = G.nodes[u]["type"]
+        memo[u] = t in ("ShapeOf",) or (t != "Parameter" and any(
+            _is_shape_tensor(G, v, fp, memo) for v, fp, _ in g.input_edges(G, u)))
+    return memo[u]
+
+
+def _with_shape_subgraphs(G: nx.MultiDiGraph, keep: set[str]) -> set[str]:
+    """``keep`` plus the whole subgraph behind every shape tensor that would be cut.
+
+    A Parameter in place of a run-time shape (ShapeOf → Gather → Concat → Broadcast)
+    loses what OpenVINO needs to know the rank after it; a GatherND whose ``k`` becomes
+    unknown has a dynamic rank and the CPU plugin refuses to compile it. So those
+    subgraphs are kept back to their ShapeOf layers, whose inputs become Parameters.
+    """
+    memo: dict[str, bool] = {}
+    todo = list(keep)
+    while todo:
+        n = todo.pop()
+        for u, fp, _ in g.input_edges(G, n):
+            if u not in keep and _is_shape_tensor(G, u, fp, memo):
+                keep.add(u)
+                todo.append(u)
+    return keep
+
+
+def extract(
+    G: nx.MultiDiGraph,
+    layer: str,
+    depth: int = 1,
+    shapes: dict[str, str] | None = None,
+) -> nx.MultiDiGraph:
+    """A standalone graph of ``layer`` (name or id) and its ``depth``-neighbourhood.
+
+    ``G.graph["extract_cuts"]`` of the result maps each new Parameter's name to the
+    ``(producer layer name, output index)`` it stands for in ``G``. ``shapes`` are the
+    ``--shape`` overrides used to infer the shapes at the cut.
+    """
+    target = find_layer(G, layer)
+    keep = _with_consts(G, _with_shape_subgraphs(G, neighbourhood(G, target, depth)))
+    known = port_shapes(G, shapes)
+    H = nx.MultiDiGraph()
+    H.graph.update(G.graph)
+    H.graph["xml_path"] = None  # the cut is not that file; the weights stay shared
+    H.graph["name"] = f"{G.graph.get('name') or 'model'}_{G.nodes[target]['name']}"
+    H.graph["net_attrs"] = {**G.graph.get("net_attrs", {}), "name": H.graph["name"]}
+    for n in G:
+        if n in keep:
+            H.add_node(n, **copy.deepcopy(G.nodes[n]))
+            if shapes and H.nodes[n]["type"] == "Parameter":
+                _set_parameter_shape(H.nodes[n], known[n, H.nodes[n]["outputs"][0]["id"]])
+    ids = _id_source(G)
+    cuts: dict[tuple[str, int], str] = {}
+    for n in list(H):
+        _wire_inputs(G, H, n, keep, known, cuts, ids)
+    for n in list(keep):
+        _add_results(G, H, n, keep, target, ids)
+    H.graph["extract_cuts"] = {H.nodes[p]["name"]: (G.nodes[u]["name"], _out_index(G, u, fp))
+                               for (u, fp), p in cuts.items()}
+    return H
+
+
+def write_extract(G: nx.MultiDiGraph, layer: str, path: str | os.PathLike[str],
+                  depth: int = 1, shapes: dict[str, str] | None = None) -> nx.MultiDiGraph:
+    """``extract`` then ``write_ir`` to ``path`` (and its .bin); returns the subgraph."""
+    from .ir import write_ir
+
+    H = extract(G, layer, depth, shapes)
+    write_ir(H, str(path))
+    return H
+
+
+def _id_source(G: nx.MultiDiGraph):
+    """New layer ids after the largest numeric one, so the cut layers keep theirs."""
+    start = max((int(n) for n in G if str(n).isdigit()), default=-1) + 1
+    return iter(str(i) for i in range(start, start + 10**9))
+
+
+def _out_index(G: nx.MultiDiGraph, node: str, port_id: int) -> int:
+    return [p["id"] for p in G.nodes[node]["outputs"]].index(port_id)
+
+
+def _wire_inputs(G: nx.MultiDiGraph, H: nx.MultiDiGraph, n: str, keep: set[str],
+                 known: dict, cuts: dict, ids) -> None:
+    for u, fp, tp in g.input_edges(G, n):
+        if u in keep:
+            H.add_edge(u, n, key=(fp, tp), from_port=fp, to_port=tp, line=None)
+            continue
+        if (u, fp) not in cuts:
+            cuts[u, fp] = _add_parameter(G, H, u, fp, known, next(ids))
+        H.add_edge(cuts[u, fp], n, key=(0, tp), from_port=0, to_port=tp, line=None)
+
+
+def _add_parameter(G: nx.MultiDiGraph, H: nx.MultiDiGraph, u: str, fp: int,
+                   known: dict, new_id: str) -> str:
+    """A Parameter in place of output port ``fp`` of the cut-off layer ``u``."""
+    port = g.output_port(G, u, fp)
+    attrs = G.nodes[u]
+    name = attrs["name"]
+    if len(attrs["outputs"]) > 1:
+        name = f"{name}.{_out_index(G, u, fp)}"
+    etype = element_type(port.get("precision")) or "f32"
+    out = {"id": 0, "precision": port.get("precision") or etype.upper(),
+           "names": list(port.get("names") or [name]), "dims": (), "rt_info": None,
+           "attrs": {}}
+    H.add_node(new_id, name=name, type="Parameter", version="opset1", op_version=None,
+               data={"shape": "", "element_type": etype}, layer_attrs={}, inputs=[],
+               outputs=[out], rt_info=None, line=None)
+    _set_parameter_shape(H.nodes[new_id], known.get((u, fp), PartialShape.dynamic()))
+    return new_id
+
+
+def _set_parameter_shape(attrs: dict, shape: PartialShape) -> None:
+    """Write ``shape`` into a Parameter's ``shape`` attribute and its port dims."""
+    attrs["data"]["shape"] = "..." if shape.rank is None else str(shape)[1:-1]
+    attrs["outputs"][0]["dims"] = tuple(shape.to_ir_dims())
+
+
+def _add_results(G: nx.MultiDiGraph, H: nx.MultiDiGraph, n: str, keep: set[str],
+                 target: str, ids) -> None:
+    """A Result on each output of ``n`` that feeds a layer outside the cut (or nothing,
+    for the extracted layer itself)."""
+    attrs = G.nodes[n]
+    if attrs["type"] == "Result":
+        return
+    for pos, port in enumerate(attrs["outputs"]):
+        users = g.consumers(G, n, port["id"])
+        outside = any(v not in keep for v, _ in users)
+        unused = not users and n == target
+        if not (outside or unused):
+            continue
+        rid = next(ids)
+        suffix = f".{pos}" if len(attrs["outputs"]) > 1 else ""
+        inp = {"id": 0, "precision": port.get("precision"), "names": [],
+               "dims": tuple(port["dims"]), "rt_info": None, "attrs": {}}
+        H.add_node(rid, name=f"{attrs['name']}{suffix}/result", type="Result", version="opset1",
+                   op_version=None, data={}, layer_attrs={}, inputs=[inp], outputs=[],
+                   rt_info=None, line=None)
+        H.add_edge(n, rid, key=(port["id"], 0), from_port=port["id"], to_port=0, line=None)

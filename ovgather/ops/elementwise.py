@@ -1,0 +1,262 @@
+"""Elementwise ops: unary ops keep the shape, binary ops broadcast (numpy rules).
+
+The broadcast of two dims follows OpenVINO's ``Dimension::broadcast_merge``, checked by
+experiment on openvino 2026.4.1: a static 1 yields the other dim; when exactly one dim
+may be 1 the other one wins (``? ⊕ 3 = 3``); when both may be 1 their union is taken
+(``0..5 ⊕ 1..8 = ..8``); otherwise the two must intersect (``2..4 ⊕ 5..6`` is an error).
+
+>>> from ovgather.shapes import PartialShape as P
+>>> str(broadcast_shapes(P.parse("[?,1,4]"), P.parse("[3,2..5,1]")))
+'[3,2..5,4]'
+
+Value bounds travel through the monotonic ops Add, Subtract, Multiply (non-negative),
+Divide (by a positive constant), Maximum and Minimum, as OpenVINO's bound evaluation does
+(checked by experiment: ``Maximum(ShapeOf(x)[0], 3)`` with ``x[0]`` in ``2..3`` reaches a
+Reshape as ``3``), except that an element with no upper bound makes the result element
+unknown (``Minimum(?, 3)`` is ``?``, not ``..3``; the reductions keep such bounds). Any op
+whose inputs are all exact gives an exact value (OpenVINO folds it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..errors import ShapeInferenceError
+from ..shapes import Dimension, PartialShape
+from .values import INF, INT_TYPES, NINF, UNBOUNDED, Tensor, Value, attr_str
+
+__all__ = ["broadcast_dims", "broadcast_shapes", "RULES"]
+
+Rule = Callable[[list[Tensor], dict[str, str], int, int], list[Tensor]]
+
+UNARY = (
+    "Abs Acos Acosh Asin Asinh Atan Atanh Ceiling Clamp Cos Cosh Elu Erf Exp Floor Gelu "
+    "HSigmoid HSwish Log LogSoftmax Mish Negative Relu Round Selu Sigmoid Sign Sin Sinh "
+    "SoftPlus SoftSign Softmax Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
+    "GRN PRelu CumSum ReverseSequence ReLU SoftMax Erfinv ErfInv ScatterUpdate "
+    "ScatterNDUpdate ScatterElementsUpdate Roll BatchNormInference Reverse"
+).split()
+BINARY = (
+    "Add Subtract Multiply Divide Power Maximum Minimum SquaredDifference FloorMod Mod "
+    "BitwiseAnd BitwiseOr BitwiseXor BitwiseLeftShift BitwiseRightShift"
+).split()
+LOGICAL = (
+    "Equal NotEqual Less LessEqual Greater GreaterEqual LogicalAnd LogicalOr LogicalXor"
+).split()
+
+
+def broadcast_dims(a: Dimension, b: Dimension) -> Dimension:
+    """OpenVINO's numpy broadcast of one pair of dims (ShapeInferenceError if they clash)."""
+    if a is b:
+        return a
+    if a.lo == a.hi == 1:
+        return b
+    if b.lo == b.hi == 1:
+        return a
+    a1, b1 = a.lo <= 1 <= a.hi, b.lo <= 1 <= b.hi
+    if a1 and b1:
+        return Dimension.from_bounds(min(a.lo, b.lo), max(a.hi, b.hi))
+    if a1:
+        return b
+    if b1:
+        return a
+    m = a.merge(b)
+    if m is None:
+        raise ShapeInferenceError(
+            f"numpy broadcasting needs each pair of dims equal or one of them 1, "
+            f"but got {a} and {b}"
+        )
+    return m
+
+
+def broadcast_shapes(a: PartialShape, b: PartialShape) -> PartialShape:
+    """The numpy broadcast of two shapes, aligned on the right; dynamic rank wins."""
+    da, db = a.dims, b.dims
+    if da is None or db is None:
+        return PartialShape.of(None)
+    if da == db:
+        return a
+    n = max(len(da), len(db))
+    pa = (Dimension.static(1),) * (n - len(da)) + da
+    pb = (Dimension.static(1),) * (n - len(db)) + db
+    return PartialShape.of(tuple(broadcast_dims(x, y) for x, y in zip(pa, pb, strict=False)))
+
+
+def _merge_shapes(a: PartialShape, b: PartialShape) -> PartialShape:
+    m = a.merge(b)
+    if m is None:
+        raise ShapeInferenceError(
+            f"with auto_broadcast none the input shapes must be equal, but got {a} and {b}"
+        )
+    return m
+
+
+def _out_shape(ins: list[Tensor], data: dict[str, str]) -> PartialShape:
+    mode = attr_str(data, "auto_broadcast", "numpy").lower()
+    shape = ins[0].shape
+    for t in ins[1:]:
+        if mode == "none":
+            shape = _merge_shapes(shape, t.shape)
+        elif mode == "pdpd":
+            continue  # the second input broadcasts into the first
+        else:
+            shape = broadcast_shapes(shape, t.shape)
+    return shape
+
+
+def _add(a: int, b: int) -> int:
+    if a >= INF or b >= INF:
+        return INF
+    if a <= NINF or b <= NINF:
+        return NINF
+    return a + b
+
+
+def _pairwise(a: Value, b: Value, fn) -> Value | None:
+    na, nb = len(a[0]), len(b[0])
+    if na != nb and 1 not in (na, nb):
+        return None
+    n = max(na, nb)
+    out_lo, out_hi = [], []
+    for i in range(n):
+        ia, ib = (i if na > 1 else 0), (i if nb > 1 else 0)
+        if a[1][ia] >= UNBOUNDED or b[1][ib] >= UNBOUNDED:
+            if a[0][ia] != a[1][ia] or b[0][ib] != b[1][ib]:
+                out_lo.append(0)  # OpenVINO: an unbounded input makes the element unknown
+                out_hi.append(INF)
+                continue
+        r = fn(a[0][ia], a[1][ia], b[0][ib], b[1][ib])
+        if r is None:
+            return None
+        out_lo.append(r[0])
+        out_hi.append(r[1])
+    return tuple(out_lo), tuple(out_hi)
+
+
+def _sub_bounds(alo, ahi, blo, bhi):
+    return _add(alo, -bhi if bhi < INF else NINF), _add(ahi, -blo if blo > NINF else INF)
+
+
+def _div_bounds(alo, ahi, blo, bhi):
+    if blo != bhi or blo <= 0:
+        return None
+    lo = alo if alo <= NINF else alo // blo
+    hi = ahi if ahi >= INF else ahi // blo
+    return lo, hi
+
+
+def _exact(fn):
+    """Bounds only when both elements are exact: OpenVINO then evaluates the op itself."""
+
+    def bounds(alo, ahi, blo, bhi):
+        if alo != ahi or blo != bhi or abs(alo) >= INF or abs(blo) >= INF:
+            return None
+        try:
+            r = fn(alo, blo)
+        except (ZeroDivisionError, ValueError, OverflowError):
+            return None
+        return None if r is None else (r, r)
+
+    return bounds
+
+
+_EXACT_FNS = {
+    "Add": lambda a, b: a + b,
+    "Subtract": lambda a, b: a - b,
+    "Multiply": lambda a, b: a * b,
+    "Divide": lambda a, b: a // b,
+    "Maximum": max,
+    "Minimum": min,
+    "FloorMod": lambda a, b: a % b,
+    "Mod": lambda a, b: a - b * int(a / b),
+    "Power": lambda a, b: a**b if b >= 0 else None,
+    "SquaredDifference": lambda a, b: (a - b) ** 2,
+}
+
+def _mul(a: int, b: int) -> int:
+    return INF if a >= INF or b >= INF else a * b
+
+
+def _mul_bounds(alo, ahi, blo, bhi):
+    if alo < 0 or blo < 0:
+        return None
+    return _mul(alo, blo), _mul(ahi, bhi)
+
+
+_VALUE_FNS = {
+    "Add": lambda alo, ahi, blo, bhi: (_add(alo, blo), _add(ahi, bhi)),
+    "Multiply": _mul_bounds,
+    "Maximum": lambda alo, ahi, blo, bhi: (max(alo, blo), max(ahi, bhi)),
+    "Minimum": lambda alo, ahi, blo, bhi: (min(alo, blo), min(ahi, bhi)),
+    "Subtract": _sub_bounds,
+    "Divide": _div_bounds,
+}
+
+
+def _binary(op: str) -> Rule:
+    value_fn = _VALUE_FNS.get(op)
+    exact_fn = _exact(_EXACT_FNS[op]) if op in _EXACT_FNS else None
+
+    def rule(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+        shape = _out_shape(ins[:2], data)
+        value = None
+        a, b = ins[0].value, ins[1].value
+        if a is not None and b is not None and ins[0].etype in INT_TYPES:
+            if exact_fn is not None and a[0] == a[1] and b[0] == b[1]:
+                value = _pairwise(a, b, exact_fn)
+            elif value_fn is not None:
+                value = _pairwise(a, b, value_fn)
+        return [Tensor(shape, ins[0].etype, value)]
+
+    return rule
+
+
+def _logical(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    return [Tensor(_out_shape(ins[:2], data), "boolean")]
+
+
+def _unary(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    return [Tensor(ins[0].shape, ins[0].etype)]
+
+
+def _logical_not(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    return [Tensor(ins[0].shape, "boolean")]
+
+
+def _convert(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    """Convert keeps the shape and (OpenVINO evaluates its bounds) the value."""
+    etype = attr_str(data, "destination_type", "dynamic")
+    value = ins[0].value if etype in ("i64", "i32") else None
+    return [Tensor(ins[0].shape, etype, value)]
+
+
+def _convert_like(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    value = ins[0].value if ins[1].etype in ("i64", "i32") else None
+    return [Tensor(ins[0].shape, ins[1].etype, value)]
+
+
+def _select(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    """Select broadcasts condition, then and else together; the type is the branches'."""
+    return [Tensor(_out_shape(ins[:3], data), ins[1].etype)]
+
+
+def _fake_quantize(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    shape = ins[0].shape
+    for t in ins[1:]:
+        broadcast_shapes(shape, t.shape)
+    return [Tensor(shape, ins[0].etype)]
+
+
+RULES: dict[str, Rule] = {
+    **{op: _unary for op in UNARY},
+    **{op: _binary(op) for op in BINARY},
+    **{op: _logical for op in LOGICAL},
+    "LogicalNot": _logical_not,
+    "IsNaN": _logical_not,
+    "IsInf": _logical_not,
+    "IsFinite": _logical_not,
+    "Convert": _convert,
+    "ConvertLike": _convert_like,
+    "Select": _select,
+    "FakeQuantize": _fake_quantize,
+}

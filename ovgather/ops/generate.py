@@ -1,0 +1,98 @@
+"""Ops whose output size depends on values: Range, NonZero, TopK.
+
+NonZero gives ``[rank, 0..N]`` where N is the largest element count of its input, as
+OpenVINO does (a ``[3,6]`` input gives ``[2,..18]``):
+
+>>> from ovgather.shapes import PartialShape as P
+>>> str(nonzero_shape(P.parse("[3,6]"))), str(nonzero_shape(P.parse("[?,6]")))
+('[2,..18]', '[2,?]')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..errors import ShapeInferenceError
+from ..shapes import INF, Dimension, PartialShape
+from .shape_ops import normalize_axis
+from .values import (
+    MAX_VALUE_SIZE,
+    Tensor,
+    attr_int,
+    attr_str,
+    dim_of_bounds,
+    exact_scalar,
+)
+
+__all__ = ["nonzero_shape", "range_length", "RULES"]
+
+Rule = Callable[[list[Tensor], dict[str, str], int, int], list[Tensor]]
+
+
+def nonzero_shape(shape: PartialShape) -> PartialShape:
+    """``[rank, 0..N]`` with N the upper bound of the element count (``?`` if unbounded)."""
+    dims = shape.dims
+    if dims is None or not dims:
+        return PartialShape.dynamic(2)
+    n = 1
+    for d in dims:
+        n = INF if d.hi >= INF or n >= INF else n * d.hi
+        if n == 0:
+            break
+    return PartialShape.of((Dimension.static(len(dims)), Dimension.from_bounds(0, n)))
+
+
+def range_length(start: int, stop: int, step: int) -> int:
+    """The number of elements of Range(start, stop, step) (0 for an empty range)."""
+    if step == 0:
+        raise ShapeInferenceError("the Range step must not be 0, but got 0")
+    return max(0, -(-(stop - start) // step))
+
+
+def _nonzero(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    return [Tensor(nonzero_shape(ins[0].shape), attr_str(data, "output_type", "i64"))]
+
+
+def _range(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    etype = attr_str(data, "output_type", ins[0].etype) if opset >= 4 else ins[0].etype
+    for t in ins[:3]:
+        if t.shape.dims is not None and len(t.shape.dims) > 1:
+            raise ShapeInferenceError(f"Range inputs must be scalars, but got {t.shape}")
+    start, stop, step = (exact_scalar(t) for t in ins[:3])
+    if start is None or stop is None or step is None:
+        return [Tensor(PartialShape.dynamic(1), etype)]
+    n = range_length(start, stop, step)
+    value = None
+    if n <= MAX_VALUE_SIZE and etype in ("i64", "i32"):
+        vals = tuple(range(start, start + n * step, step))
+        value = (vals, vals)
+    return [Tensor(PartialShape.of((Dimension.static(n),)), etype, value)]
+
+
+def _topk(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    t = ins[0]
+    index_type = attr_str(data, "index_element_type", "i32")
+    dims = t.shape.dims
+    if dims is None:
+        shape = PartialShape.dynamic()
+    else:
+        ax = normalize_axis(attr_int(data, "axis"), len(dims), "the TopK axis")
+        k = exact_scalar(ins[1])
+        d = dims[ax]
+        if k is None:
+            kd = Dimension.from_bounds(0, d.hi)
+        elif k < 0:
+            raise ShapeInferenceError(f"TopK needs k >= 0, but got {k}")
+        elif k == 0:
+            kd = d
+        else:
+            kd = dim_of_bounds(min(k, d.lo), min(k, d.hi))
+        shape = PartialShape.of(dims[:ax] + (kd,) + dims[ax + 1:])
+    return [Tensor(shape, t.etype), Tensor(shape, index_type)][:max(nout, 1)]
+
+
+RULES: dict[str, Rule] = {
+    "NonZero": _nonzero,
+    "Range": _range,
+    "TopK": _topk,
+}

@@ -1,0 +1,137 @@
+"""Reductions (ReduceSum/Prod/Max/Min/Mean/L1/L2, ReduceLogical*) and MatMul.
+
+A reduction drops its axes, or keeps them as 1 with ``keep_dims``; with axes that are
+not constants the rank is still known under ``keep_dims`` and unknown otherwise.
+
+>>> from ovgather.shapes import PartialShape as P
+>>> str(matmul_shape(P.parse("[2,?,3,4]"), P.parse("[4,5]"), False, False))
+'[2,?,3,5]'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from ..errors import ShapeInferenceError
+from ..shapes import INF, Dimension, PartialShape
+from .elementwise import broadcast_shapes
+from .shape_ops import normalize_axis
+from .values import Tensor, attr_bool, exact_ints, shape_of_len
+
+__all__ = ["reduce_shape", "matmul_shape", "RULES"]
+
+Rule = Callable[[list[Tensor], dict[str, str], int, int], list[Tensor]]
+ONE = Dimension.static(1)
+
+
+def reduce_shape(shape: PartialShape, axes: tuple[int, ...], keep_dims: bool) -> PartialShape:
+    """The output of a reduction over ``axes`` (negative axes allowed)."""
+    dims = shape.dims
+    if dims is None:
+        return shape
+    rank = len(dims)
+    drop = {normalize_axis(a, max(rank, 1), "a reduction axis") for a in axes}
+    if keep_dims:
+        return PartialShape.of(tuple(ONE if i in drop else d for i, d in enumerate(dims)))
+    return PartialShape.of(tuple(d for i, d in enumerate(dims) if i not in drop))
+
+
+_FOLD = {
+    "ReduceSum": sum,
+    "ReduceProd": math.prod,
+    "ReduceMax": max,
+    "ReduceMin": min,
+}
+
+
+def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
+    """A reduction of a 1-D value: exact values fold (OpenVINO evaluates the op); for
+    ReduceProd/Max/Min, which are monotonic, the bounds fold too (ReduceSum's do not in
+    OpenVINO 2026.4.1, by experiment)."""
+    fn, v = _FOLD.get(op), t.value
+    if fn is None or v is None or not v[0] or t.shape.dims is None or len(t.shape.dims) != 1:
+        return None
+    if set(axes) - {0, -1}:
+        return None
+    lo, hi = v
+    if lo == hi:
+        r = fn(lo)
+        return (r,), (r,)
+    if op == "ReduceSum" or min(lo) < 0:
+        return None
+    if op == "ReduceProd":
+        return (_clip_prod(lo),), (_clip_prod(hi),)
+    return (fn(lo),), (fn(hi),)
+
+
+def _clip_prod(values) -> int:
+    out = 1
+    for x in values:
+        if x == 0:
+            return 0
+        out = INF if x >= INF or out >= INF else out * x
+    return min(out, INF)
+
+
+def _reduce(op: str, boolean: bool = False) -> Rule:
+    def rule(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+        t = ins[0]
+        etype = "boolean" if boolean else t.etype
+        keep = attr_bool(data, "keep_dims", False)
+        axes = exact_ints(ins[1])
+        if axes is None:
+            dims = t.shape.dims
+            if keep and dims is not None:
+                return [Tensor(PartialShape.dynamic(len(dims)), etype)]
+            n = shape_of_len(ins[1])
+            if dims is not None and n is not None and n == len(dims):
+                return [Tensor(PartialShape.of(()), etype)]
+            return [Tensor(PartialShape.dynamic(), etype)]
+        return [Tensor(reduce_shape(t.shape, axes, keep), etype, _folded(op, t, axes))]
+
+    return rule
+
+
+def matmul_shape(a: PartialShape, b: PartialShape, ta: bool, tb: bool) -> PartialShape:
+    """MatMul: ``[..., M, K] x [..., K, N] → broadcast(...) + [M, N]`` (1-D inputs lose
+    their unit dim again)."""
+    da, db = a.dims, b.dims
+    if da is None or db is None:
+        return PartialShape.dynamic()
+    if not da or not db:
+        raise ShapeInferenceError("MatMul inputs must not be scalars")
+    a1, b1 = len(da) == 1, len(db) == 1
+    if a1:
+        da = (ONE,) + da
+    elif ta:
+        da = da[:-2] + (da[-1], da[-2])
+    if b1:
+        db = db + (ONE,)
+    elif tb:
+        db = db[:-2] + (db[-1], db[-2])
+    if da[-1].merge(db[-2]) is None:
+        raise ShapeInferenceError(
+            f"MatMul needs the inner dims equal, but got {da[-1]} and {db[-2]} "
+            f"(shapes {a} and {b})"
+        )
+    batch = broadcast_shapes(PartialShape.of(da[:-2]), PartialShape.of(db[:-2])).dims or ()
+    rows = () if a1 else (da[-2],)
+    cols = () if b1 else (db[-1],)
+    return PartialShape.of(batch + rows + cols)
+
+
+def _matmul(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    ta = attr_bool(data, "transpose_a", False)
+    tb = attr_bool(data, "transpose_b", False)
+    return [Tensor(matmul_shape(ins[0].shape, ins[1].shape, ta, tb), ins[0].etype)]
+
+
+RULES: dict[str, Rule] = {
+    **{op: _reduce(op) for op in (
+        "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceMean", "ReduceL1",
+        "ReduceL2")},
+    "ReduceLogicalAnd": _reduce("ReduceLogicalAnd", True),
+    "ReduceLogicalOr": _reduce("ReduceLogicalOr", True),
+    "MatMul": _matmul,
+}

@@ -1,0 +1,509 @@
+"""Shape-moving ops: ShapeOf, Reshape, Squeeze, Unsqueeze, Concat, Transpose, Broadcast,
+Tile, Split, VariadicSplit, StridedSlice and Slice.
+
+These carry shapes from the Parameters to the gathers, and most also carry the *value*
+of a small integer tensor with its bounds (see ``values.py``), because that is how
+OpenVINO resolves a Reshape whose target is computed at run time:
+
+>>> from ovgather.shapes import PartialShape as P
+>>> str(reshape_shape(P.parse("[2..4,6]"), [(-1, -1), (4, 4)], special_zero=False))
+'[3..6,4]'
+
+Behaviour on intervals was checked by experiment against openvino 2026.4.1; see the
+tests in ``tests/test_ops_common.py`` which compare every rule with OpenVINO.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..errors import ShapeInferenceError
+from ..shapes import INF, Dimension, PartialShape
+from .elementwise import broadcast_shapes
+from .values import (
+    NINF,
+    Tensor,
+    Value,
+    attr_bool,
+    attr_int,
+    attr_ints,
+    attr_str,
+    dim_of_bounds,
+    exact_ints,
+    exact_scalar,
+    shape_of_len,
+    static_size,
+    value_of_dims,
+)
+
+__all__ = ["normalize_axis", "reshape_shape", "slice_dim", "RULES"]
+
+Rule = Callable[[list[Tensor], dict[str, str], int, int], list[Tensor]]
+ONE = Dimension.static(1)
+
+
+def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
+    """``axis`` in ``[-rank, rank-1]`` made non-negative, else a ShapeInferenceError."""
+    if not -rank <= axis < rank:
+        raise ShapeInferenceError(
+            f"{what} must be in the range [{-rank}, {rank - 1}] of a rank-{rank} input, "
+            f"but got {axis}"
+        )
+    return axis + rank if axis < 0 else axis
+
+
+def _product(dims) -> Dimension:
+    out = ONE
+    for d in dims:
+        out = out * d
+    return out
+
+
+def _reshaped_value(t: Tensor) -> Value | None:
+    return t.value
+
+
+# -- ShapeOf ---------------------------------------------------------------------------
+def _shape_of(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    etype = attr_str(data, "output_type", "i64") if opset >= 3 else "i64"
+    dims = ins[0].shape.dims
+    if dims is None:
+        return [Tensor(PartialShape.dynamic(1), etype)]
+    return [Tensor(PartialShape.of((Dimension.static(len(dims)),)), etype, value_of_dims(dims))]
+
+
+# -- Reshape ---------------------------------------------------------------------------
+def reshape_shape(
+    data: PartialShape, target: list[tuple[int, int]], special_zero: bool
+) -> PartialShape:
+    """The output of Reshape for a target given as per-element bounds ``(lo, hi)``."""
+    in_dims = data.dims
+    out: list[Dimension | None] = []
+    minus_one = None
+    copied: set[int] = set()
+    for i, (lo, hi) in enumerate(target):
+        if lo == hi == -1:
+            if minus_one is not None:
+                raise ShapeInferenceError(
+                    "at most one dimension of a Reshape target may be -1, but got several"
+                )
+            minus_one = i
+            out.append(None)
+        elif special_zero and lo == hi == 0:
+            if in_dims is None:
+                out.append(Dimension.dynamic())
+            elif i >= len(in_dims):
+                raise ShapeInferenceError(
+                    f"a 0 in a Reshape target with special_zero copies an input dim, but "
+                    f"position {i} is beyond the rank {len(in_dims)} input {data}"
+                )
+            else:
+                out.append(in_dims[i])
+                copied.add(i)
+        elif hi < -1 or (lo == hi and lo < -1):
+            raise ShapeInferenceError(f"a Reshape target dim must be >= -1, but got {lo}")
+        else:
+            out.append(dim_of_bounds(lo, hi))
+    if minus_one is not None:
+        out[minus_one] = _minus_one_dim(data, out, copied, target)
+    elif in_dims is not None and data.is_static and all(d.lo == d.hi for d in out):
+        _check_same_size(data, out)
+    return PartialShape.of(tuple(out))
+
+
+def _minus_one_dim(data: PartialShape, out: list, copied: set[int], target) -> Dimension:
+    """The -1 dim: the input's element count over the other target dims. Dims copied by
+    special_zero appear on both sides and cancel (OpenVINO does the same)."""
+    if data.dims is None:
+        return Dimension.dynamic()
+    inp = _product(d for i, d in enumerate(data.dims) if i not in copied)
+    outp = _product(d for i, d in enumerate(out) if d is not None and i not in copied)
+    if inp.lo == inp.hi and outp.lo == outp.hi:
+        if outp.lo == 0:
+            if inp.lo == 0:
+                return Dimension.dynamic()
+            raise _incompatible(data, target)
+        if inp.lo % outp.lo:
+            raise _incompatible(data, target)
+        return Dimension.static(inp.lo // outp.lo)
+    lo = 0 if inp.lo == 0 else -(-inp.lo // outp.hi) if outp.hi else 0
+    hi = INF if inp.hi >= INF or outp.lo == 0 else inp.hi // outp.lo
+    # lo > hi is possible here; OpenVINO 2026.4.1 raises nothing then and prints the
+    # empty interval as it is ('1..0'), so ovgather keeps it too, to print the same text.
+    return Dimension.from_bounds(lo, hi)
+
+
+def _incompatible(data: PartialShape, target) -> ShapeInferenceError:
+    shown = [lo if lo == hi else f"{lo}..{hi}" for lo, hi in target]
+    return ShapeInferenceError(
+        f"a Reshape must keep the number of elements, but the target {shown} does not fit "
+        f"the input shape {data}"
+    )
+
+
+def _check_same_size(data: PartialShape, out: list[Dimension]) -> None:
+    a = static_size(data)
+    b = 1
+    for d in out:
+        b *= d.lo
+    if a != b:
+        raise _incompatible(data, [(d.lo, d.lo) for d in out])
+
+
+def _target_bounds(t: Tensor, what: str) -> list[tuple[int, int]] | int | None:
+    """Per-element bounds of a shape-like input, or its static length, or None."""
+    dims = t.shape.dims
+    if dims is not None and len(dims) > 1:
+        raise ShapeInferenceError(f"{what} must be a scalar or 1-D tensor, but got {t.shape}")
+    if t.value is not None:
+        return list(zip(t.value[0], t.value[1], strict=False))
+    return shape_of_len(t)
+
+
+def _reshape(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    special_zero = attr_bool(data, "special_zero", False)
+    target = _target_bounds(ins[1], "the Reshape target shape")
+    if target is None:
+        shape = PartialShape.dynamic()
+    elif isinstance(target, int):
+        shape = PartialShape.dynamic(target)
+    else:
+        shape = reshape_shape(ins[0].shape, target, special_zero)
+    return [Tensor(shape, ins[0].etype, ins[0].value if shape.is_static else None)]
+
+
+# -- Squeeze / Unsqueeze ----------------------------------------------------------------
+def _squeeze(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    dims = ins[0].shape.dims
+    t = ins[0]
+    if dims is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    if len(ins) < 2:
+        if any(d.lo <= 1 <= d.hi and d.lo != d.hi for d in dims):
+            return [Tensor(PartialShape.dynamic(), t.etype)]
+        out = tuple(d for d in dims if not (d.lo == d.hi == 1))
+        return [Tensor(PartialShape.of(out), t.etype, t.value)]
+    axes = exact_ints(ins[1])
+    if axes is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    rank = len(dims)
+    drop = set()
+    for a in axes:
+        i = normalize_axis(a, max(rank, 1), "a Squeeze axis")
+        d = dims[i] if i < rank else ONE
+        if d.lo == d.hi == 1 or (d.lo != d.hi and d.lo <= 1 <= d.hi and opset < 15):
+            drop.add(i)
+    out = tuple(d for i, d in enumerate(dims) if i not in drop)
+    return [Tensor(PartialShape.of(out), t.etype, t.value)]
+
+
+def _unsqueeze(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    t = ins[0]
+    dims = t.shape.dims
+    axes = exact_ints(ins[1])
+    if dims is None or axes is None:
+        n = shape_of_len(ins[1])
+        if dims is None or n is None:
+            return [Tensor(PartialShape.dynamic(), t.etype)]
+        return [Tensor(PartialShape.dynamic(len(dims) + n), t.etype)]
+    rank = len(dims) + len(set(axes))
+    where = {normalize_axis(a, rank, "an Unsqueeze axis") for a in axes}
+    rest = iter(dims)
+    out = tuple(ONE if i in where else next(rest) for i in range(rank))
+    return [Tensor(PartialShape.of(out), t.etype, t.value)]
+
+
+# -- Concat ----------------------------------------------------------------------------
+def _concat(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    axis = attr_int(data, "axis", 0)
+    ranked = [t.shape.dims for t in ins if t.shape.dims is not None]
+    etype = ins[0].etype
+    if not ranked:
+        return [Tensor(PartialShape.dynamic(), etype)]
+    rank = len(ranked[0])
+    if rank == 0:
+        raise ShapeInferenceError("Concat inputs must have rank at least 1, but got a scalar")
+    ax = normalize_axis(axis, rank, "the Concat axis")
+    out = list(ranked[0])
+    out[ax] = Dimension.static(0)
+    for dims in ranked:
+        if len(dims) != rank:
+            raise ShapeInferenceError(
+                f"Concat inputs must have the same rank, but got ranks {rank} and {len(dims)}"
+            )
+        for i, d in enumerate(dims):
+            if i == ax:
+                out[i] = out[i] + d
+            else:
+                m = out[i].merge(d)
+                if m is None:
+                    raise ShapeInferenceError(
+                        f"Concat inputs must agree on every dim except the axis {axis}, "
+                        f"but dim {i} is {out[i]} and {d}"
+                    )
+                out[i] = m
+    if len(ranked) < len(ins):
+        out[ax] = Dimension.dynamic()
+    return [Tensor(PartialShape.of(tuple(out)), etype, _concat_value(ins, rank))]
+
+
+def _concat_value(ins: list[Tensor], rank: int) -> Value | None:
+    if rank != 1:
+        return None
+    lo: tuple[int, ...] = ()
+    hi: tuple[int, ...] = ()
+    for t in ins:
+        v = t.value
+        if v is None:  # OpenVINO then knows no bound of the whole result
+            return None
+        lo += v[0]
+        hi += v[1]
+    return lo, hi
+
+
+# -- Transpose -------------------------------------------------------------------------
+def _transpose(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    t = ins[0]
+    dims = t.shape.dims
+    order = exact_ints(ins[1])
+    if dims is None:
+        n = shape_of_len(ins[1])
+        return [Tensor(PartialShape.dynamic(n or None) if n else PartialShape.dynamic(), t.etype)]
+    if order is None:
+        return [Tensor(PartialShape.dynamic(len(dims)), t.etype)]
+    if not order:
+        order = tuple(range(len(dims) - 1, -1, -1))
+    if sorted(order) != list(range(len(dims))):
+        raise ShapeInferenceError(
+            f"a Transpose order must be a permutation of the {len(dims)} axes, but got "
+            f"{list(order)}"
+        )
+    return [Tensor(PartialShape.of(tuple(dims[i] for i in order)), t.etype)]
+
+
+# -- Broadcast / Tile ------------------------------------------------------------------
+def _broadcast(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    t = ins[0]
+    mode = attr_str(data, "mode", "numpy").lower()
+    target = _target_bounds(ins[1], "the Broadcast target shape")
+    if target is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    if isinstance(target, int):
+        tshape = PartialShape.dynamic(target)
+    else:
+        tshape = PartialShape.of(tuple(dim_of_bounds(lo, hi) for lo, hi in target))
+    if mode == "bidirectional":
+        return [Tensor(broadcast_shapes(t.shape, tshape), t.etype)]
+    if mode == "explicit":
+        return [Tensor(tshape, t.etype)]
+    _check_numpy_into(t.shape, tshape)
+    return [Tensor(tshape, t.etype)]
+
+
+def _check_numpy_into(arg: PartialShape, target: PartialShape) -> None:
+    a, b = arg.dims, target.dims
+    if a is None or b is None:
+        return
+    if len(a) > len(b):
+        raise ShapeInferenceError(
+            f"numpy Broadcast needs the input rank at most the target rank, but got {arg} "
+            f"into {target}"
+        )
+    for x, y in zip(a, b[len(b) - len(a):], strict=False):
+        if x.lo == x.hi and y.lo == y.hi and x.lo not in (1, y.lo):
+            raise ShapeInferenceError(
+                f"numpy Broadcast needs each input dim 1 or equal to the target dim, but "
+                f"got {arg} into {target}"
+            )
+
+
+def _tile(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    t = ins[0]
+    dims = t.shape.dims
+    reps = _target_bounds(ins[1], "the Tile repeats")
+    if dims is None or reps is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    if isinstance(reps, int):
+        return [Tensor(PartialShape.dynamic(max(len(dims), reps)), t.etype)]
+    n = max(len(dims), len(reps))
+    d = (ONE,) * (n - len(dims)) + dims
+    r = [(1, 1)] * (n - len(reps)) + reps
+    out = tuple(x * dim_of_bounds(lo, hi) for x, (lo, hi) in zip(d, r, strict=False))
+    return [Tensor(PartialShape.of(out), t.etype)]
+
+
+# -- Split / VariadicSplit -------------------------------------------------------------
+def _split(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    t = ins[0]
+    n = attr_int(data, "num_splits")
+    dims, axis = t.shape.dims, exact_scalar(ins[1])
+    if dims is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)] * n
+    if axis is None:
+        return [Tensor(PartialShape.dynamic(len(dims)), t.etype)] * n
+    ax = normalize_axis(axis, len(dims), "the Split axis")
+    d = dims[ax]
+    if d.lo == d.hi and d.lo % n:
+        raise ShapeInferenceError(
+            f"Split needs the axis dim divisible by num_splits={n}, but got {d}"
+        )
+    part = Dimension.from_bounds(-(-d.lo // n), d.hi if d.hi >= INF else d.hi // n)
+    out = PartialShape.of(dims[:ax] + (part,) + dims[ax + 1:])
+    return [Tensor(out, t.etype)] * n
+
+
+def _variadic_split(ins: list[Tensor], data: dict[str, str], opset: int, nout: int):
+    t = ins[0]
+    dims, axis, lengths = t.shape.dims, exact_scalar(ins[1]), exact_ints(ins[2])
+    if dims is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)] * nout
+    if axis is None or lengths is None:
+        return [Tensor(PartialShape.dynamic(len(dims)), t.etype)] * nout
+    ax = normalize_axis(axis, len(dims), "the VariadicSplit axis")
+    d = dims[ax]
+    known = sum(x for x in lengths if x != -1)
+    outs = []
+    for x in lengths:
+        part = Dimension.static(x) if x != -1 else d - Dimension.static(known)
+        if x == -1 and d.lo == d.hi:
+            part = Dimension.static(d.lo - known)
+        outs.append(Tensor(PartialShape.of(dims[:ax] + (part,) + dims[ax + 1:]), t.etype))
+    return outs
+
+
+# -- Slice / StridedSlice ----------------------------------------------------------------
+def _slice_len(n: int, start: int, stop: int, step: int) -> int:
+    return len(range(*slice(start, stop, step).indices(n)))
+
+
+def slice_dim(d: Dimension, start: int, stop: int, step: int) -> Dimension:
+    """The length of ``d[start:stop:step]`` for an interval ``d`` (Python slice rules).
+
+    >>> str(slice_dim(Dimension(2, 8), 1, 100, 1)), str(slice_dim(Dimension(), -3, 2, 1))
+    ('1..7', '..2')
+    """
+    if d.lo == d.hi:
+        return Dimension.static(_slice_len(d.lo, start, stop, step))
+    lo = _slice_len(d.lo, start, stop, step)
+    if d.hi < INF:
+        hi = _slice_len(d.hi, start, stop, step)
+    elif step > 0 and 0 <= stop < INF // 2:
+        hi = -(-(stop - max(start, 0)) // step) if stop > max(start, 0) else 0
+    elif step < 0 and 0 <= start < INF // 2 and stop < 0:
+        hi = -(-(start + 1) // -step)
+    else:
+        hi = INF
+    if lo > hi:
+        return Dimension.dynamic()
+    return Dimension.from_bounds(lo, hi)
+
+
+def _slice(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    t = ins[0]
+    dims = t.shape.dims
+    start, stop, step = (exact_ints(x) for x in ins[1:4])
+    axes = exact_ints(ins[4]) if len(ins) > 4 else None
+    if dims is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    if start is None or stop is None or step is None or (len(ins) > 4 and axes is None):
+        return [Tensor(PartialShape.dynamic(len(dims)), t.etype)]
+    if axes is None:
+        axes = tuple(range(len(start)))
+    if 0 in step:
+        raise ShapeInferenceError("Slice steps must be non-zero, but got a 0 step")
+    out = list(dims)
+    for a, b, e, s in zip(axes, start, stop, step, strict=False):
+        i = normalize_axis(a, len(dims), "a Slice axis")
+        out[i] = slice_dim(dims[i], b, e, s)
+    value = None
+    if t.value is not None and len(dims) == 1 and axes:
+        idx = range(*slice(start[0], stop[0], step[0]).indices(len(t.value[0])))
+        value = tuple(t.value[0][k] for k in idx), tuple(t.value[1][k] for k in idx)
+    return [Tensor(PartialShape.of(tuple(out)), t.etype, value)]
+
+
+def _mask(data: dict[str, str], name: str) -> tuple[int, ...]:
+    return attr_ints(data, name, ())
+
+
+def _strided_slice(ins: list[Tensor], data: dict[str, str], opset: int, nout: int):
+    t = ins[0]
+    dims = t.shape.dims
+    begin, end = exact_ints(ins[1]), exact_ints(ins[2])
+    strides = exact_ints(ins[3]) if len(ins) > 3 else None
+    if dims is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    if begin is None or end is None or (len(ins) > 3 and strides is None):
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    if strides is None:
+        strides = (1,) * len(begin)
+    masks = [_mask(data, n) for n in ("begin_mask", "end_mask", "new_axis_mask",
+                                      "shrink_axis_mask", "ellipsis_mask")]
+    out, picks = _strided_dims(dims, begin, end, strides, masks)
+    value = None
+    if t.value is not None and len(dims) == 1 and picks is not None:
+        value = tuple(t.value[0][k] for k in picks), tuple(t.value[1][k] for k in picks)
+    return [Tensor(PartialShape.of(tuple(out)), t.etype, value)]
+
+
+def _bit(mask: tuple[int, ...], i: int) -> bool:
+    return i < len(mask) and mask[i] == 1
+
+
+def _strided_dims(dims, begin, end, strides, masks):
+    begin_m, end_m, new_m, shrink_m, ell_m = masks
+    out: list[Dimension] = []
+    picks = None
+    axis = 0
+    n = len(begin)
+    real = sum(1 for i in range(n) if not _bit(new_m, i) and not _bit(ell_m, i))
+    for i in range(n):
+        if _bit(ell_m, i):
+            span = len(dims) - real
+            out.extend(dims[axis:axis + span])
+            axis += span
+            continue
+        if _bit(new_m, i):
+            out.append(ONE)
+            continue
+        if axis >= len(dims):
+            raise ShapeInferenceError(
+                f"a StridedSlice addresses more axes than the rank {len(dims)} input has"
+            )
+        d = dims[axis]
+        s = strides[i]
+        if s == 0:
+            raise ShapeInferenceError("StridedSlice strides must be non-zero, but got 0")
+        if _bit(shrink_m, i):
+            if len(dims) == 1 and d.lo == d.hi and -d.lo <= begin[i] < d.lo:
+                picks = [begin[i] % d.lo]
+            axis += 1
+            continue
+        b = None if _bit(begin_m, i) else begin[i]
+        e = None if _bit(end_m, i) else end[i]
+        b = b if b is not None else (0 if s > 0 else INF)
+        e = e if e is not None else (INF if s > 0 else NINF)
+        out.append(slice_dim(d, b, e, s))
+        if len(dims) == 1 and d.lo == d.hi:
+            picks = list(range(*slice(b, e, s).indices(d.lo)))
+        axis += 1
+    out.extend(dims[axis:])
+    if any(_bit(new_m, i) for i in range(n)):
+        picks = None
+    return out, picks
+
+
+RULES: dict[str, Rule] = {
+    "ShapeOf": _shape_of,
+    "Reshape": _reshape,
+    "Squeeze": _squeeze,
+    "Unsqueeze": _unsqueeze,
+    "Concat": _concat,
+    "Transpose": _transpose,
+    "Broadcast": _broadcast,
+    "Tile": _tile,
+    "Split": _split,
+    "VariadicSplit": _variadic_split,
+    "Slice": _slice,
+    "StridedSlice": _strided_slice,
+}

@@ -1,0 +1,183 @@
+"""What the walk carries along an edge, and the helpers the ordinary op rules share.
+
+A :class:`Tensor` is an output port as the walk sees it: its partial shape, its element
+type, and for small integer tensors its *value with bounds*. OpenVINO computes reshape
+targets at run time (``ShapeOf → Gather → Concat → Reshape``) and, when it reads a model,
+propagates the lower and upper bound of every element of such a tensor so that the
+Reshape still gets a precise output shape (``evaluate_lower``/``evaluate_upper``). ovgather
+does the same: a value is a pair of flat row-major tuples ``(lower, upper)``; ``INF`` is
+an unbounded upper end and ``-INF`` an unbounded lower end, so an element nobody knows is
+``(-INF, INF)``. An exact value has ``lower == upper``.
+
+Attributes arrive as the IR writes them (text). The ``attr_*`` helpers turn them into
+numbers and raise :class:`~ovgather.errors.ShapeInferenceError` when the text is of the
+wrong kind, so the walk reports that layer as ``invalid`` instead of crashing.
+"""
+
+from __future__ import annotations
+
+from ..errors import ShapeInferenceError
+from ..shapes import INF, Dimension, PartialShape
+
+__all__ = [
+    "INF",
+    "NINF",
+    "UNBOUNDED",
+    "Value",
+    "Tensor",
+    "attr_int",
+    "attr_ints",
+    "attr_bool",
+    "attr_str",
+    "exact_ints",
+    "exact_scalar",
+    "dim_of_bounds",
+    "value_of_dims",
+    "unknown_value",
+    "shape_of_len",
+    "MAX_VALUE_SIZE",
+    "INT_TYPES",
+]
+
+NINF = -INF
+#: Upper bounds from here on mean "none": OpenVINO's i32 ShapeOf writes the i32 maximum.
+UNBOUNDED = 2147483647
+#: Tensors with more elements than this are not tracked as values.
+MAX_VALUE_SIZE = 1024
+INT_TYPES = frozenset({"i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "u1", "u4", "i4"})
+
+Value = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+class Tensor:
+    """One output port during the walk: shape, element type, value bounds (or None).
+
+    ``value`` may be given as a zero-argument callable (``load``) instead: a Const's data
+    is then read from the weights only when a rule first asks for it, which keeps the
+    walk cheap on models with thousands of Consts nobody reads.
+    """
+
+    __slots__ = ("shape", "etype", "_value", "_load")
+
+    def __init__(self, shape: PartialShape, etype: str = "dynamic",
+                 value: Value | None = None, load=None) -> None:
+        self.shape = shape
+        self.etype = etype
+        self._value = value
+        self._load = load
+
+    @property
+    def value(self) -> Value | None:
+        if self._load is not None:
+            self._value, self._load = self._load(), None
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"Tensor({self.shape!r}, {self.etype!r}, {self.value!r})"
+
+
+# -- attributes ------------------------------------------------------------------------
+def attr_str(data: dict[str, str], name: str, default: str) -> str:
+    """The attribute as text, ``default`` when the IR leaves it out."""
+    return data.get(name, default).strip()
+
+
+def attr_int(data: dict[str, str], name: str, default: int | None = None) -> int:
+    """The attribute as an integer; a ShapeInferenceError when it is not one."""
+    text = data.get(name)
+    if text is None:
+        if default is None:
+            raise ShapeInferenceError(f"the attribute '{name}' is required, but it is missing")
+        return default
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise ShapeInferenceError(
+            f"the attribute '{name}' must be an integer, but got '{text}'"
+        ) from None
+
+
+def attr_ints(data: dict[str, str], name: str, default: tuple[int, ...] = ()) -> tuple[int, ...]:
+    """A comma-separated integer list attribute (``"1,0,1"``; ``""`` is empty)."""
+    text = data.get(name)
+    if text is None or not text.strip():
+        return default
+    try:
+        return tuple(int(p) for p in text.split(","))
+    except ValueError:
+        raise ShapeInferenceError(
+            f"the attribute '{name}' must be a list of integers, but got '{text}'"
+        ) from None
+
+
+def attr_bool(data: dict[str, str], name: str, default: bool) -> bool:
+    """A boolean attribute (``true``/``false``, also ``1``/``0``)."""
+    text = data.get(name)
+    if text is None:
+        return default
+    t = text.strip().lower()
+    if t in ("true", "1"):
+        return True
+    if t in ("false", "0"):
+        return False
+    raise ShapeInferenceError(f"the attribute '{name}' must be true or false, but got '{text}'")
+
+
+# -- values ----------------------------------------------------------------------------
+def exact_ints(t: Tensor) -> tuple[int, ...] | None:
+    """The value of ``t`` when every element is known exactly, else None."""
+    v = t.value
+    if v is None or v[0] != v[1]:
+        return None
+    return v[0]
+
+
+def exact_scalar(t: Tensor) -> int | None:
+    """The single exact element of a scalar or one-element tensor, else None."""
+    v = exact_ints(t)
+    return v[0] if v is not None and len(v) == 1 else None
+
+
+def dim_of_bounds(lo: int, hi: int) -> Dimension:
+    """A shape dimension from the bounds of one shape-tensor element (as Reshape reads it)."""
+    if hi >= UNBOUNDED:  # the i32/i64 maximum: no upper bound (the lower one stays)
+        hi = INF
+    if lo < 0:
+        lo = 0
+    if hi < lo:
+        return Dimension.dynamic()
+    return Dimension.from_bounds(lo, hi)
+
+
+def value_of_dims(dims: tuple[Dimension, ...]) -> Value:
+    """The bounds of a ShapeOf output: each dim's interval."""
+    return tuple(d.lo for d in dims), tuple(d.hi for d in dims)
+
+
+def unknown_value(n: int) -> Value:
+    """``n`` elements with no known bounds."""
+    return (NINF,) * n, (INF,) * n
+
+
+def shape_of_len(t: Tensor) -> int | None:
+    """The number of elements of a rank-0/1 tensor with a static length, else None."""
+    dims = t.shape.dims
+    if dims is None or len(dims) > 1:
+        return None
+    if not dims:
+        return 1
+    d = dims[0]
+    return d.lo if d.lo == d.hi else None
+
+
+def static_size(shape: PartialShape) -> int | None:
+    """The element count of a static shape, None otherwise."""
+    dims = shape.dims
+    if dims is None:
+        return None
+    n = 1
+    for d in dims:
+        if d.lo != d.hi:
+            return None
+        n *= d.lo
+    return n

@@ -1,0 +1,129 @@
+"""NumPy references of the gather family, computing what OpenVINO's CPU plugin computes.
+
+The function-style entry points (SPEC.md §4)::
+
+    >>> import numpy as np
+    >>> from ovgather import reference
+    >>> data = np.arange(8).reshape(2, 2, 2)
+    >>> reference.gather_nd(data, [[1], [0]], batch_dims=1)
+    array([[2, 3],
+           [4, 5]])
+    >>> reference.gather_nd(data, [[[1], [0]], [[0], [-1]]], batch_dims=2, version=5)
+    array([1, 2, 4, 7])
+    >>> reference.gather(data, [-1, 5], axis=2)
+    array([[[1, 0],
+            [3, 0]],
+    <BLANKLINE>
+           [[5, 0],
+            [7, 0]]])
+
+Each lives beside its shape rule in ``ovgather/ops/`` (one op family per file), whose
+reference section starts with the table of what the runtime does with negative and
+out-of-range indices. In short, found by running OpenVINO 2026.4.1's CPU plugin
+(tests/test_reference.py keeps checking it):
+
+==========================  ========================  ==============================
+op                          index in ``[-s, -1]``     index outside ``[-s, s-1]``
+==========================  ========================  ==============================
+GatherND-5/8                from the end (``s+i``)    undefined (stray memory);
+                                                      the reference raises IndexError
+GatherElements-6            from the end              the runtime raises; so does
+                                                      the reference (IndexError)
+Gather-1, Gather-7          zeros                     zeros
+Gather-8                    from the end              zeros (as its spec says), but
+                                                      stray memory on 1-D i32/i64 data
+ONNX GatherND/Elements      from the end              an error (ONNX); IndexError
+==========================  ========================  ==============================
+
+Two more runtime facts found on the way, both kept out of every comparison:
+GatherND with index tuples of length 0 (``indices.shape[-1] == 0``, which OpenVINO's
+shape rule accepts) returns garbage; and Gather-7/8 on static shapes with
+``batch_dims >= 1`` and every data dim before ``axis`` of size 1 crashes the process
+(``runtime.known_crash``); on dynamic shapes it computes the right values.
+
+The references are vectorised: index tuples become flat row numbers with one integer
+matmul, then ``numpy.take`` copies whole rows (no Python loop over elements or tuples).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .ops.gather import gather_reference
+from .ops.gather_elements import gather_elements_reference
+from .ops.gather_nd import gather_nd_reference, onnx_gather_nd_reference
+
+__all__ = [
+    "gather_nd",
+    "onnx_gather_nd",
+    "gather_elements",
+    "onnx_gather_elements",
+    "gather",
+    "for_layer",
+]
+
+
+def gather_nd(
+    data: np.ndarray,
+    indices: np.ndarray,
+    batch_dims: int = 0,
+    version: int = 8,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """GatherND-5 or GatherND-8 (``version``); see ``ops.gather_nd.gather_nd_reference``."""
+    return gather_nd_reference(data, indices, batch_dims, version, out)
+
+
+def onnx_gather_nd(
+    data: np.ndarray,
+    indices: np.ndarray,
+    batch_dims: int = 0,
+    opset: int = 13,
+    domain: str = "",
+) -> np.ndarray:
+    """ONNX GatherND-11/12/13 (``domain=""``) or com.microsoft GatherND-1."""
+    return onnx_gather_nd_reference(data, indices, batch_dims, opset, domain)
+
+
+def gather_elements(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> np.ndarray:
+    """GatherElements-6; see ``ops.gather_elements.gather_elements_reference``."""
+    return gather_elements_reference(data, indices, axis)
+
+
+def onnx_gather_elements(
+    data: np.ndarray, indices: np.ndarray, axis: int = 0, opset: int = 13
+) -> np.ndarray:
+    """ONNX GatherElements-11/13: the same arithmetic as GatherElements-6."""
+    if opset not in (11, 13):
+        raise ValueError(f"ONNX GatherElements has opsets 11 and 13, but got {opset}")
+    return gather_elements_reference(data, indices, axis)
+
+
+def gather(
+    data: np.ndarray,
+    indices: np.ndarray,
+    axis: int = 0,
+    batch_dims: int = 0,
+    version: int = 8,
+) -> np.ndarray:
+    """Gather-1/7/8 (``version``); see ``ops.gather.gather_reference``."""
+    return gather_reference(data, indices, axis, batch_dims, version)
+
+
+def for_layer(
+    op_type: str,
+    version: int,
+    data: np.ndarray,
+    indices: np.ndarray,
+    *,
+    batch_dims: int = 0,
+    axis: int = 0,
+) -> np.ndarray:
+    """The reference of an OpenVINO layer given by its type, op version and attributes."""
+    if op_type == "GatherND":
+        return gather_nd(data, indices, batch_dims, version)
+    if op_type == "GatherElements":
+        return gather_elements(data, indices, axis)
+    if op_type == "Gather":
+        return gather(data, indices, axis, batch_dims, version)
+    raise ValueError(f"no NumPy reference for {op_type}-{version}")

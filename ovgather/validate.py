@@ -1,0 +1,753 @@
+"""Prove the gather layers of a model against the OpenVINO CPU runtime (SPEC.md §3).
+
+For every GatherND, GatherElements and Gather layer :func:`validate`
+
+1. takes the layer's input partial shapes from ovgather's own inference
+   (``infer.infer_shapes``) and picks concrete sizes inside each dim's bounds that
+   satisfy the op's rules (batch dims equal, index tuples no longer than the data rank…);
+2. makes random data of the layer's element type and random *valid* indices: negative
+   ones where the runtime defines them (GatherND, GatherElements, Gather-8) and a few
+   out-of-range ones for Gather-8, whose spec defines them as zeros; Const indices keep
+   their value from the .bin;
+3. runs every layer on the CPU plugin, many layers per compiled model
+   (``runtime.run_cases``), and compares
+   - the runtime's output shape with ovgather's inference for those concrete sizes,
+   - OpenVINO's output partial shape with ovgather's for the layer's partial shapes,
+   - the values with ovgather's NumPy reference (``reference.for_layer``): exactly for
+     integer and bool data, within a tolerance for floats (the largest error is kept).
+
+:func:`validate_whole_model` compiles the whole IR instead, with an extra output at
+every gather layer, runs it on random inputs and compares each gather's real output
+shape with ovgather's inference for those input sizes.
+
+Statuses of a layer: ``ok``; ``mismatch`` (a shape or a value disagrees with the
+runtime); ``invalid`` (ovgather's rules reject the layer, or its constant indices are
+outside what the runtime defines); ``error`` (the runtime refused or failed on a layer
+ovgather accepts); ``skipped`` (cannot be run: an element type NumPy cannot hold, an
+axis that is not a constant). Only ``mismatch``, ``invalid`` and ``error`` are problems.
+
+The library never prints; ``progress`` callbacks let the CLI draw a bar.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from . import graph as g
+from . import runtime
+from .errors import RuntimeBridgeError, ShapeError, UnsupportedOpError, UsageError
+from .infer import infer_shapes
+from .ops.indexing import RULES as _RULES
+from .ops.values import Tensor
+from .reference import for_layer
+from .shapes import Dimension, PartialShape
+
+__all__ = [
+    "GATHER_OPS",
+    "STATUSES",
+    "LayerValidation",
+    "ValidationReport",
+    "validate",
+    "validate_whole_model",
+    "gather_layers",
+    "random_indices",
+    "random_data",
+    "pick_sizes",
+    "gather_8_zeros_defined",
+]
+
+GATHER_OPS = ("GatherND", "GatherElements", "Gather")
+STATUSES = ("ok", "mismatch", "invalid", "error", "skipped")
+PROBLEMS = ("mismatch", "invalid", "error")
+
+#: Largest size picked for a dim whose upper bound is open (keeps inputs small).
+SPAN = 5
+#: How many input-size strategies --whole-model tries before giving up.
+MAX_TRIES = 8
+#: Ranks tried for a dynamic-rank Parameter in --whole-model (the CPU plugin needs one).
+DYNAMIC_RANKS = (3, 2, 4, 1)
+#: The most elements of any input or output tensor validation allocates for a layer.
+MAX_ELEMENTS = 1 << 26
+#: Float tolerance: the ops only move data, so anything but a tiny error is a bug.
+RTOL, ATOL = 1e-6, 1e-6
+
+_DTYPES = {
+    "f64": "float64", "f32": "float32", "f16": "float16",
+    "i64": "int64", "i32": "int32", "i16": "int16", "i8": "int8",
+    "u64": "uint64", "u32": "uint32", "u16": "uint16", "u8": "uint8", "boolean": "bool",
+}
+_PRECISIONS = {"FP64": "f64", "FP32": "f32", "FP16": "f16", "BF16": "bf16", "BOOL": "boolean",
+               "BIN": "u1", "UNSPECIFIED": "dynamic"}
+
+
+# -- the report ---------------------------------------------------------------------------
+@dataclass
+class LayerValidation:
+    """One gather layer's verdict against the runtime."""
+
+    id: str
+    name: str
+    type: str
+    version: str | None
+    line: int | None
+    status: str = "ok"
+    inputs: dict[str, str] = field(default_factory=dict)
+    runtime_shape: str | None = None
+    inferred_shape: str | None = None
+    runtime_partial_shape: str | None = None
+    inferred_partial_shape: str | None = None
+    max_error: float | None = None
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "name": self.name, "type": self.type, "version": self.version,
+            "line": self.line, "status": self.status, "inputs": self.inputs,
+            "runtime_shape": self.runtime_shape, "inferred_shape": self.inferred_shape,
+            "runtime_partial_shape": self.runtime_partial_shape,
+            "inferred_partial_shape": self.inferred_partial_shape,
+            "max_error": self.max_error, "message": self.message,
+        }
+
+
+@dataclass
+class ValidationReport:
+    """The result of :func:`validate` or :func:`validate_whole_model` for one model."""
+
+    path: str | None
+    seed: int
+    mode: str = "layers"
+    layers: list[LayerValidation] = field(default_factory=list)
+
+    @property
+    def summary(self) -> dict[str, int]:
+        counts = dict.fromkeys(STATUSES, 0)
+        for lv in self.layers:
+            counts[lv.status] += 1
+        return {"layers": len(self.layers), **counts}
+
+    @property
+    def ok(self) -> bool:
+        """True when no layer disagrees with the runtime (skipped layers are not problems)."""
+        return not self.problems()
+
+    def problems(self) -> list[LayerValidation]:
+        return [lv for lv in self.layers if lv.status in PROBLEMS]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "seed": self.seed, "mode": self.mode,
+                "summary": self.summary, "layers": [lv.to_dict() for lv in self.layers]}
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps({"models": [self.to_dict()]}, indent=indent)
+
+
+# -- choosing the layers --------------------------------------------------------------------
+def gather_layers(G: nx.MultiDiGraph, names: Sequence[str] | None = None) -> list[str]:
+    """The gather-family layers of ``G`` in graph order, or those named in ``names``
+    (friendly names or ids); a name that is not a gather layer is a UsageError."""
+    found = [n for n, t in G.nodes(data="type") if t in GATHER_OPS]
+    if not names:
+        return found
+    by_key: dict[str, str] = {}
+    for n in found:
+        by_key.setdefault(G.nodes[n]["name"], n)
+        by_key.setdefault(n, n)
+    missing = [name for name in names if name not in by_key]
+    if missing:
+        known = ", ".join(G.nodes[n]["name"] for n in found) or "none"
+        raise UsageError(
+            f"--layer must name a gather layer of the model, but {', '.join(missing)} "
+            f"names none (gather layers: {known})", file=G.graph.get("xml_path"))
+    return list(dict.fromkeys(by_key[name] for name in names))
+
+
+# -- concrete sizes ------------------------------------------------------------------------
+def _pick(rng: np.random.Generator, dim: Dimension, low: int = 1, high: int | None = None) -> int:
+    """A size inside ``dim`` (at least ``low`` when the bounds allow, at most ``high``)."""
+    if dim.lo == dim.hi:
+        return dim.lo
+    lo = max(dim.lo, min(low, dim.hi))
+    hi = min(dim.hi, lo + SPAN - 1) if high is None else min(dim.hi, max(high, lo))
+    return int(rng.integers(lo, hi + 1))
+
+
+def _pick_merged(rng: np.random.Generator, a: Dimension, b: Dimension) -> int:
+    merged = a.merge(b)
+    if merged is None:
+        raise _Skip("skipped", f"no input sizes fit this layer: dims {a} and {b} must be "
+                               "equal (OpenVINO accepts the partial shapes, but no concrete "
+                               "inputs can run)")
+    return _pick(rng, merged)
+
+
+def _rank(rng: np.random.Generator, shape: PartialShape, least: int) -> int:
+    return shape.rank if shape.rank is not None else least + int(rng.integers(0, 2))
+
+
+def _dims(shape: PartialShape, rank: int) -> list[Dimension]:
+    return list(shape.dims) if shape.dims is not None else [Dimension.dynamic()] * rank
+
+
+def pick_sizes(
+    rng: np.random.Generator,
+    op_type: str,
+    data: PartialShape,
+    indices: PartialShape,
+    batch_dims: int = 0,
+    axis: int = 0,
+) -> tuple[list[int], list[int]]:
+    """Concrete data and indices shapes inside the partial shapes that the op accepts:
+    shared batch dims equal, GatherND tuples no longer than the data rank allows,
+    GatherElements' non-axis dims equal; indexed data dims at least 1."""
+    if op_type == "GatherND":
+        return _sizes_gather_nd(rng, data, indices, batch_dims)
+    if op_type == "GatherElements":
+        return _sizes_gather_elements(rng, data, indices, axis)
+    return _sizes_gather(rng, data, indices, axis, batch_dims)
+
+
+def _sizes_gather_nd(rng, data, indices, b) -> tuple[list[int], list[int]]:
+    ri = _rank(rng, indices, b + 1)
+    ddims, idims = None, _dims(indices, ri)
+    k_dim = idims[-1]
+    if data.rank is None:
+        k = _pick(rng, k_dim, 1, 3)
+        rd = b + k + int(rng.integers(0, 2))
+    else:
+        rd = data.rank
+        k = _pick(rng, k_dim, 1, rd - b)
+    ddims = _dims(data, rd)
+    batch = [_pick_merged(rng, ddims[i], idims[i]) for i in range(b)]
+    d = batch + [_pick(rng, x) for x in ddims[b:]]
+    i = batch + [_pick(rng, x) for x in idims[b:-1]] + [k]
+    return d, i
+
+
+def _sizes_gather_elements(rng, data, indices, axis) -> tuple[list[int], list[int]]:
+    rank = data.rank if data.rank is not None else _rank(rng, indices, max(axis + 1, -axis, 1))
+    ddims, idims = _dims(data, rank), _dims(indices, rank)
+    at = axis % rank
+    d, i = [], []
+    for n, (x, y) in enumerate(zip(ddims, idims, strict=True)):
+        if n == at:
+            d.append(_pick(rng, x))
+            i.append(_pick(rng, y))
+        else:
+            size = _pick_merged(rng, x, y)
+            d.append(size)
+            i.append(size)
+    return d, i
+
+
+def _sizes_gather(rng, data, indices, axis, b) -> tuple[list[int], list[int]]:
+    least_i = max(b, -b, 0)
+    ri = _rank(rng, indices, least_i)
+    b = b + ri if b < 0 else b
+    least_d = max(axis + 1, -axis, b + 1)
+    rd = _rank(rng, data, least_d)
+    ddims, idims = _dims(data, rd), _dims(indices, ri)
+    batch = [_pick_merged(rng, ddims[n], idims[n]) for n in range(b)]
+    return batch + [_pick(rng, x) for x in ddims[b:]], batch + [_pick(rng, y) for y in idims[b:]]
+
+
+# -- random inputs -------------------------------------------------------------------------
+def random_data(rng: np.random.Generator, shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
+    """Random values of ``dtype``: normal floats, small integers, coin-flip bools."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        values = rng.random(shape, dtype=np.float32 if dtype.itemsize <= 4 else np.float64)
+        return (values * 8 - 4).astype(dtype, copy=False)
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    info = np.iinfo(dtype)
+    return rng.integers(max(info.min, -1000), min(info.max, 1000), shape, endpoint=True,
+                        dtype=dtype)
+
+
+def _index_range(version_op: tuple[str, int], size: int) -> tuple[int, int]:
+    """The index values the runtime defines for one data dim of ``size``."""
+    op_type, version = version_op
+    if op_type == "Gather" and version in (1, 7):
+        return 0, size - 1
+    return -size, size - 1
+
+
+def random_indices(
+    rng: np.random.Generator,
+    op_type: str,
+    version: int,
+    data_shape: Sequence[int],
+    indices_shape: Sequence[int],
+    dtype: np.dtype,
+    batch_dims: int = 0,
+    axis: int = 0,
+    out_of_range: bool = True,
+) -> np.ndarray:
+    """Random indices the runtime defines: negative ones where it counts them from the
+    end (GatherND, GatherElements, Gather-8) and, for Gather-8 when ``out_of_range``,
+    about one in ten out of range (its spec gives zeros there)."""
+    dtype = np.dtype(dtype)
+    shape = tuple(indices_shape)
+    if op_type == "GatherND":
+        b, k = batch_dims, shape[-1]
+        sizes = list(data_shape[b:b + k])
+        columns = [_uniform(rng, shape[:-1], *_index_range((op_type, version), s), dtype)
+                   for s in sizes]
+        return np.stack(columns, axis=-1) if columns else np.zeros(shape, dtype)
+    rank = len(data_shape)
+    size = data_shape[axis % rank]
+    out = _uniform(rng, shape, *_index_range((op_type, version), size), dtype)
+    if op_type == "Gather" and version == 8 and out_of_range:
+        wild = rng.random(shape) < 0.1
+        far = _uniform(rng, shape, size, 2 * size + 1, dtype)
+        out = np.where(wild, far, out).astype(dtype)
+    return out
+
+
+def gather_8_zeros_defined(data_rank: int, dtype: np.dtype) -> bool:
+    """Whether the CPU plugin gives Gather-8's zeros for out-of-range indices.
+
+    Not for 1-D data of a 32- or 64-bit integer type: found by running OpenVINO
+    2026.4.1, it reads stray memory there (data [4] i32, index 7 gave 1646898464), as a
+    shape-subgraph Gather takes another code path. Those cases are never fed.
+    """
+    dtype = np.dtype(dtype)
+    return not (data_rank == 1 and dtype.kind in "iu" and dtype.itemsize >= 4)
+
+
+def _uniform(rng, shape, lo: int, hi: int, dtype: np.dtype) -> np.ndarray:
+    if dtype.kind == "u" or np.iinfo(dtype).min == 0:
+        lo = max(lo, 0)
+    info = np.iinfo(dtype)
+    lo, hi = max(lo, int(info.min)), min(hi, int(info.max))
+    if hi < lo:
+        return np.zeros(shape, dtype)
+    return rng.integers(lo, hi, shape, endpoint=True).astype(dtype)
+
+
+# -- one layer ---------------------------------------------------------------------------------
+@dataclass
+class _Plan:
+    result: LayerValidation
+    version: int = 0
+    case: runtime.OpCase | None = None
+    attrs: dict[str, str] = field(default_factory=dict)
+    ins: list[Tensor] = field(default_factory=list)
+
+
+def _etype_of(G: nx.MultiDiGraph, node: str, port: g.Port) -> str:
+    attrs = G.nodes[node]
+    if attrs["type"] in ("Parameter", "Const", "Constant"):
+        et = (attrs.get("data") or {}).get("element_type")
+        if et:
+            return et
+    p = port.get("precision") or "UNSPECIFIED"
+    return _PRECISIONS.get(p.upper(), p.lower())
+
+
+def _input_tensors(G, node, shapes) -> list[tuple[Tensor, str | None, str | None]]:
+    """(tensor, producer node, producer type) per input port of ``node``, in order."""
+    out = []
+    for u, from_port, _ in g.input_edges(G, node):
+        ports = G.nodes[u]["outputs"]
+        pos = next(i for i, p in enumerate(ports) if p["id"] == from_port)
+        shape = shapes[u][pos] if pos < len(shapes[u]) else PartialShape.dynamic()
+        et = _etype_of(G, u, ports[pos])
+        value = None
+        if G.nodes[u]["type"] in ("Const", "Constant") and len(out) == 2:
+            from .ir import const_value
+
+            flat = [int(v) for v in np.asarray(const_value(G, u)).reshape(-1)]
+            value = (tuple(flat), tuple(flat))
+        out.append((Tensor(shape, et, value), u, G.nodes[u]["type"]))
+    return out
+
+
+def _const_array(G, u: str) -> np.ndarray:
+    from .ir import const_value
+
+    return np.array(const_value(G, u))
+
+
+def _plan(G, node, shapes, rng) -> _Plan:
+    attrs = G.nodes[node]
+    result = LayerValidation(node, attrs["name"], attrs["type"], attrs.get("version"),
+                             attrs.get("line"))
+    plan = _Plan(result, attrs=dict(attrs.get("data") or {}))
+    try:
+        _plan_case(G, node, attrs, shapes, rng, plan)
+    except _Skip as why:
+        result.status, result.message = why.status, why.message
+    except (ShapeError, UnsupportedOpError) as err:
+        result.status, result.message = "invalid", err.message
+    return plan
+
+
+class _Skip(Exception):
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def _plan_case(G, node, attrs, shapes, rng, plan: _Plan) -> None:
+    op, version = attrs["type"], attrs.get("op_version")
+    plan.version = version
+    inputs = _input_tensors(G, node, shapes)
+    if len(inputs) < (3 if op == "Gather" else 2):
+        raise _Skip("invalid", f"a {op} layer needs all its inputs connected")
+    plan.ins = [t for t, _, _ in inputs]
+    rule = _RULES[op]
+    plan.result.inferred_partial_shape = str(rule(plan.ins, plan.attrs, version, 1)[0].shape)
+    axis, bd = _layer_axis(op, plan), _attr(plan.attrs, "batch_dims", 0)
+    (dt, du, dk), (it, iu, ik) = inputs[0], inputs[1]
+    dtype, itype = _np_dtype(dt.etype, "data"), _np_dtype(it.etype, "indices")
+    if op == "GatherND" and it.shape.rank is not None and it.shape.dims[-1] == 0:
+        raise _Skip("skipped", "index tuples of length 0: the CPU plugin returns undefined "
+                               "values for them")
+    if ik in ("Const", "Constant"):
+        indices = _const_array(G, iu)
+        dsize, _ = pick_sizes(rng, op, dt.shape, PartialShape(list(indices.shape)), bd, axis)
+        dsize = _fit_const_indices(op, version, dt.shape, dsize, indices, bd, axis)
+        _check_budget(plan, dsize, list(indices.shape))
+    else:
+        dsize, isize = pick_sizes(rng, op, dt.shape, it.shape, bd, axis)
+        _check_budget(plan, dsize, isize)
+        indices = random_indices(rng, op, version, dsize, isize, itype, bd, axis,
+                                 out_of_range=gather_8_zeros_defined(len(dsize), dtype))
+    data = _const_array(G, du) if dk in ("Const", "Constant") else random_data(rng, dsize, dtype)
+    plan.result.inputs = {"data": _shape_text(data.shape), "indices": _shape_text(indices.shape)}
+    plan.case = runtime.OpCase(
+        op, version, data, indices, batch_dims=bd, axis=axis,
+        axis_type=inputs[2][0].etype if op == "Gather" else "i64",
+        data_shape=str(dt.shape), indices_shape=str(it.shape),
+        indices_const=ik in ("Const", "Constant"), label=attrs["name"],
+    )
+
+
+def _check_budget(plan: _Plan, dsize: list[int], isize: list[int]) -> None:
+    """Skip a layer whose inputs or output would not fit in memory: shapes are
+    arithmetic, but validation allocates real tensors."""
+    ins = [Tensor(PartialShape(dsize), plan.ins[0].etype),
+           Tensor(PartialShape(isize), plan.ins[1].etype), *plan.ins[2:]]
+    out = _RULES[plan.result.type](ins, plan.attrs, plan.version, 1)[0].shape
+    sizes = [dsize, isize] + ([out.to_list()] if out.is_static else [])
+    biggest = max(int(np.prod(s, dtype=object)) for s in sizes)
+    if biggest > MAX_ELEMENTS:
+        raise _Skip("skipped", f"a tensor of {biggest} elements exceeds the validation budget "
+                               f"of {MAX_ELEMENTS} (concrete data {_shape_text(dsize)}, "
+                               f"indices {_shape_text(isize)})")
+
+
+def _layer_axis(op: str, plan: _Plan) -> int:
+    if op == "GatherElements":
+        return _attr(plan.attrs, "axis", 0)
+    if op == "Gather":
+        value = plan.ins[2].value
+        if value is None or len(value[0]) != 1:
+            raise _Skip("skipped", "the Gather axis is not a constant, so the layer cannot "
+                                   "be run on its own")
+        return value[0][0]
+    return 0
+
+
+def _attr(data: Mapping[str, str], name: str, default: int) -> int:
+    text = data.get(name)
+    try:
+        return default if text is None else int(text.strip())
+    except ValueError as err:
+        raise ShapeError(f"the attribute '{name}' must be an integer, but got '{text}'") from err
+
+
+def _np_dtype(etype: str, what: str) -> np.dtype:
+    name = _DTYPES.get(etype)
+    if name is None:
+        raise _Skip("skipped", f"the {what} element type {etype} has no NumPy counterpart")
+    return np.dtype(name)
+
+
+def _shape_text(shape: Sequence[int]) -> str:
+    return "[" + ",".join(str(int(d)) for d in shape) + "]"
+
+
+def _fit_const_indices(op, version, data_ps, dsize, indices, bd, axis) -> list[int]:
+    """Grow dynamic data dims so constant indices are in range; an index out of the
+    range the runtime defines (and not fixable) makes the layer invalid."""
+    if indices.size == 0 or (op == "Gather" and version == 8):
+        return dsize
+    dims = _dims(data_ps, len(dsize))
+    if op == "GatherND":
+        flat = indices.reshape(-1, indices.shape[-1]).astype(np.int64)
+        targets = list(range(bd, bd + indices.shape[-1]))
+        need = [int(max(flat[:, j].max() + 1, -flat[:, j].min())) for j in range(len(targets))]
+    else:
+        targets = [axis % len(dsize)]
+        flat = indices.astype(np.int64)
+        need = [int(max(flat.max() + 1, -flat.min()))]
+    for t, n in zip(targets, need, strict=True):
+        if dsize[t] < n and dims[t].hi >= n:
+            dsize[t] = max(n, dims[t].lo)
+        if dsize[t] < n or (op == "Gather" and flat.min() < 0):
+            if op == "Gather":
+                return dsize  # Gather-1/7: the CPU plugin's zeros, matched by the reference
+            raise _Skip("invalid", f"constant {op} indices must lie in [-s, s-1] for data "
+                                   f"dim {t} of size {dsize[t]}, but they reach {n}; "
+                                   "the runtime " + ("reads stray memory" if op == "GatherND"
+                                                     else "refuses to run"))
+    return dsize
+
+
+# -- comparison ---------------------------------------------------------------------------------
+def _concrete_inference(plan: _Plan) -> str:
+    case = plan.case
+    assert case is not None
+    ins = [Tensor(PartialShape(list(case.data.shape)), plan.ins[0].etype),
+           Tensor(PartialShape(list(case.indices.shape)), plan.ins[1].etype)]
+    ins += plan.ins[2:]
+    return str(_RULES[case.op_type](ins, plan.attrs, case.version, 1)[0].shape)
+
+
+def _max_error(ref: np.ndarray, out: np.ndarray) -> float:
+    if ref.size == 0:
+        return 0.0
+    if ref.dtype.kind in "fc":
+        a, b = ref.astype(np.float64), out.astype(np.float64)
+        same_nan = np.isnan(a) & np.isnan(b)
+        diff = np.where(same_nan, 0.0, np.abs(a - b))
+        return float(np.nanmax(np.where(np.isnan(diff), np.inf, diff)))
+    return float(np.max(np.abs(ref.astype(np.int64) - out.astype(np.int64))))
+
+
+def _values_agree(ref: np.ndarray, out: np.ndarray) -> bool:
+    if ref.dtype.kind in "fc":
+        return bool(np.allclose(out, ref, rtol=RTOL, atol=ATOL, equal_nan=True))
+    return bool(np.array_equal(out, ref))
+
+
+def _judge(plan: _Plan, run: runtime.OpRun, reference: Callable[..., np.ndarray]) -> None:
+    res, case = plan.result, plan.case
+    assert case is not None
+    res.runtime_partial_shape = run.partial_shape
+    if run.error is not None or run.output is None:
+        res.status, res.message = "error", f"the CPU plugin failed: {run.error}"
+        return
+    res.runtime_shape = _shape_text(run.output.shape)
+    res.inferred_shape = _concrete_inference(plan)
+    res.message = run.note or ""
+    problems = []
+    if res.runtime_shape != res.inferred_shape:
+        problems.append(f"the runtime's output shape is {res.runtime_shape}, ovgather infers "
+                        f"{res.inferred_shape}")
+    if res.runtime_partial_shape != res.inferred_partial_shape:
+        problems.append(f"OpenVINO's output partial shape is {res.runtime_partial_shape}, "
+                        f"ovgather infers {res.inferred_partial_shape}")
+    try:
+        ref = reference(case.op_type, case.version, case.data, case.indices,
+                        batch_dims=case.batch_dims, axis=case.axis)
+    except (ValueError, IndexError, TypeError) as err:
+        problems.append(f"the reference refused the inputs the runtime ran: {err}")
+        ref = None
+    if ref is not None:
+        if ref.shape != run.output.shape:
+            problems.append(f"the reference gives shape {_shape_text(ref.shape)}, the runtime "
+                            f"{res.runtime_shape}")
+        else:
+            res.max_error = _max_error(ref, run.output)
+            if not _values_agree(ref, run.output):
+                problems.append(f"values differ from the reference (largest error "
+                                f"{res.max_error:g})")
+    if problems:
+        notes = [res.message] if res.message else []
+        res.status, res.message = "mismatch", "; ".join(problems + notes)
+
+
+# -- entry points ------------------------------------------------------------------------------
+def validate(
+    G: nx.MultiDiGraph,
+    *,
+    layers: Sequence[str] | None = None,
+    seed: int = 0,
+    batch_size: int = 1000,
+    threads: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    reference: Callable[..., np.ndarray] | None = None,
+) -> ValidationReport:
+    """Run every gather layer (or those named in ``layers``) on the CPU plugin and
+    compare its shapes with ovgather's inference and its values with the reference.
+
+    ``batch_size`` layers share one compiled model. ``reference`` replaces
+    ``reference.for_layer`` (tests use it to prove that a wrong reference is caught).
+    """
+    report = ValidationReport(G.graph.get("xml_path"), seed)
+    nodes = gather_layers(G, layers)
+    if not nodes:
+        return report
+    shapes = infer_shapes(G)
+    rng = np.random.default_rng(seed)
+    plans = [_plan(G, n, shapes, rng) for n in nodes]
+    runnable = [p for p in plans if p.case is not None and p.result.status == "ok"]
+    runs = runtime.run_cases([p.case for p in runnable], batch_size=batch_size,
+                             threads=threads, progress=progress)
+    for plan, run in zip(runnable, runs, strict=True):
+        _judge(plan, run, reference or for_layer)
+    report.layers = [p.result for p in plans]
+    return report
+
+
+def validate_whole_model(
+    G: nx.MultiDiGraph,
+    *,
+    layers: Sequence[str] | None = None,
+    seed: int = 0,
+    threads: int | None = None,
+) -> ValidationReport:
+    """Compile the whole IR with an extra output at every gather layer, run it on random
+    inputs, and compare each gather's real output shape with ovgather's inference for
+    the same input sizes.
+
+    Dynamic Parameter dims get sizes inside their bounds: first one size for all of
+    them (so that a batch ``N`` shared by several inputs stays shared), then the static
+    sizes seen elsewhere, then one size per distinct bounds, until the runtime accepts
+    the sizes. A dynamic-rank Parameter gets rank 3, 2, 4 or 1 (the model is reshaped
+    to it: the CPU plugin runs no dynamic-rank input).
+    Integer inputs are zeros, a valid index for any gather; float and bool inputs are
+    random.
+    """
+    report = ValidationReport(G.graph.get("xml_path"), seed, mode="whole-model")
+    nodes = gather_layers(G, layers)
+    if not nodes:
+        return report
+    names = [G.nodes[n]["name"] for n in nodes]
+    run = _run_whole(G, names, seed, threads)
+    concrete = {name: _shape_text(a.shape) for name, a in run.inputs.items()}
+    inferred = infer_shapes(G, shapes=concrete)
+    for node, name in zip(nodes, names, strict=True):
+        report.layers.append(_judge_whole(G, node, name, run, inferred, concrete))
+    return report
+
+
+def _run_whole(G, names: list[str], seed: int, threads: int | None) -> runtime.ModelRun:
+    """Run the whole model on the first of the size strategies that the runtime accepts."""
+    rng = np.random.default_rng(seed)
+    candidates = [int(rng.integers(2, SPAN + 1)), *_static_sizes(G), 1]
+    strategies: list[Callable[[Dimension], int]] = [
+        *(_one_size(v) for v in dict.fromkeys(candidates)),
+        _SharedByBounds(rng),
+    ][:MAX_TRIES]
+    error: RuntimeBridgeError | None = None
+    tries = [(size_of, rank) for rank in DYNAMIC_RANKS for size_of in strategies][:4 * MAX_TRIES]
+    if not _has_dynamic_rank(G):
+        tries = [(size_of, 0) for size_of in strategies]
+    for size_of, rank in tries:
+        def make_input(name: str, shape_text: str, dtype: np.dtype, size_of=size_of, rank=rank):
+            shape = PartialShape.parse(shape_text)
+            if shape.rank is None:  # the model is reshaped to the array's shape
+                shape = PartialShape.dynamic(rank)
+            sizes = [size_of(d) for d in shape]
+            if np.dtype(dtype).kind in "iu":
+                return np.zeros(sizes, dtype)
+            return random_data(rng, sizes, dtype)
+
+        try:
+            with _xml_file(G) as xml_path:
+                return runtime.run_model_with_outputs(xml_path, names, make_input,
+                                                      threads=threads)
+        except RuntimeBridgeError as err:
+            error = err
+    assert error is not None
+    raise RuntimeBridgeError(f"the runtime ran the model on none of the input sizes tried: "
+                             f"{error.message}", file=G.graph.get("xml_path")) from error
+
+
+def _has_dynamic_rank(G: nx.MultiDiGraph) -> bool:
+    return any(a.get("type") == "Parameter" and (a.get("data") or {}).get("shape", "").strip()
+               == "..." for _, a in G.nodes(data=True))
+
+
+def _static_sizes(G: nx.MultiDiGraph) -> list[int]:
+    """The static dims of the Parameters, most frequent first: a dynamic dim often has
+    to equal one of them (a batch dim shared with a static input)."""
+    counts: dict[int, int] = {}
+    for _, attrs in G.nodes(data=True):
+        if attrs.get("type") == "Parameter":
+            for d in (attrs.get("outputs") or [{}])[0].get("dims", ()):
+                if d > 1:
+                    counts[d] = counts.get(d, 0) + 1
+    return sorted(counts, key=lambda d: (-counts[d], d))
+
+
+def _one_size(v: int) -> Callable[[Dimension], int]:
+    return lambda d: min(max(v, d.lo), d.hi)
+
+
+class _SharedByBounds:
+    """One random size per distinct (lower, upper) bounds."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng, self.sizes = rng, {}
+
+    def __call__(self, d: Dimension) -> int:
+        return self.sizes.setdefault((d.lo, d.hi), _pick(self.rng, d))
+
+
+def _judge_whole(G, node, name, run, inferred, concrete) -> LayerValidation:
+    attrs = G.nodes[node]
+    res = LayerValidation(node, name, attrs["type"], attrs.get("version"), attrs.get("line"),
+                          inputs=dict(concrete))
+    out = run.outputs.get(name)
+    if out is None:
+        res.status = "error"
+        res.message = "OpenVINO's model has no layer of this name after reading"
+        return res
+    res.runtime_shape = _shape_text(out.shape)
+    res.inferred_shape = str(inferred[node][0])
+    res.runtime_partial_shape = run.partial_shapes.get(name)
+    inferred_shape = inferred[node][0]
+    if not _fits(out.shape, inferred_shape):
+        res.status = "mismatch"
+        res.message = (f"the runtime's output shape is {res.runtime_shape}, ovgather infers "
+                       f"{res.inferred_shape} for these input sizes")
+    elif not inferred_shape.is_static:
+        res.message = ("the runtime's shape lies inside ovgather's bounds (the sizes depend "
+                       "on data values upstream)")
+    return res
+
+
+def _fits(shape: Sequence[int], inferred: PartialShape) -> bool:
+    """A concrete shape inside a partial one: equal when static, within every interval
+    otherwise (a data-dependent op upstream, such as NonZero, leaves bounds only)."""
+    if inferred.dims is None:
+        return True
+    return len(shape) == len(inferred.dims) and all(
+        d.lo <= n <= d.hi for n, d in zip(shape, inferred.dims, strict=True))
+
+
+class _xml_file:
+    """The graph's .xml path, or a temporary IR written from it when it has none."""
+
+    def __init__(self, G: nx.MultiDiGraph) -> None:
+        self.G, self.tmp = G, None
+
+    def __enter__(self) -> str:
+        path = self.G.graph.get("xml_path")
+        if path and os.path.isfile(path):
+            return path
+        from .ir import write_ir
+
+        self.tmp = tempfile.TemporaryDirectory(prefix="ovgather-")
+        path = os.path.join(self.tmp.name, "model.xml")
+        write_ir(self.G, path)
+        return path
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tmp is not None:
+            self.tmp.cleanup()
+
