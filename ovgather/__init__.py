@@ -20,10 +20,23 @@ from .errors import (
     XMLSyntaxError,
 )
 from .shapes import Dimension, PartialShape
+from . import reference
+from .ir import const_value, parse_ir, read_ir, write_ir
+from .infer import CheckReport, check, infer_shapes
+from .ops import gather_elements_shape, gather_nd_shape, gather_shape, onnx_gather_nd_shape
+from .passes import ConvertGatherND, Pass, PassResult, convert_gather_nd
+from .rewrite import (add_const, add_layer, find_layers, insert_after, reinfer, remove_layer,
+                      replace_layer)
+from .interop import from_openvino, load_model, to_openvino
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "read_ir", "parse_ir", "write_ir", "const_value", "check", "infer_shapes", "CheckReport",
+    "gather_nd_shape", "gather_elements_shape", "gather_shape", "onnx_gather_nd_shape",
+    "convert_gather_nd", "ConvertGatherND", "Pass", "PassResult", "find_layers", "add_layer",
+    "add_const", "insert_after", "replace_layer", "remove_layer", "reinfer",
+    "from_openvino", "to_openvino", "load_model", "reference",
     # shapes
     "Dimension",
     "PartialShape",

@@ -1075,14 +1075,15 @@ def write_ir(G: nx.MultiDiGraph, path: str | os.PathLike[str]) -> None:
                 os.link(bin_path, backup)
             except OSError:  # a file system without hard links
                 shutil.copyfile(bin_path, backup)
-        os.replace(bin_tmp, bin_path)
-        temps.remove(bin_tmp)
         try:
+            os.replace(bin_tmp, bin_path)
             os.replace(xml_tmp, xml_path)
         except BaseException:
-            _restore(backup, bin_path)
+            # Decide from the files, not from how far the code got: Ctrl-C can land
+            # between a rename and the next statement.
+            if os.path.exists(xml_tmp) and not os.path.exists(bin_tmp):
+                _restore(backup, bin_path)  # new .bin, old .xml: put the old .bin back
             raise
-        temps.remove(xml_tmp)
     except OSError as err:
         raise OutputError(f"the IR cannot be written: {err.strerror or err}",
                           file=str(xml_path)) from err
