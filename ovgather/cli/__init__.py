@@ -94,3 +94,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_one_line(f"error: internal error ({type(err).__name__}: {err}); "
                         "rerun with --debug and report it"), file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def console_main() -> None:
+    """Entry point of the ``ovgather`` script and ``python -m ovgather``.
+
+    Exits without the interpreter's teardown: freeing a 20k-layer graph object by
+    object costs ~0.4 s that a finished command does not need (output is flushed first).
+    """
+    import os
+
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
