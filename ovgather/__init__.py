@@ -7,7 +7,7 @@ and prove the gather layers against the OpenVINO CPU runtime.
 
 from __future__ import annotations
 
-from . import errors, graph, shapes
+from . import errors, graph, reference, shapes
 from .errors import (
     IRError,
     IRStructureError,
@@ -19,15 +19,21 @@ from .errors import (
     WeightsError,
     XMLSyntaxError,
 )
-from .shapes import Dimension, PartialShape
-from . import reference
-from .ir import const_value, parse_ir, read_ir, write_ir
 from .infer import CheckReport, check, infer_shapes
+from .interop import from_openvino, load_model, to_openvino
+from .ir import const_value, parse_ir, read_ir, write_ir
 from .ops import gather_elements_shape, gather_nd_shape, gather_shape, onnx_gather_nd_shape
 from .passes import ConvertGatherND, Pass, PassResult, convert_gather_nd
-from .rewrite import (add_const, add_layer, find_layers, insert_after, reinfer, remove_layer,
-                      replace_layer)
-from .interop import from_openvino, load_model, to_openvino
+from .rewrite import (
+    add_const,
+    add_layer,
+    find_layers,
+    insert_after,
+    reinfer,
+    remove_layer,
+    replace_layer,
+)
+from .shapes import Dimension, PartialShape
 
 __version__ = "0.1.0"
 

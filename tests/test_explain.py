@@ -266,3 +266,17 @@ def test_cli_explain_takes_shape_overrides_in_both_spellings(spelling, capsys):
     assert code == 0
     assert out["inputs"]["data"] == "[4,4,4]"
     assert out["outputs"]["GatherND-8"] == "[4,2,4]"
+
+
+def test_cli_check_shape_names_the_layer_that_stops_the_reshape(tmp_path, capsys):
+    import openvino as ov
+
+    xml = tmp_path / "hard.xml"
+    ov.save_model(_reshape_model(hard=True), str(xml), compress_to_fp16=False)
+    code = main(["check", str(xml), "--shape", "x=[2,3,8]", "--json"])
+    effect = json.loads(capsys.readouterr().out)["models"][0]["reshape"]
+    assert code == 1  # the hard-coded Reshape is invalid under the override
+    assert [r["name"] for r in effect["stopped"]] == ["flatten"]
+    assert [r["name"] for r in effect["changed"]] == ["x"]
+    main(["check", str(xml), "--shape", "x[2,3,8]"])
+    assert "stopped at flatten (Reshape, invalid)" in capsys.readouterr().out

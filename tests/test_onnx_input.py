@@ -118,3 +118,11 @@ def test_explain_and_show_take_onnx_models_too(tmp_path, capsys):
     assert out["outputs"]["GatherND-5"] == "[4096,1]"
     assert main(["show", str(path), "-o", str(tmp_path / "h.dot")]) == 0
     assert "[1,64,64,1]" in (tmp_path / "h.dot").read_text()
+
+
+def test_cli_validate_runs_onnx_models(tmp_path, capsys):
+    path = make_onnx(tmp_path / "v.onnx", 13, "", ["N", "M", 4, 5], ["N", "M", 6, 1], 2)
+    code = main(["validate", str(path), "--json"])
+    out = json.loads(capsys.readouterr().out)["models"][0]
+    assert code == 0 and out["path"] == str(path)
+    assert out["summary"]["ok"] == out["summary"]["layers"] >= 1

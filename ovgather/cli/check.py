@@ -138,16 +138,43 @@ def run_check(args: argparse.Namespace) -> int:
     """Check every model; exit 1 when a layer is mismatch or invalid, 2 on unusable input."""
     from ..infer import check
 
-    reports, code = _each_model(args, check)
+    reports, code = _each_model(args, _check_reshaped if args.shape else check)
     if args.json and reports:  # nothing at all on stdout when no model could be used
-        doc = {"models": [r.to_dict(all_layers=args.all) for r in reports]}
+        doc = {"models": [_with_reshape(r, r.to_dict(all_layers=args.all)) for r in reports]}
         print(json.dumps(doc, indent=1))
     else:
         for r in reports:
             _print_report(r, args.all)
+            _print_reshape(getattr(r, "reshape", None))
     if code == EXIT_OK and not all(r.ok for r in reports):
         code = EXIT_PROBLEM
     return code
+
+
+def _check_reshaped(G: Any, shapes: dict[str, str]) -> Any:
+    """check with --shape, plus which layers the overrides change and which stop them."""
+    from ..explain import reshape_effect
+    from ..infer import check
+
+    report = check(G, shapes)
+    report.reshape = reshape_effect(G, shapes, after=report)
+    return report
+
+
+def _with_reshape(report: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    effect = getattr(report, "reshape", None)
+    return doc if effect is None else {**doc, "reshape": effect}
+
+
+def _print_reshape(effect: dict[str, Any] | None) -> None:
+    if effect is None:
+        return
+    print(f"--shape changes {len(effect['changed'])} layer(s):")
+    for row in effect["changed"]:
+        print(f"  {row['name']} ({row['type']}): {' '.join(row['before'])} -> "
+              f"{' '.join(row['after'])}")
+    for row in effect["stopped"]:
+        print(f"  stopped at {row['name']} ({row['type']}, {row['status']}): {row['why']}")
 
 
 def _print_report(report: Any, all_layers: bool) -> None:

@@ -42,18 +42,19 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from ..ir import read_ir
+    from ..interop import load_model
     from ..validate import validate, validate_whole_model
 
     reports = []
     for path in args.models:
-        G = read_ir(path)
+        G = load_model(path)  # an IR, or an ONNX model through convert_model
         if args.whole_model:
             report = validate_whole_model(G, layers=args.layer, seed=args.seed)
         else:
             with _progress(G, args.layer) as tick:
                 report = validate(G, layers=args.layer, seed=args.seed,
                                   batch_size=args.batch_size, progress=tick)
+        report.path = report.path or path  # an ONNX model has no xml_path
         reports.append(report)
     if args.json:
         import json
