@@ -290,3 +290,19 @@ def test_subprocess_debug_traceback(bad: Path) -> None:
 def test_subprocess_good_input_no_stderr(good: Path) -> None:
     proc = _python_m("check", str(good), "--json")
     assert proc.returncode == 0 and proc.stderr == ""
+
+
+def test_subprocess_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
+    """`ovgather infer big.xml | head -1`: the closed pipe ends the command quietly with
+    the shell's SIGPIPE code, not an `error: internal error` line."""
+    from gen_models import big_ir
+
+    model = big_ir(2000, tmp_path / "big.xml")  # its listing is larger than a pipe buffer
+    proc = subprocess.Popen([sys.executable, "-m", "ovgather", "infer", str(model)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=Path(__file__).resolve().parents[1])
+    assert proc.stdout.readline().startswith(str(model).encode())
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert stderr == ""

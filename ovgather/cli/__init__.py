@@ -1,8 +1,9 @@
 """The ``ovgather`` command line: the only place that prints and picks exit codes.
 
 Each subcommand lives in its own module (``check.py`` holds check and infer,
-``convert.py``, ``validate.py``) and registers itself through ``add_parser(sub)``
-returning its handler ``run(args) -> int``. This module turns every ``OvgatherError``
+``convert.py``, ``validate.py``, ``explain.py``, ``extract.py``, ``show.py``) and
+registers itself through ``add_parsers(sub)``, which sets each subparser's handler
+``args.run(args) -> int``. This module turns every ``OvgatherError``
 into one ``error:`` line and exit code 2; ``--debug`` (anywhere on the command line)
 prints the traceback before that line, and nothing else ever prints one.
 
@@ -21,6 +22,17 @@ from collections.abc import Sequence
 from ..errors import OvgatherError, UsageError
 
 EXIT_OK, EXIT_PROBLEM, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_SIGPIPE = 141  # what a shell reports for a command killed by SIGPIPE
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush cannot fail again."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -83,6 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OvgatherError as err:
         print_error(err, debug)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:  # `ovgather infer big.xml | head`: the reader has gone
+        _silence_stdout()
+        return EXIT_SIGPIPE
     except KeyboardInterrupt:
         if debug:
             traceback.print_exc()
@@ -105,6 +120,13 @@ def console_main() -> None:
     import os
 
     code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        code = code or EXIT_SIGPIPE
+    try:
+        sys.stderr.flush()
+    except BrokenPipeError:
+        pass
     os._exit(code)
