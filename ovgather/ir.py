@@ -41,6 +41,7 @@ layer past that line names the estimated line, one or two off).
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import re
 import shutil
@@ -146,6 +147,7 @@ def _parser() -> etree.XMLParser:
         remove_comments=True,
         remove_pis=True,
         collect_ids=False,
+        remove_blank_text=True,
     )
 
 
@@ -470,34 +472,51 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
 #: (``_fix_big_lines``); other elements past that line, named only in error messages,
 #: keep the estimate.
 _LXML_MAX_LINE = 65535
+_LAYER_TAG = re.compile(rb"<layer[\s/>]")
+_EDGE_TAG = re.compile(rb"<edge[\s/>]")
+
+
 def _fix_big_lines(xml_bytes: bytes, nodes: list[tuple[str, dict]], edges: list[tuple]) -> None:
     """Replace libxml2's estimated lines (>= 65535) of layers and edges with exact ones.
 
-    Walks the tags in document order (``nodes`` and ``edges`` are in that order) from the
-    last exactly known one, finding each as OpenVINO writes it (``<layer id="N"``,
-    ``<edge from-layer= from-port= to-layer= to-port=``) and counting the newlines in
-    between: linear, in C, over the tail of the file. A tag written otherwise keeps its
-    estimate, and the walk goes on from there.
+    The usual way: every ``<layer``/``<edge`` tag in the bytes, in document order, is one
+    layer/edge (they are in that order too); their lines come from the newline offsets
+    by binary search, all in C. When the counts differ (a tag inside a comment or
+    CDATA, say), a walk finds each tag as OpenVINO writes it (``<layer id="N"``,
+    ``<edge from-layer= from-port= to-layer= to-port=``) from the last exactly known
+    one, counting newlines in between; a tag written otherwise keeps its estimate.
     """
     newlines = np.flatnonzero(np.frombuffer(xml_bytes, dtype=np.uint8) == 10)
-    pos = line = 1
-
-    def walk(items: list[tuple[bytes, dict]]) -> None:
-        nonlocal pos, line
-        for tag, attrs in items:
-            if attrs["line"] < _LXML_MAX_LINE:
-                line = attrs["line"]
-                pos = 0 if line == 1 else int(newlines[line - 2]) + 1
-                continue
-            found = xml_bytes.find(tag, pos)
-            if found >= 0:
-                line += xml_bytes.count(b"\n", pos, found)
-                pos = found
+    for pattern, items in ((_LAYER_TAG, [attrs for _, attrs in nodes]),
+                           (_EDGE_TAG, [e[3] for e in edges])):
+        starts = [m.start() for m in pattern.finditer(xml_bytes)]
+        if len(starts) == len(items):
+            lines = (np.searchsorted(newlines, starts) + 1).tolist()
+            for attrs, line in zip(items, lines, strict=True):
                 attrs["line"] = line
+            continue
+        if pattern is _LAYER_TAG:
+            _walk_lines(xml_bytes, newlines, [(f'<layer id="{n}"'.encode(), attrs)
+                                              for n, attrs in nodes])
+        else:
+            _walk_lines(xml_bytes, newlines, [
+                (f'<edge from-layer="{u}" from-port="{k[0]}" to-layer="{v}" '
+                 f'to-port="{k[1]}"'.encode(), attrs) for u, v, k, attrs in edges])
 
-    walk([(f'<layer id="{n}"'.encode(), attrs) for n, attrs in nodes])
-    walk([(f'<edge from-layer="{u}" from-port="{k[0]}" to-layer="{v}" to-port="{k[1]}"'
-           .encode(), attrs) for u, v, k, attrs in edges])
+
+def _walk_lines(xml_bytes: bytes, newlines: np.ndarray,
+                items: list[tuple[bytes, dict]]) -> None:
+    pos = line = 1
+    for tag, attrs in items:
+        if attrs["line"] < _LXML_MAX_LINE:
+            line = attrs["line"]
+            pos = 0 if line == 1 else int(newlines[line - 2]) + 1
+            continue
+        found = xml_bytes.find(tag, pos)
+        if found >= 0:
+            line += xml_bytes.count(b"\n", pos, found)
+            pos = found
+            attrs["line"] = line
 
 
 def _is_uint(text: str | None) -> bool:
@@ -544,6 +563,182 @@ def _fill_graph(G: nx.MultiDiGraph, nodes: list[tuple[str, dict]], edges: list[t
         clear(G)
 
 
+class _NotPlain(Exception):
+    """The <layers> section is not in the plain form :class:`_PlainLayers` reads."""
+
+
+class _PlainLayers:
+    """The fast read of <layers> as OpenVINO writes it, or :class:`_NotPlain`.
+
+    One flat pre-order walk over the elements (``iter()``: a single C iterator, no
+    iterator object per layer, section or port) with a small state machine: a <dim>
+    belongs to the open <port>, a <port> to the open <input>/<output>, those and <data>
+    to the open <layer>. A pre-order sequence and every element's number of children
+    determine a tree, so each container's count of what was assigned to it is compared
+    with its real ``len()``: the walk is exact or it gives up. It also gives up on
+    anything it does not expect (an unknown child, <data> after a port section, a
+    <dim> that is not an int64 >= -1, a duplicate, an invalid Const), leaving every
+    message to :meth:`_Reader.layers`, which then reads the section again.
+    """
+
+    def __init__(self, reader: _Reader) -> None:
+        self.reader = reader
+
+    def read(self, layers: etree._Element) -> list[tuple[str, dict[str, Any]]]:
+        try:
+            return self.walk(layers)
+        except (TypeError, ValueError):  # a missing or non-integer id or dim
+            raise _NotPlain from None
+
+    def walk(self, layers: etree._Element) -> list[tuple[str, dict[str, Any]]]:
+        reader = self.reader
+        nodes, versions, strings, intern = reader.nodes, reader.versions, reader.strings, \
+            sys.intern
+        out: list[tuple[str, dict[str, Any]]] = []
+        all_texts: list[str] = []  # every dim, checked once at the end
+        all_values: list[int] = []
+        layer_el = section_el = port_el = None
+        node: dict[str, Any] = {}
+        ports: list[dict[str, Any]] = []
+        port: dict[str, Any] = {}
+        dims: list[str] | None = None  # the open port's dim texts
+        n_layer = n_section = n_port = 0  # children assigned to the open containers
+        seen: set[int] = set()
+        sections = 0  # <input>/<output> sections of the open layer
+        n_inputs = 0
+        it = layers.iter()
+        next(it)  # <layers> itself
+        for el in it:
+            tag = el.tag
+            if tag == "dim":
+                if dims is None:
+                    raise _NotPlain
+                dims.append(el.text)
+                continue
+            if dims is not None:  # the open port ends here (or gets an rt_info)
+                if tag == "rt_info" and el.getparent() is port_el:
+                    port["rt_info"] = _rt_text(el)
+                    n_port += 1
+                    _skip(it, el)
+                    continue
+                if len(port_el) != len(dims) + n_port:
+                    raise _NotPlain
+                port["dims"] = values = tuple(map(int, dims))
+                all_values += values
+                all_texts += dims
+                dims = None
+            if tag == "port":
+                if section_el is None:
+                    raise _NotPlain
+                n_section += 1
+                attrs = dict(el.items())
+                port_id = int(attrs.pop("id", "-1"))
+                if port_id < 0 or port_id in seen:
+                    raise _NotPlain
+                seen.add(port_id)
+                precision = attrs.pop("precision", None)
+                names = attrs.pop("names", None)
+                port = {
+                    "id": port_id,
+                    "precision": None if precision is None else strings.setdefault(
+                        precision, precision),
+                    "names": [] if names is None else split_names(names),
+                    "dims": (),
+                    "rt_info": None,
+                    "attrs": attrs,
+                }
+                ports.append(port)
+                port_el, dims, n_port = el, [], 0
+                continue
+            if section_el is not None and len(section_el) != n_section:
+                raise _NotPlain
+            section_el = None
+            if tag == "output" or tag == "input":
+                if layer_el is None:
+                    raise _NotPlain
+                n_layer += 1
+                sections += 1
+                ports = node["outputs"] if tag == "output" else node["inputs"]
+                section_el, n_section = el, 0
+            elif tag == "data":
+                if layer_el is None or sections or node["data"] or len(el):
+                    raise _NotPlain
+                n_layer += 1
+                node["data"] = dict(el.items())
+            elif tag == "rt_info":
+                if layer_el is None or el.getparent() is not layer_el:
+                    raise _NotPlain
+                n_layer += 1
+                node["rt_info"] = _rt_text(el)
+                _skip(it, el)
+            elif tag == "layer":
+                if layer_el is not None:
+                    if len(layer_el) != n_layer:
+                        raise _NotPlain
+                    n_inputs += len(node["inputs"])
+                    if node["type"] in CONST_TYPES:
+                        reader.check_const(out[-1][0])
+                attrs = dict(el.items())
+                node_id = attrs.pop("id", None)
+                name = attrs.pop("name", None)
+                op_type = attrs.pop("type", None)
+                version = attrs.pop("version", None)
+                if (node_id is None or not node_id.isdigit() or node_id in nodes
+                        or name is None or op_type is None):
+                    raise _NotPlain
+                op_type = intern(op_type)
+                if version is not None:
+                    version = intern(version)
+                key = (op_type, version)
+                node = {
+                    "name": name,
+                    "type": op_type,
+                    "version": version,
+                    "op_version": versions[key] if key in versions
+                    else reader.op_version(key),
+                    "data": {},
+                    "layer_attrs": attrs,
+                    "inputs": [],
+                    "outputs": [],
+                    "rt_info": None,
+                    "line": el.sourceline,
+                }
+                nodes[node_id] = node
+                out.append((node_id, node))
+                layer_el, n_layer, sections = el, 0, 0
+                seen = set()
+            else:
+                raise _NotPlain
+        if dims is not None:
+            if len(port_el) != len(dims) + n_port:
+                raise _NotPlain
+            port["dims"] = values = tuple(map(int, dims))
+            all_values += values
+            all_texts += dims
+        if section_el is not None and len(section_el) != n_section:
+            raise _NotPlain
+        if layer_el is not None:
+            if len(layer_el) != n_layer:
+                raise _NotPlain
+            n_inputs += len(node["inputs"])
+            if node["type"] in CONST_TYPES:
+                reader.check_const(out[-1][0])
+        if len(layers) != len(out):
+            raise _NotPlain
+        if all_values and (min(all_values) < -1 or max(all_values) > _INT64_MAX
+                           or "_" in "".join(all_texts)):
+            raise _NotPlain  # an out-of-range dim, or int()'s "1_0": the careful walk
+        reader.n_inputs = n_inputs
+        return out
+
+
+def _skip(it: Iterator[etree._Element], el: etree._Element) -> None:
+    """Advance the pre-order iterator ``it`` past the descendants of ``el``."""
+    count = sum(1 for _ in el.iterdescendants())
+    if count:
+        next(itertools.islice(it, count - 1, count), None)
+
+
 class _Reader:
     """One pass over the <net> tree: net attributes, layers, edges, checks."""
 
@@ -558,6 +753,8 @@ class _Reader:
         self.strings: dict[str, str] = {}  # one copy of each precision text
         self.slices: list[tuple[int, int, str, str]] = []  # Const (offset, end, type, id)
         self.n_inputs = 0
+        #: bytes a Const needs, by (element_type, shape) text: for the fast check
+        self.const_need: dict[tuple[str | None, str | None], int] = {}
 
     def error(self, cls: type[IRError], message: str, el: etree._Element | None = None,
               name: str | None = None, node: str | None = None) -> IRError:
@@ -596,7 +793,13 @@ class _Reader:
                 G.graph["extra_xml"].append(_rt_text(child))
         if layers is None:
             raise self.error(IRStructureError, "an IR's <net> must contain <layers>", root)
-        nodes = self.layers(layers)
+        try:
+            nodes = _PlainLayers(self).read(layers)
+        except (_NotPlain, IRError):  # the careful walk names the first problem exactly
+            self.nodes.clear()
+            self.slices.clear()
+            self.n_inputs = 0
+            nodes = self.layers(layers)
         self.check_overlaps()
         if edges is not None:
             edge_list = self.edges(edges)
@@ -612,8 +815,10 @@ class _Reader:
 
     # -- layers --------------------------------------------------------------------
     def layers(self, layers: etree._Element) -> list[tuple[str, dict[str, Any]]]:
-        """Every <layer> as ``(id, node dict)``, in XML order. The hot loop of the reader:
-        written for speed (locals, few calls), the rare cases go to helper methods."""
+        """Every <layer> as ``(id, node dict)``, in XML order, each element checked.
+
+        The careful walk: :class:`_PlainLayers` reads the usual IR faster and hands
+        anything unusual, and every error, to this one."""
         out: list[tuple[str, dict[str, Any]]] = []
         nodes, versions, intern = self.nodes, self.versions, sys.intern
         for el in layers:
@@ -762,9 +967,24 @@ class _Reader:
 
     def check_const(self, node_id: str) -> None:
         node = self.nodes[node_id]
+        data = node["data"]
+        offset, size = data.get("offset"), data.get("size")
+        key = (data.get("element_type"), data.get("shape"))
+        need = self.const_need.get(key)
+        if (need is not None and offset is not None and size is not None
+                and offset.isdigit() and size.isdigit() and offset.isascii()
+                and size.isascii() and self.bin_size is not None):
+            # the usual Const: a type and shape seen before, plain offset and size
+            offset, size = int(offset), int(size)
+            if size >= need and offset + size <= self.bin_size:
+                if size:
+                    self.slices.append((offset, offset + size, key[0], node_id))
+                return
         try:
-            et, _, offset, size = _const_layout(node)
+            et, shape, offset, size = _const_layout(node)
             _check_slice(offset, size, self.bin_size, self.bin_name)
+            if et.bits is not None:
+                self.const_need[key] = const_nbytes(et.name, shape)
             if size:
                 self.slices.append((offset, offset + size, et.name, node_id))
         except IRError as err:
@@ -777,13 +997,20 @@ class _Reader:
         fed: dict[tuple[str, int], int] = {}
         nodes = self.nodes
         for el in edges:
-            src, dst = el.get("from-layer"), el.get("to-layer")
+            try:  # OpenVINO's attribute order: one C call instead of four
+                (k1, src), (k2, fp), (k3, dst), (k4, tp) = el.items()
+                if (k1 != "from-layer" or k2 != "from-port" or k3 != "to-layer"
+                        or k4 != "to-port"):
+                    raise ValueError
+            except ValueError:
+                src, dst = el.get("from-layer"), el.get("to-layer")
+                fp, tp = el.get("from-port"), el.get("to-port")
             try:
-                fp, tp = int(el.get("from-port")), int(el.get("to-port"))
+                fp, tp = int(fp), int(tp)
                 outputs, inputs = nodes[src]["outputs"], nodes[dst]["inputs"]
             except (TypeError, ValueError, KeyError):
                 raise self.edge_error(el) from None
-            if el.tag != "edge" or fp < 0 or tp < 0:
+            if fp < 0 or tp < 0 or el.tag != "edge":
                 raise self.edge_error(el)
             for port in outputs:
                 if port["id"] == fp:
@@ -795,10 +1022,10 @@ class _Reader:
                     break
             else:
                 raise self.edge_error(el)
-            line = el.sourceline
-            if (dst, tp) in fed:
+            key = (dst, tp)
+            if key in fed:
                 raise self.edge_error(el, fed)
-            fed[dst, tp] = line
+            fed[key] = line = el.sourceline
             out.append((src, dst, (fp, tp), {"from_port": fp, "to_port": tp, "line": line}))
         self.check_fed(fed)
         return out

@@ -221,19 +221,22 @@ def _onnx_version(opset: int, domain: str) -> bool:
 # [-s, s-1] the reference raises IndexError: the runtime returns garbage there, so such
 # a case is never compared.
 #
-# Speed: every index tuple becomes one row number of a 2-D table of slices (one
-# integer matmul with the strides), then ``take`` copies whole rows (benchmark in
-# tools/bench_validate.py).
+# Speed: each index tuple, with its batch number in front, becomes the row number of a
+# 2-D table of data slices in one pass that also checks the range
+# (``numpy.ravel_multi_index``); ``take`` then copies whole rows into the output. Only
+# negative or out-of-range indices cost more: a min/max check, then the same call with
+# ``mode="wrap"`` (which maps [-s, -1] to [0, s-1]). No index is cast or copied before
+# that call, and ``out`` lets a caller reuse its output (tools/bench_validate.py).
 
 import numpy as _np  # noqa: E402 (this section sits below the shape rules)
 
 
 def _ref_index_array(indices: object) -> _np.ndarray:
-    """Integer indices as an int64 array (no copy when they already are)."""
+    """Integer indices as an array, of their own integer type (no copy)."""
     idx = _np.asarray(indices)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"indices must be of an integer type, but got {idx.dtype}")
-    return idx.astype(_np.int64, copy=False)
+    return idx
 
 
 def _ref_prod(dims: tuple[int, ...]) -> int:
@@ -243,33 +246,31 @@ def _ref_prod(dims: tuple[int, ...]) -> int:
     return out
 
 
-def _ref_tuple_rows(idx: _np.ndarray, sizes: tuple[int, ...]) -> _np.ndarray:
-    """Row-major offsets of the index tuples (last axis of ``idx``) into ``sizes``.
+def _ref_rows(tuples: _np.ndarray, batched: bool, sizes: tuple[int, ...]) -> _np.ndarray:
+    """Row numbers of the index tuples ``tuples`` (shape ``(n_batch, m, k)``) in a table of
+    the data's slices, the batches one after the other; shape ``(n_batch, m)``.
 
-    Negative indices count from the end. Raises IndexError outside [-s, s-1]. A global
-    min/max settles the common case; the per-dim check runs only when it cannot.
+    Negative indices count from the end. Raises IndexError outside [-s, s-1].
     """
-    k = len(sizes)
-    if k == 0:
-        return _np.zeros(idx.shape[:-1], dtype=_np.int64)
-    size_arr = _np.array(sizes, dtype=_np.int64)
-    strides = _np.ones(k, dtype=_np.int64)
-    strides[:-1] = _np.cumprod(size_arr[::-1])[::-1][1:]
-    if idx.size == 0:
-        return _np.zeros(idx.shape[:-1], dtype=_np.int64)
-    if int(idx.view(_np.uint64).max()) < min(sizes):  # one pass: no negative, all in range
-        return idx @ strides if k > 1 else idx[..., 0].copy()
-    low, high = int(idx.min()), int(idx.max())
+    n_batch, m, k = tuples.shape
+    batch = (_np.arange(n_batch)[:, None],) if batched else ()
+    if k == 0:  # whole slices: the row of a tuple is its batch number
+        return _np.broadcast_to(_np.arange(n_batch)[:, None], (n_batch, m))
+    coords = batch + tuple(_np.moveaxis(tuples, -1, 0))
+    dims = ((n_batch,) if batched else ()) + sizes
+    try:
+        return _np.ravel_multi_index(coords, dims)  # raises unless all in [0, s-1]
+    except ValueError:
+        pass
+    low, high = int(tuples.min()), int(tuples.max())
     outside = low < -min(sizes) or high >= min(sizes)
-    if outside and bool((idx < -size_arr).any() or (idx >= size_arr).any()):
+    size_arr = _np.array(sizes, dtype=_np.int64)
+    if outside and bool(((tuples < -size_arr) | (tuples >= size_arr)).any()):
         raise IndexError(
             f"GatherND indices must lie in [-s, s-1] for the indexed data dims {sizes}, "
             f"but they span [{low}, {high}]"
         )
-    rows = idx @ strides if k > 1 else idx[..., 0].copy()
-    if low < 0:
-        rows += (idx < 0) @ (size_arr * strides)
-    return rows
+    return _np.ravel_multi_index(coords, dims, mode="wrap")
 
 
 def gather_nd_reference(
@@ -313,15 +314,16 @@ def gather_nd_reference(
     if version == 5 and b > 0:
         lead = (_ref_prod(lead[:b]),) + lead[b:]
     shape = lead + data.shape[b + k :]
-    n_batch, per_batch = _ref_prod(data.shape[:b]), _ref_prod(data.shape[b : b + k])
-    rows = _ref_tuple_rows(idx, data.shape[b : b + k]).reshape(n_batch, -1)
-    if b:
-        rows += _np.arange(0, n_batch * per_batch, per_batch, dtype=_np.int64)[:, None]
-    table = data.reshape(n_batch * per_batch, _ref_prod(data.shape[b + k :]))
     if out is None:
         out = _np.empty(shape, dtype=data.dtype)
+    n_batch, n_tuples = _ref_prod(data.shape[:b]), _ref_prod(idx.shape[b:-1])
+    if n_batch * n_tuples == 0:
+        return out
+    tuples = idx.reshape(n_batch, n_tuples, k)
+    rows = _ref_rows(tuples, b > 0, data.shape[b : b + k])
     if out.size:
-        table.take(rows.reshape(-1), axis=0, out=out.reshape(rows.size, -1), mode="clip")
+        table = data.reshape(_ref_prod(data.shape[: b + k]), -1)
+        table.take(rows.reshape(-1), axis=0, out=out.reshape(rows.size, -1), mode="wrap")
     return out
 
 

@@ -1,0 +1,146 @@
+"""The fast read of <layers> (``ir._PlainLayers``) gives exactly what the careful walk
+(``ir._Reader.layers``) gives, or hands the file over to it.
+
+Every sample, generated model and hand-edited variant is read twice, once as usual and
+once with the fast path switched off; the graphs (or the errors) must be equal. The
+variants are the shapes a pre-order walk could misread: nested elements, a port outside
+a section, rt_info at port and layer level, odd dims, unknown children.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import gen_models
+import openvino as ov
+import pytest
+
+from ovgather import ir
+from ovgather.errors import IRError
+from ovgather.ir import parse_ir, read_ir
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted((ROOT / "ir_samples").rglob("*.xml"))
+
+
+def _careful(monkeypatch: pytest.MonkeyPatch):
+    def refuse(self, layers):
+        raise ir._NotPlain
+    monkeypatch.setattr(ir._PlainLayers, "read", refuse)
+
+
+def _same_graph(a, b) -> None:
+    assert list(a.nodes(data=True)) == list(b.nodes(data=True))
+    assert list(a.edges(keys=True, data=True)) == list(b.edges(keys=True, data=True))
+    assert {k: v for k, v in a.graph.items() if k != "weights"} == \
+        {k: v for k, v in b.graph.items() if k != "weights"}
+
+
+def _read_both(read, monkeypatch: pytest.MonkeyPatch):
+    """(fast result, careful result), each a graph or the error message."""
+    def attempt():
+        try:
+            return read()
+        except IRError as err:
+            return str(err)
+    fast = attempt()
+    with monkeypatch.context() as m:
+        _careful(m)
+        careful = attempt()
+    return fast, careful
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[str(p.relative_to(ROOT)) for p in SAMPLES])
+def test_samples_read_the_same_both_ways(path: Path, monkeypatch) -> None:
+    taken = []
+    original = ir._PlainLayers.walk
+    monkeypatch.setattr(ir._PlainLayers, "walk",
+                        lambda self, layers: taken.append(1) or original(self, layers))
+    fast, careful = _read_both(lambda: read_ir(path), monkeypatch)
+    assert taken, "the fast path was not even tried"
+    _same_graph(fast, careful)
+
+
+def test_generated_models_take_the_fast_path_and_read_the_same(tmp_path, monkeypatch) -> None:
+    def no_fallback(self, layers):
+        raise AssertionError("an OpenVINO-written IR fell back to the careful walk")
+    for seed in range(30):
+        path = tmp_path / f"m{seed}.xml"
+        ov.save_model(gen_models.random_model(seed), str(path), compress_to_fp16=False)
+        with monkeypatch.context() as m:
+            m.setattr(ir._Reader, "layers", no_fallback)
+            fast = read_ir(path)
+        with monkeypatch.context() as m:
+            _careful(m)
+            careful = read_ir(path)
+        _same_graph(fast, careful)
+
+
+PORT = '<port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port>'
+#: (name, text replacing the first Parameter's output port section)
+VARIANTS = [
+    ("nested dim", '<output><port id="0" precision="FP32"><dim>2<dim>3</dim></dim></port>'
+                   '</output>'),
+    ("port in port", '<output><port id="0" precision="FP32"><dim>2</dim><dim>3</dim>'
+                     '<port id="1" precision="FP32"/></port></output>'),
+    ("port outside a section", '<output/>' + PORT),
+    ("rt_info in the port", '<output><port id="0" precision="FP32"><dim>2</dim>'
+                            '<rt_info><attribute name="a" value="1"/></rt_info>'
+                            '<dim>3</dim></port></output>'),
+    ("rt_info in the layer", '<output>' + PORT + '</output><rt_info><attribute name="a" '
+                             'version="0" value="x"/><dim>7</dim></rt_info>'),
+    ("rt_info in the section", '<output>' + PORT + '<rt_info/></output>'),
+    ("unknown child", '<output>' + PORT + '</output><extra a="1"><dim>1</dim></extra>'),
+    ("data after the section", '<output>' + PORT + '</output><data shape="2,3" '
+                               'element_type="f32"/>'),
+    ("child of data", '<output>' + PORT + '</output>'),
+    ("padded dim", '<output><port id="0" precision="FP32"><dim> 2 </dim><dim>3</dim>'
+                   '</port></output>'),
+    ("underscore dim", '<output><port id="0" precision="FP32"><dim>1_0</dim><dim>3</dim>'
+                       '</port></output>'),
+    ("interval dim", '<output><port id="0" precision="FP32"><dim>2..5</dim></port>'
+                     '</output>'),
+    ("negative dim", '<output><port id="0" precision="FP32"><dim>-3</dim></port></output>'),
+    ("empty dim", '<output><port id="0" precision="FP32"><dim/></port></output>'),
+    ("two ports with one id", '<output>' + PORT + PORT + '</output>'),
+    ("a port id that is no number", '<output><port id="x"/></output>'),
+]
+
+
+def _model_xml() -> str:
+    return (ROOT / "ir_samples" / "mixed_ops.xml").read_text()
+
+
+@pytest.mark.parametrize("name,section", VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_unusual_layers_read_the_same_both_ways(name, section, monkeypatch) -> None:
+    xml = _model_xml()
+    first = re.search(r'(<layer id="0"[^>]*>\s*<data[^>]*/>\s*)(<output>.*?</output>)', xml,
+                      flags=re.DOTALL)
+    head = first.group(1)
+    if name == "child of data":
+        head = head.replace("/>", "><dim>1</dim></data>", 1)
+    xml = xml[:first.start()] + head + section + xml[first.end():]
+    bin_bytes = (ROOT / "ir_samples" / "mixed_ops.bin").read_bytes()
+    fast, careful = _read_both(lambda: parse_ir(xml, bin_bytes, xml_path="m.xml"),
+                               monkeypatch)
+    if isinstance(careful, str):
+        assert fast == careful
+    else:
+        _same_graph(fast, careful)
+
+
+def test_lines_stay_exact_when_a_comment_holds_a_layer_tag(tmp_path: Path) -> None:
+    """Past line 65535 the lines come from the tag positions in the bytes; a `<layer`
+    inside a comment must not shift them."""
+    path = gen_models.big_ir(4000, tmp_path / "big.xml")
+    text = path.read_text().replace("<layers>", '<layers>\n<!-- <layer id="x"> <edge -->', 1)
+    path.write_text(text)
+    lines = text.splitlines()
+    G = read_ir(path)
+    assert max(line for _, line in G.nodes(data="line")) > 65535
+    for n, line in G.nodes(data="line"):
+        assert f'<layer id="{n}" ' in lines[line - 1]
+    for u, v, k, d in G.edges(keys=True, data=True):
+        assert (f'from-layer="{u}" from-port="{k[0]}" to-layer="{v}" to-port="{k[1]}"'
+                in lines[d["line"] - 1])
