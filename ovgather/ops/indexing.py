@@ -23,8 +23,8 @@ def _gather_nd(ins: list[Tensor], data: dict[str, str], version: int, nout: int)
     bd = attr_int(data, "batch_dims", 0)
     if bd < 0:
         raise ShapeInferenceError(
-            f"Number of batch dimensions must not exceed a rank of data (batch_dims is "
-            f"unsigned), but got batch_dims={bd}"
+            f"GatherND's batch_dims must be 0 or more (OpenVINO keeps it unsigned, so a "
+            f"negative value reads as a huge count), but got batch_dims={bd}"
         )
     shape = infer_gather_nd(ins[0].shape, ins[1].shape, bd, version, ins[1].etype)
     return [Tensor(shape, ins[0].etype)]
