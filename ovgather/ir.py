@@ -67,6 +67,13 @@ from .errors import (
 )
 from .ops.registry import op_version
 
+try:  # the compiled walk (setup.py builds it when a C compiler is there)
+    from . import _fastwalk
+except ImportError:  # pragma: no cover - an install without a compiler
+    _fastwalk = None
+if _fastwalk is not None and _fastwalk.LXML_BUILT != etree.__version__:
+    _fastwalk = None  # it reads lxml's structs: only with the lxml it was built against
+
 __all__ = [
     "read_ir",
     "parse_ir",
@@ -732,6 +739,16 @@ class _PlainLayers:
         return out
 
 
+def _compiled_layers(reader: _Reader, layers: etree._Element) -> list | None:
+    if _fastwalk is None:
+        return None
+    return _fastwalk.read_layers(layers, reader, _rt_text, split_names, CONST_TYPES)
+
+
+def _plain_layers(reader: _Reader, layers: etree._Element) -> list | None:
+    return _PlainLayers(reader).read(layers)
+
+
 def _skip(it: Iterator[etree._Element], el: etree._Element) -> None:
     """Advance the pre-order iterator ``it`` past the descendants of ``el``."""
     count = sum(1 for _ in el.iterdescendants())
@@ -793,12 +810,8 @@ class _Reader:
                 G.graph["extra_xml"].append(_rt_text(child))
         if layers is None:
             raise self.error(IRStructureError, "an IR's <net> must contain <layers>", root)
-        try:
-            nodes = _PlainLayers(self).read(layers)
-        except (_NotPlain, IRError):  # the careful walk names the first problem exactly
-            self.nodes.clear()
-            self.slices.clear()
-            self.n_inputs = 0
+        nodes = self.fast_layers(layers)
+        if nodes is None:  # the careful walk names the first problem exactly
             nodes = self.layers(layers)
         self.check_overlaps()
         if edges is not None:
@@ -814,6 +827,21 @@ class _Reader:
         return G
 
     # -- layers --------------------------------------------------------------------
+    def fast_layers(self, layers: etree._Element) -> list[tuple[str, dict[str, Any]]] | None:
+        """The layers read by the compiled walk, else by :class:`_PlainLayers`; None
+        (and the reader as new) when neither is sure, or either met an error."""
+        for walk in (_compiled_layers, _plain_layers):
+            try:
+                nodes = walk(self, layers)
+            except (_NotPlain, IRError):
+                nodes = None
+            if nodes is not None:
+                return nodes
+            self.nodes.clear()
+            self.slices.clear()
+            self.n_inputs = 0
+        return None
+
     def layers(self, layers: etree._Element) -> list[tuple[str, dict[str, Any]]]:
         """Every <layer> as ``(id, node dict)``, in XML order, each element checked.
 
@@ -993,6 +1021,14 @@ class _Reader:
 
     # -- edges ---------------------------------------------------------------------
     def edges(self, edges: etree._Element) -> list[tuple]:
+        """Every <edge> as ``(from, to, (from-port, to-port), attrs)``, each checked."""
+        if _fastwalk is not None:
+            out = _fastwalk.read_edges(edges, self.nodes, self.n_inputs)
+            if out is not None:
+                return out
+        return self.careful_edges(edges)
+
+    def careful_edges(self, edges: etree._Element) -> list[tuple]:
         out: list[tuple] = []
         fed: dict[tuple[str, int], int] = {}
         nodes = self.nodes

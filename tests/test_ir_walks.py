@@ -1,10 +1,12 @@
-"""The fast read of <layers> (``ir._PlainLayers``) gives exactly what the careful walk
-(``ir._Reader.layers``) gives, or hands the file over to it.
+"""The three walks of ``read_ir`` give the same graph: the compiled one
+(``ovgather/_fastwalk.pyx``), the pure-Python flat one (``ir._PlainLayers``) and the
+careful one (``ir._Reader.layers`` / ``careful_edges``), or the faster ones hand the file
+over to the careful one.
 
-Every sample, generated model and hand-edited variant is read twice, once as usual and
-once with the fast path switched off; the graphs (or the errors) must be equal. The
-variants are the shapes a pre-order walk could misread: nested elements, a port outside
-a section, rt_info at port and layer level, odd dims, unknown children.
+Every sample, generated model and hand-edited variant is read with each walk on its own;
+the graphs (or the errors) must be equal. The variants are the shapes a fast walk could
+misread: nested elements, a port outside a section, rt_info at port and layer level, odd
+dims, unknown children.
 """
 
 from __future__ import annotations
@@ -24,10 +26,24 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "ir_samples").rglob("*.xml"))
 
 
-def _careful(monkeypatch: pytest.MonkeyPatch):
-    def refuse(self, layers):
-        raise ir._NotPlain
-    monkeypatch.setattr(ir._PlainLayers, "read", refuse)
+WALKS = ("compiled", "plain", "careful")
+
+
+def _only(walk: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Leave only ``walk`` switched on (the careful one is always there behind it)."""
+    if walk != "compiled":
+        monkeypatch.setattr(ir, "_fastwalk", None)
+    if walk != "plain":
+        monkeypatch.setattr(ir, "_plain_layers", lambda reader, layers: None)
+
+
+def _careful(monkeypatch: pytest.MonkeyPatch) -> None:
+    _only("careful", monkeypatch)
+
+
+def test_the_compiled_walk_is_built() -> None:
+    """`pip install` compiles it (setup.py); without it reading is ~1.5x slower."""
+    assert ir._fastwalk is not None, "ovgather._fastwalk is missing: no C compiler at install?"
 
 
 def _same_graph(a, b) -> None:
@@ -37,44 +53,64 @@ def _same_graph(a, b) -> None:
         {k: v for k, v in b.graph.items() if k != "weights"}
 
 
-def _read_both(read, monkeypatch: pytest.MonkeyPatch):
-    """(fast result, careful result), each a graph or the error message."""
+def _read_each(read, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """{walk: result} with each walk on its own; a result is a graph or the error."""
     def attempt():
         try:
             return read()
         except IRError as err:
             return str(err)
-    fast = attempt()
-    with monkeypatch.context() as m:
-        _careful(m)
-        careful = attempt()
-    return fast, careful
+    results = {}
+    for walk in WALKS:
+        with monkeypatch.context() as m:
+            _only(walk, m)
+            results[walk] = attempt()
+    return results
+
+
+def _read_both(read, monkeypatch: pytest.MonkeyPatch):
+    """(compiled, plain, careful) results must agree: return (compiled, careful)."""
+    results = _read_each(read, monkeypatch)
+    if isinstance(results["careful"], str):
+        assert results["compiled"] == results["plain"] == results["careful"]
+    else:
+        _same_graph(results["plain"], results["careful"])
+    return results["compiled"], results["careful"]
+
+
+def _no_fallback(monkeypatch: pytest.MonkeyPatch, walk: str) -> None:
+    """Fail if ``walk`` hands an OpenVINO-written IR over to the careful walk."""
+    def refuse(*args):
+        raise AssertionError(f"the {walk} walk fell back to the careful one")
+    monkeypatch.setattr(ir._Reader, "layers", refuse)
+    if walk == "compiled":  # the plain walk reads layers only; edges go the careful way
+        monkeypatch.setattr(ir._Reader, "careful_edges", refuse)
+
+
+def _assert_walks_agree(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    results = {}
+    for walk in WALKS:
+        with monkeypatch.context() as m:
+            _only(walk, m)
+            if walk != "careful":
+                _no_fallback(m, walk)
+            results[walk] = read_ir(path)
+    _same_graph(results["compiled"], results["careful"])
+    _same_graph(results["plain"], results["careful"])
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[str(p.relative_to(ROOT)) for p in SAMPLES])
-def test_samples_read_the_same_both_ways(path: Path, monkeypatch) -> None:
-    taken = []
-    original = ir._PlainLayers.walk
-    monkeypatch.setattr(ir._PlainLayers, "walk",
-                        lambda self, layers: taken.append(1) or original(self, layers))
-    fast, careful = _read_both(lambda: read_ir(path), monkeypatch)
-    assert taken, "the fast path was not even tried"
-    _same_graph(fast, careful)
+def test_samples_read_the_same_every_way(path: Path, monkeypatch) -> None:
+    _assert_walks_agree(path, monkeypatch)
 
 
-def test_generated_models_take_the_fast_path_and_read_the_same(tmp_path, monkeypatch) -> None:
-    def no_fallback(self, layers):
-        raise AssertionError("an OpenVINO-written IR fell back to the careful walk")
+def test_generated_models_take_the_fast_walks_and_read_the_same(tmp_path, monkeypatch) -> None:
     for seed in range(30):
         path = tmp_path / f"m{seed}.xml"
         ov.save_model(gen_models.random_model(seed), str(path), compress_to_fp16=False)
-        with monkeypatch.context() as m:
-            m.setattr(ir._Reader, "layers", no_fallback)
-            fast = read_ir(path)
-        with monkeypatch.context() as m:
-            _careful(m)
-            careful = read_ir(path)
-        _same_graph(fast, careful)
+        _assert_walks_agree(path, monkeypatch)
+    path = gen_models.big_ir(4000, tmp_path / "big.xml")  # lines past 65535
+    _assert_walks_agree(path, monkeypatch)
 
 
 PORT = '<port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port>'
@@ -124,6 +160,7 @@ def test_unusual_layers_read_the_same_both_ways(name, section, monkeypatch) -> N
     bin_bytes = (ROOT / "ir_samples" / "mixed_ops.bin").read_bytes()
     fast, careful = _read_both(lambda: parse_ir(xml, bin_bytes, xml_path="m.xml"),
                                monkeypatch)
+    assert type(fast) is type(careful)
     if isinstance(careful, str):
         assert fast == careful
     else:

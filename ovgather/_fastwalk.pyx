@@ -1,0 +1,289 @@
+# cython: language_level=3
+"""The compiled read of <layers> and <edges>: the same dicts as ``ir._Reader.layers``
+builds, made straight from libxml2's tree without an lxml proxy object per element.
+
+lxml creates a Python object for every element it hands out, and for an IR most of them
+(<dim>, <port>) are read once and thrown away: that is most of a pure-Python reader's
+time. Here the walk reads the C structs lxml's own tree is made of (``_Element._c_node``)
+and creates only the objects the graph keeps.
+
+Exact or nothing: anything this walk is not sure to read exactly as the careful Python
+walk does (a namespace, an entity, a missing or odd id, an odd <dim>, a duplicate port)
+makes it return None, and ``ir.py`` reads the section again with the careful walk,
+which also names every error. It is only used with the lxml it was compiled against
+(``LXML_BUILT``), since it reads lxml's struct layout.
+"""
+
+from sys import intern
+
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.string cimport strcmp, strlen
+
+cimport lxml.includes.etreepublic as cetree
+from lxml.includes cimport tree
+from lxml.includes.tree cimport xmlAttr, xmlNode
+
+cetree.import_lxml__etree()
+
+LXML_BUILT = (<bytes>cetree.LXML_VERSION_STRING).decode()
+
+cdef long long INT64_MAX = 9223372036854775807
+
+
+cdef inline str _text(const tree.xmlChar* c):
+    return PyUnicode_DecodeUTF8(<const char*>c, strlen(<const char*>c), NULL)
+
+
+cdef inline bint _is(xmlNode* node, const char* name):
+    return strcmp(<const char*>node.name, name) == 0
+
+
+cdef inline xmlNode* _next_element(xmlNode* node) except? NULL:
+    """``node`` or the first element after it; NULL at the end. Raises _Unusual on a
+    node lxml would hand out as an element but this walk does not read (entity, comment,
+    processing instruction)."""
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE:
+            if node.ns is not NULL:
+                raise _Unusual
+            return node
+        if node.type != tree.XML_TEXT_NODE and node.type != tree.XML_CDATA_SECTION_NODE:
+            raise _Unusual
+        node = node.next
+    return NULL
+
+
+class _Unusual(Exception):
+    pass
+
+
+cdef dict _attrs(xmlNode* node):
+    """The attributes in document order; an attribute value that is not one plain text
+    node (an entity reference, say) is left to the careful walk."""
+    cdef dict out = {}
+    cdef xmlAttr* attr = node.properties
+    cdef xmlNode* value
+    while attr is not NULL:
+        if attr.ns is not NULL:
+            raise _Unusual
+        value = attr.children
+        if value is NULL:
+            out[_text(attr.name)] = ""
+        elif value.type != tree.XML_TEXT_NODE or value.next is not NULL:
+            raise _Unusual
+        else:
+            out[_text(attr.name)] = _text(value.content)
+        attr = attr.next
+    return out
+
+
+cdef long long _dim(xmlNode* node) except -2:
+    """A <dim>'s value: ``-1`` or plain ASCII digits within int64, else _Unusual."""
+    cdef xmlNode* text = node.children
+    cdef const char* c
+    cdef long long value = 0
+    cdef int digit
+    if text is NULL or text.type != tree.XML_TEXT_NODE or text.next is not NULL:
+        raise _Unusual
+    c = <const char*>text.content
+    if c[0] == b'-' and c[1] == b'1' and c[2] == 0:
+        return -1
+    if c[0] == 0:
+        raise _Unusual
+    while c[0] != 0:
+        digit = c[0] - 48
+        if digit < 0 or digit > 9 or value > (INT64_MAX - digit) // 10:
+            raise _Unusual
+        value = value * 10 + digit
+        c += 1
+    return value
+
+
+cdef object _port_id(str text):
+    if text is None or not text.isdigit() or not text.isascii():
+        raise _Unusual
+    return int(text)
+
+
+cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt_text,
+                 object split_names):
+    cdef list ports = []
+    cdef xmlNode* el = _next_element(section.children)
+    cdef xmlNode* child
+    cdef list dims
+    cdef dict attrs, port
+    cdef object port_id, precision, names, rt_info, extra
+    while el is not NULL:
+        if not _is(el, "port"):
+            raise _Unusual
+        attrs = _attrs(el)
+        port_id = _port_id(attrs.pop("id", None))
+        if port_id in seen:
+            raise _Unusual
+        seen.add(port_id)
+        precision = attrs.pop("precision", None)
+        names = attrs.pop("names", None)
+        dims = []
+        rt_info = None
+        extra = None
+        child = _next_element(el.children)
+        while child is not NULL:
+            if _is(child, "dim"):
+                dims.append(_dim(child))
+            elif _is(child, "rt_info"):
+                rt_info = rt_text(cetree.elementFactory(doc, child))
+            else:
+                if extra is None:
+                    extra = []
+                extra.append(rt_text(cetree.elementFactory(doc, child)))
+            child = _next_element(child.next)
+        port = {
+            "id": port_id,
+            "precision": None if precision is None else strings.setdefault(
+                precision, precision),
+            "names": [] if names is None else split_names(names),
+            "dims": tuple(dims),
+            "rt_info": rt_info,
+            "attrs": attrs,
+        }
+        if extra:
+            port["extra_xml"] = extra
+        ports.append(port)
+        el = _next_element(el.next)
+    return ports
+
+
+def read_layers(layers, reader, rt_text, split_names, const_types):
+    """``[(id, node dict), ...]`` of the <layers> element ``layers`` (an lxml element),
+    filling ``reader.nodes`` and ``reader.n_inputs`` as the careful walk does; None when
+    the careful walk must read it. ``reader.check_const`` may raise, as it does there."""
+    cdef cetree._Element proxy = <cetree._Element?>layers
+    cdef object doc = proxy._doc
+    cdef xmlNode* el
+    cdef xmlNode* child
+    cdef dict nodes = reader.nodes
+    cdef dict versions = reader.versions
+    cdef dict strings = reader.strings
+    cdef list out = []
+    cdef dict attrs, node
+    cdef object node_id, name, op_type, version, key
+    cdef set seen
+    cdef Py_ssize_t n_inputs = 0
+    try:
+        el = _next_element(proxy._c_node.children)
+        while el is not NULL:
+            if not _is(el, "layer"):
+                return None
+            attrs = _attrs(el)
+            node_id = attrs.pop("id", None)
+            name = attrs.pop("name", None)
+            op_type = attrs.pop("type", None)
+            version = attrs.pop("version", None)
+            if (node_id is None or not node_id.isdigit() or node_id in nodes or name is None
+                    or op_type is None):
+                return None
+            op_type = intern(op_type)
+            if version is not None:
+                version = intern(version)
+            key = (op_type, version)
+            node = {
+                "name": name,
+                "type": op_type,
+                "version": version,
+                "op_version": versions[key] if key in versions else reader.op_version(key),
+                "data": {},
+                "layer_attrs": attrs,
+                "inputs": [],
+                "outputs": [],
+                "rt_info": None,
+                "line": el.line,
+            }
+            nodes[node_id] = node
+            seen = set()
+            child = _next_element(el.children)
+            while child is not NULL:
+                if _is(child, "data"):
+                    node["data"] = _attrs(child)
+                elif _is(child, "output"):
+                    node["outputs"].extend(_ports(child, doc, strings, seen, rt_text,
+                                                  split_names))
+                elif _is(child, "input"):
+                    ports = _ports(child, doc, strings, seen, rt_text, split_names)
+                    node["inputs"].extend(ports)
+                    n_inputs += len(ports)
+                elif _is(child, "rt_info"):
+                    node["rt_info"] = rt_text(cetree.elementFactory(doc, child))
+                else:
+                    node.setdefault("extra_xml", []).append(
+                        rt_text(cetree.elementFactory(doc, child)))
+                child = _next_element(child.next)
+            if op_type in const_types:
+                reader.check_const(node_id)
+            out.append((node_id, node))
+            el = _next_element(el.next)
+    except _Unusual:
+        return None
+    reader.n_inputs = n_inputs
+    return out
+
+
+cdef bint _has_port(list ports, object port_id):
+    cdef dict port
+    for port in ports:
+        if port["id"] == port_id:
+            return True
+    return False
+
+
+def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
+    """``[(from, to, (from-port, to-port), {"from_port", "to_port", "line"}), ...]`` of
+    the <edges> element, every edge between existing ports and every input port fed
+    once; None when any edge is unusual or breaks a rule (the careful walk names it)."""
+    cdef cetree._Element proxy = <cetree._Element?>edges
+    cdef xmlNode* el
+    cdef xmlAttr* a
+    cdef list out = []
+    cdef list values = [None, None, None, None]
+    cdef set fed = set()
+    cdef int i
+    cdef const char* names[4]
+    cdef object src, dst, fp, tp, key
+    names[0] = "from-layer"
+    names[1] = "from-port"
+    names[2] = "to-layer"
+    names[3] = "to-port"
+    try:
+        el = _next_element(proxy._c_node.children)
+        while el is not NULL:
+            if not _is(el, "edge"):
+                return None
+            a = el.properties
+            for i in range(4):
+                if (a is NULL or a.ns is not NULL or strcmp(<const char*>a.name, names[i]) != 0
+                        or a.children is NULL or a.children.type != tree.XML_TEXT_NODE
+                        or a.children.next is not NULL):
+                    return None
+                values[i] = _text(a.children.content)
+                a = a.next
+            if a is not NULL:
+                return None
+            src, fp, dst, tp = values
+            fp, tp = _port_id(fp), _port_id(tp)
+            if src not in nodes or dst not in nodes:
+                return None
+            if not _has_port((<dict>nodes[src])["outputs"], fp):
+                return None
+            if not _has_port((<dict>nodes[dst])["inputs"], tp):
+                return None
+            key = (dst, tp)
+            if key in fed:
+                return None
+            fed.add(key)
+            out.append((src, dst, (fp, tp), {"from_port": fp, "to_port": tp,
+                                             "line": el.line}))
+            el = _next_element(el.next)
+    except _Unusual:
+        return None
+    if len(fed) != n_inputs:
+        return None
+    return out
