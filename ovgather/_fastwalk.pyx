@@ -16,6 +16,8 @@ which also names every error. It is only used with the lxml it was compiled agai
 
 from sys import intern
 
+cimport cython
+
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.string cimport strcmp, strlen
 
@@ -287,3 +289,63 @@ def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
     if len(fed) != n_inputs:
         return None
     return out
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def tag_lines(const unsigned char[:] xml):
+    """(lines of every ``<layer``, lines of every ``<edge``) in the bytes, a tag being the
+    name followed by whitespace, ``/`` or ``>``: one pass counting newlines. The caller
+    uses them only when the counts equal the layers and edges read (no tag hid in a
+    comment or CDATA)."""
+    cdef Py_ssize_t i, n = xml.shape[0]
+    cdef long line = 1
+    cdef list layers = [], edges = []
+    cdef unsigned char c
+    for i in range(n):
+        c = xml[i]
+        if c == 10:
+            line += 1
+        elif c == 60 and i + 6 < n:  # '<'
+            if (xml[i + 1] == 108 and xml[i + 2] == 97 and xml[i + 3] == 121   # l a y
+                    and xml[i + 4] == 101 and xml[i + 5] == 114 and _ends(xml[i + 6])):
+                layers.append(line)
+            elif (xml[i + 1] == 101 and xml[i + 2] == 100 and xml[i + 3] == 103  # e d g
+                    and xml[i + 4] == 101 and _ends(xml[i + 5])):
+                edges.append(line)
+    return layers, edges
+
+
+cdef inline bint _ends(unsigned char c):
+    return c == 32 or c == 9 or c == 10 or c == 13 or c == 47 or c == 62
+
+
+def fill_graph(dict node_dict, dict succ, dict pred, list nodes, list edges):
+    """``ir._fill_graph`` for a fresh MultiDiGraph with plain dict factories."""
+    cdef object n, attrs, u, v, key
+    cdef dict targets, keydict
+    for n, attrs in nodes:
+        node_dict[n] = attrs
+        succ[n] = {}
+        pred[n] = {}
+    for u, v, key, attrs in edges:
+        targets = succ[u]
+        keydict = targets.get(v)
+        if keydict is None:
+            keydict = targets[v] = {}
+            (<dict>pred[v])[u] = keydict
+        keydict[key] = attrs
+
+
+def in_order(list nodes, list edges):
+    """True when every edge goes forward in layer order (so the graph has no cycle)."""
+    cdef dict position = {}
+    cdef Py_ssize_t i = 0
+    cdef object n, u, v, rest
+    for n, rest in nodes:
+        position[n] = i
+        i += 1
+    for u, v, rest, rest in edges:
+        if <Py_ssize_t>position[u] >= <Py_ssize_t>position[v]:
+            return False
+    return True

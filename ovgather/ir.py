@@ -11,10 +11,14 @@ The parse is hardened (SPEC.md §5): no network, no DTD loading, no entity expan
 huge-tree mode, and any DOCTYPE is refused outright. Every problem is an
 :class:`~ovgather.errors.IRError` naming the file, the XML line and the layer.
 
-Reading is linear in the file size: one pass over the lxml tree, nodes and edges added
-in bulk, the garbage collector paused while millions of small objects are created
-(it would otherwise rescan them again and again, which is what made a naive reader
-2-3 times slower than OpenVINO's own).
+Reading is linear in the file size: lxml parses, then one walk over its tree builds the
+node and edge dicts, added to the graph in bulk, with the garbage collector paused while
+millions of small objects are created (it would otherwise rescan them again and again).
+There are three walks, tried in order, each exact or handing over to the next: the
+compiled one (``_fastwalk.pyx``, which reads lxml's C tree without a Python object per
+element: most of a pure-Python reader's time), the pure-Python flat one
+(:class:`_PlainLayers`, for an install without a C compiler) and the careful one
+(``_Reader.layers``), which reads anything well-formed and names every error.
 
 Element types and the data :func:`const_value` returns: the numeric types map to the
 numpy dtype of the same name (little-endian); ``boolean`` to ``bool``. Types numpy
@@ -493,12 +497,18 @@ def _fix_big_lines(xml_bytes: bytes, nodes: list[tuple[str, dict]], edges: list[
     ``<edge from-layer= from-port= to-layer= to-port=``) from the last exactly known
     one, counting newlines in between; a tag written otherwise keeps its estimate.
     """
-    newlines = np.flatnonzero(np.frombuffer(xml_bytes, dtype=np.uint8) == 10)
-    for pattern, items in ((_LAYER_TAG, [attrs for _, attrs in nodes]),
-                           (_EDGE_TAG, [e[3] for e in edges])):
-        starts = [m.start() for m in pattern.finditer(xml_bytes)]
-        if len(starts) == len(items):
-            lines = (np.searchsorted(newlines, starts) + 1).tolist()
+    newlines = None
+    found = _fastwalk.tag_lines(xml_bytes) if _fastwalk is not None else (None, None)
+    for pattern, items, lines in ((_LAYER_TAG, [attrs for _, attrs in nodes], found[0]),
+                                  (_EDGE_TAG, [e[3] for e in edges], found[1])):
+        if lines is None or len(lines) != len(items):
+            if newlines is None:
+                newlines = np.flatnonzero(np.frombuffer(xml_bytes, dtype=np.uint8) == 10)
+        if lines is None:
+            starts = [m.start() for m in pattern.finditer(xml_bytes)]
+            if len(starts) == len(items):
+                lines = (np.searchsorted(newlines, starts) + 1).tolist()
+        if lines is not None and len(lines) == len(items):
             for attrs, line in zip(items, lines, strict=True):
                 attrs["line"] = line
             continue
@@ -554,6 +564,9 @@ def _fill_graph(G: nx.MultiDiGraph, nodes: list[tuple[str, dict]], edges: list[t
         G.add_edges_from(edges)
         return
     node_dict, succ, pred = G._node, G._succ, G._pred
+    if _fastwalk is not None:
+        _fastwalk.fill_graph(node_dict, succ, pred, nodes, edges)
+        nodes = edges = []  # done
     for n, attrs in nodes:
         node_dict[n] = attrs
         succ[n] = {}
@@ -820,7 +833,8 @@ class _Reader:
             edge_list = []
             self.check_fed({})
         _fill_graph(G, nodes, edge_list)
-        self.check_acyclic(G)
+        if _fastwalk is None or not _fastwalk.in_order(nodes, edge_list):
+            self.check_acyclic(G)  # OpenVINO writes layers in order: then there is no cycle
         if nodes and nodes[-1][1]["line"] >= _LXML_MAX_LINE or (
                 edge_list and edge_list[-1][3]["line"] >= _LXML_MAX_LINE):
             _fix_big_lines(self.xml_bytes, nodes, edge_list)
