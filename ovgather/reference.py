@@ -41,8 +41,11 @@ shape rule accepts) returns garbage; and Gather-7/8 on static shapes with
 ``batch_dims >= 1`` and every data dim before ``axis`` of size 1 crashes the process
 (``runtime.known_crash``); on dynamic shapes it computes the right values.
 
-The references are vectorised: index tuples become flat row numbers with one integer
-matmul, then ``numpy.take`` copies whole rows (no Python loop over elements or tuples).
+The references are vectorised (no Python loop over elements or index tuples): GatherND's
+index tuples become flat row numbers in one ``numpy.ravel_multi_index`` call, which
+checks their range as it goes, then ``numpy.take`` copies whole rows; Gather adds the
+offsets of the outer dims to its indices and takes rows the same way; GatherElements is
+``numpy.take_along_axis``.
 """
 
 from __future__ import annotations

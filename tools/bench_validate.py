@@ -2,11 +2,14 @@
 
 Prints, in one run (SPEC.md §3, issue 6):
 
-1. validating 100 and 1,000 gather layers in batched compiles (``runtime.run_cases``,
-   1,000 layers per model) against one compile per layer (100 layers measured, 1,000
-   extrapolated from the per-layer time unless ``--full``);
+1. validating 100 and 1,000 gather layers in batched compiles (``validate`` with
+   ``batch_size=1000``: models of at most 250 layers, two compiled side by side while
+   the main thread plans and judges) against one compile per layer (the same call with
+   ``batch_size=1``; 100 layers measured, 1,000 extrapolated unless ``--full``);
 2. the NumPy reference GatherND against the OpenVINO CPU plugin (pre-bound tensors,
-   ``INFERENCE_NUM_THREADS=2``, f32) on four sizes, and against ``onnx.reference``.
+   ``INFERENCE_NUM_THREADS=2``, f32) on four sizes, and against ``onnx.reference``:
+   the same inputs, one warm-up call each, then the median of ``--repeat`` rounds,
+   interleaved so that a busy moment of the (shared) machine hits every contender.
 
 ``gather_zoo(n, seed)`` builds the model used here and by tests/test_validate.py: GatherND
 5/8 with batch_dims 0-3, GatherElements on every axis, Gather-1/7/8 with batch_dims,
@@ -19,6 +22,7 @@ interval dims.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import tempfile
 import time
@@ -127,46 +131,51 @@ def save_zoo(n_layers: int, path: str | Path, seed: int = 0) -> Path:
 
 
 # -- timing helpers ---------------------------------------------------------------------------
-def _best(fn: Callable[[], object], repeat: int, min_time: float = 0.2) -> float:
-    """Best mean time per call over ``repeat`` rounds of at least ``min_time`` seconds."""
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        n, start = 0, time.perf_counter()
-        while True:
-            fn()
-            n += 1
-            elapsed = time.perf_counter() - start
-            if elapsed >= min_time:
-                break
-        best = min(best, elapsed / n)
-    return best
+def _round(fn: Callable[[], object], min_time: float) -> float:
+    """Mean time per call of ``fn`` over one round of at least ``min_time`` seconds."""
+    n, start = 0, time.perf_counter()
+    while True:
+        fn()
+        n += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_time:
+            return elapsed / n
 
 
-def _interleaved(fns: list[Callable[[], object]], repeat: int) -> list[float]:
-    """Best time per call of each function, their rounds interleaved so that a busy
-    moment of the machine hits them all alike."""
-    best = [float("inf")] * len(fns)
+def _interleaved(fns: list[Callable[[], object]], repeat: int,
+                 min_time: float = 0.1) -> list[tuple[float, float]]:
+    """(median, best) time per call of each function over ``repeat`` rounds, after one
+    warm-up call each; the rounds interleaved, so that a busy moment of the machine hits
+    them all alike. The best is what each gets from a quiet machine: OpenVINO's two
+    threads suffer more than NumPy's one when the other core is busy."""
+    for fn in fns:
+        fn()
+    times: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
         for n, fn in enumerate(fns):
-            best[n] = min(best[n], _best(fn, 1, 0.1))
-    return best
+            times[n].append(_round(fn, min_time))
+    return [(statistics.median(t), min(t)) for t in times]
 
 
 # -- 1. batched vs one compile per layer ----------------------------------------------------------
-def bench_validate(full: bool) -> None:
+def bench_validate(full: bool, rounds: int = 5) -> None:
+    """Batched: the median of ``rounds`` runs. One compile per layer (the same
+    ``validate`` with ``batch_size=1``, so the same worker threads): one run."""
     from ovgather.ir import read_ir
     from ovgather.validate import validate
 
-    print("validate: batched compiles vs one compile per layer")
+    print(f"validate: batched compiles (median of {rounds} runs) vs one compile per layer")
     with tempfile.TemporaryDirectory() as tmp:
         validate(read_ir(save_zoo(8, Path(tmp) / "warm.xml")))  # start-up: openvino, CPU
         for n in (100, 1000):
             G = read_ir(save_zoo(n, Path(tmp) / f"zoo{n}.xml"))
-            start = time.perf_counter()
-            report = validate(G, batch_size=1000)
-            batched = time.perf_counter() - start
-            assert report.ok, [lv.message for lv in report.problems()][:3]
+            times = []
+            for _ in range(rounds):
+                start = time.perf_counter()
+                report = validate(G, batch_size=1000)
+                times.append(time.perf_counter() - start)
+                assert report.ok, [lv.message for lv in report.problems()][:3]
+            batched = statistics.median(times)
             sample = n if full or n == 100 else 100
             names = None if sample == n else [G.nodes[x]["name"] for x in list(
                 _gather_nodes(G))[:sample]]
@@ -175,9 +184,10 @@ def bench_validate(full: bool) -> None:
             per_layer = (time.perf_counter() - start) * n / sample
             assert single.ok
             note = "" if sample == n else f" (measured on {sample}, scaled)"
-            print(f"  {n:5d} layers: batched {batched:7.2f} s, one compile per layer "
-                  f"{per_layer:7.2f} s{note}: {per_layer / batched:5.1f}x faster "
-                  f"({report.summary['ok']} ok, {report.summary['skipped']} skipped)")
+            print(f"  {n:5d} layers: batched {batched:6.3f} s ({min(times):.3f}-{max(times):.3f}),"
+                  f" one compile per layer {per_layer:6.2f} s{note}: "
+                  f"{per_layer / batched:5.1f}x faster "
+                  f"({report.summary['ok']} ok, {report.summary['skipped']} skipped)", flush=True)
 
 
 def _gather_nodes(G):
@@ -230,8 +240,12 @@ def _onnx_gather_nd(data: np.ndarray, indices: np.ndarray, b: int):
 
 
 def bench_reference(repeat: int) -> None:
-    print("reference GatherND-8 vs OpenVINO CPU (pre-bound tensors, 2 threads, f32) "
-          "and vs onnx.reference")
+    """Each size with indices in [0, s-1], then with negative ones too (onnx.reference
+    only on the first: it is the slow one). The reference writes into a pre-allocated
+    output as OpenVINO does into its pre-bound tensor; its time allocating the output is
+    printed too, and onnx.reference (which always allocates) is compared with both."""
+    print(f"reference GatherND-8 vs OpenVINO CPU (pre-bound tensors, 2 threads, f32) "
+          f"and vs onnx.reference: medians of {repeat} interleaved rounds")
     for data_shape, indices_shape, b in SIZES:
         for negative in (False, True):
             data, indices = _case(data_shape, indices_shape, b, negative)
@@ -239,21 +253,24 @@ def bench_reference(repeat: int) -> None:
             out = np.empty_like(ov_out)
             ours = reference.gather_nd(data, indices, b, out=out)
             assert np.array_equal(ours, ov_out), "reference and OpenVINO disagree"
-            t_ov, t_np, t_new = _interleaved([
+            fns = [
                 request.infer,
                 lambda d=data, i=indices, b=b, o=out: reference.gather_nd(d, i, b, out=o),
                 lambda d=data, i=indices, b=b: reference.gather_nd(d, i, b),
-            ], repeat)
-            line = (f"  data {list(data_shape)} indices {list(indices_shape)} b={b}"
-                    f"{' (negative indices)' if negative else ''}: OpenVINO {t_ov * 1e3:7.2f} ms,"
-                    f" reference {t_np * 1e3:7.2f} ms ({t_np / t_ov:4.2f}x OpenVINO; "
-                    f"{t_new * 1e3:.2f} ms allocating its output)")
+            ]
             if not negative:
-                onnx_run = _onnx_gather_nd(data, indices, b)
-                expected = onnx_run()
-                assert np.array_equal(expected, ours), "onnx.reference disagrees"
-                t_onnx = _best(onnx_run, 1, 0.0)
-                line += f", onnx.reference {t_onnx * 1e3:8.1f} ms ({t_onnx / t_np:5.0f}x slower)"
+                fns.append(_onnx_gather_nd(data, indices, b))
+                assert np.array_equal(fns[-1](), ours), "onnx.reference disagrees"
+            (t_ov, b_ov), (t_np, b_np), (t_new, _), *onnx = _interleaved(fns, repeat)
+            line = (f"  data {list(data_shape)} indices {list(indices_shape)} b={b}"
+                    f"{' (negative indices)' if negative else ''}: OpenVINO {t_ov * 1e3:.2f} ms,"
+                    f" reference {t_np * 1e3:.2f} ms ({t_np / t_ov:4.2f}x OpenVINO, best vs "
+                    f"best {b_np / b_ov:4.2f}x; {t_new * 1e3:.2f} ms allocating its output, "
+                    f"{t_new / t_ov:4.2f}x)")
+            if onnx:
+                t_onnx = onnx[0][0]
+                line += (f", onnx.reference {t_onnx * 1e3:.1f} ms ({t_onnx / t_np:3.0f}x "
+                         f"slower; {t_onnx / t_new:3.0f}x than allocating)")
             print(line, flush=True)
 
 
@@ -261,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true",
                         help="measure one compile per layer on all 1,000 layers too")
-    parser.add_argument("--repeat", type=int, default=10, help="timing rounds (best is kept)")
+    parser.add_argument("--repeat", type=int, default=9,
+                        help="timing rounds (the median is kept)")
     parser.add_argument("--skip-validate", action="store_true")
     parser.add_argument("--skip-reference", action="store_true")
     args = parser.parse_args(argv)

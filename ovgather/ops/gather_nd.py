@@ -223,10 +223,11 @@ def _onnx_version(opset: int, domain: str) -> bool:
 #
 # Speed: each index tuple, with its batch number in front, becomes the row number of a
 # 2-D table of data slices in one pass that also checks the range
-# (``numpy.ravel_multi_index``); ``take`` then copies whole rows into the output. Only
-# negative or out-of-range indices cost more: a min/max check, then the same call with
-# ``mode="wrap"`` (which maps [-s, -1] to [0, s-1]). No index is cast or copied before
-# that call, and ``out`` lets a caller reuse its output (tools/bench_validate.py).
+# (``numpy.ravel_multi_index``); ``take`` then copies whole rows into the output. No
+# index is cast or copied on the way. Negative indices cost three more elementwise
+# passes per column (``i + s`` where ``i < 0``, branch-free), then the same call;
+# ``ravel_multi_index(mode="wrap")`` would divide and take longer. ``out`` lets a
+# caller reuse its output (tools/bench_validate.py).
 
 import numpy as _np  # noqa: E402 (this section sits below the shape rules)
 
@@ -253,24 +254,29 @@ def _ref_rows(tuples: _np.ndarray, batched: bool, sizes: tuple[int, ...]) -> _np
     Negative indices count from the end. Raises IndexError outside [-s, s-1].
     """
     n_batch, m, k = tuples.shape
-    batch = (_np.arange(n_batch)[:, None],) if batched else ()
     if k == 0:  # whole slices: the row of a tuple is its batch number
         return _np.broadcast_to(_np.arange(n_batch)[:, None], (n_batch, m))
-    coords = batch + tuple(_np.moveaxis(tuples, -1, 0))
-    dims = ((n_batch,) if batched else ()) + sizes
-    try:
-        return _np.ravel_multi_index(coords, dims)  # raises unless all in [0, s-1]
+    batch = ((_np.arange(n_batch)[:, None],), (n_batch,)) if batched else ((), ())
+    try:  # raises unless every index is in [0, s-1]
+        return _np.ravel_multi_index(batch[0] + tuple(tuples.transpose(2, 0, 1)),
+                                     batch[1] + sizes)
     except ValueError:
         pass
-    low, high = int(tuples.min()), int(tuples.max())
-    outside = low < -min(sizes) or high >= min(sizes)
-    size_arr = _np.array(sizes, dtype=_np.int64)
-    if outside and bool(((tuples < -size_arr) | (tuples >= size_arr)).any()):
-        raise IndexError(
-            f"GatherND indices must lie in [-s, s-1] for the indexed data dims {sizes}, "
-            f"but they span [{low}, {high}]"
-        )
-    return _np.ravel_multi_index(coords, dims, mode="wrap")
+    if tuples.dtype.kind == "i":  # i + s where i < 0: [-s, -1] -> [0, s-1], the rest kept
+        bits = 8 * tuples.dtype.itemsize - 1
+        wrapped = _np.empty((k, n_batch, m), dtype=_np.intp)
+        for column, size, index in zip(wrapped, sizes, tuples.transpose(2, 0, 1), strict=True):
+            _np.right_shift(index, bits, out=column)  # -1 where i < 0, else 0
+            column &= size
+            column += index
+        try:
+            return _np.ravel_multi_index(batch[0] + tuple(wrapped), batch[1] + sizes)
+        except ValueError:
+            pass
+    raise IndexError(
+        f"GatherND indices must lie in [-s, s-1] for the indexed data dims {sizes}, "
+        f"but they span [{int(tuples.min())}, {int(tuples.max())}]"
+    )
 
 
 def gather_nd_reference(
@@ -316,6 +322,12 @@ def gather_nd_reference(
     shape = lead + data.shape[b + k :]
     if out is None:
         out = _np.empty(shape, dtype=data.dtype)
+    elif out.shape != shape or out.dtype != data.dtype or not out.flags.c_contiguous:
+        raise ValueError(
+            f"GatherND out must be a C-contiguous {data.dtype} array of shape {shape}, "
+            f"but got {'a' if out.flags.c_contiguous else 'a non-contiguous'} {out.dtype} "
+            f"array of shape {out.shape}"
+        )
     n_batch, n_tuples = _ref_prod(data.shape[:b]), _ref_prod(idx.shape[b:-1])
     if n_batch * n_tuples == 0:
         return out
