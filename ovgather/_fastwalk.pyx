@@ -320,23 +320,6 @@ cdef inline bint _ends(unsigned char c):
     return c == 32 or c == 9 or c == 10 or c == 13 or c == 47 or c == 62
 
 
-def fill_graph(dict node_dict, dict succ, dict pred, list nodes, list edges):
-    """``ir._fill_graph`` for a fresh MultiDiGraph with plain dict factories."""
-    cdef object n, attrs, u, v, key
-    cdef dict targets, keydict
-    for n, attrs in nodes:
-        node_dict[n] = attrs
-        succ[n] = {}
-        pred[n] = {}
-    for u, v, key, attrs in edges:
-        targets = succ[u]
-        keydict = targets.get(v)
-        if keydict is None:
-            keydict = targets[v] = {}
-            (<dict>pred[v])[u] = keydict
-        keydict[key] = attrs
-
-
 def in_order(list nodes, list edges):
     """True when every edge goes forward in layer order (so the graph has no cycle)."""
     cdef dict position = {}

@@ -14,11 +14,11 @@ huge-tree mode, and any DOCTYPE is refused outright. Every problem is an
 Reading is linear in the file size: lxml parses, then one walk over its tree builds the
 node and edge dicts, added to the graph in bulk, with the garbage collector paused while
 millions of small objects are created (it would otherwise rescan them again and again).
-There are three walks, tried in order, each exact or handing over to the next: the
-compiled one (``_fastwalk.pyx``, which reads lxml's C tree without a Python object per
-element: most of a pure-Python reader's time), the pure-Python flat one
-(:class:`_PlainLayers`, for an install without a C compiler) and the careful one
-(``_Reader.layers``), which reads anything well-formed and names every error.
+There are two walks: the compiled one (``_fastwalk.pyx``, which reads lxml's C tree
+without a Python object per element: most of a pure-Python reader's time) reads the
+usual IR and hands anything unusual to the careful one (``_Reader.layers``,
+``careful_edges``), which reads anything well-formed and names every error. Without a
+C compiler at install only the careful one is there (the same graphs, 1.5-2x slower).
 
 Element types and the data :func:`const_value` returns: the numeric types map to the
 numpy dtype of the same name (little-endian); ``boolean`` to ``bool``. Types numpy
@@ -45,7 +45,6 @@ layer past that line names the estimated line, one or two off).
 from __future__ import annotations
 
 import gc
-import itertools
 import os
 import re
 import shutil
@@ -483,46 +482,33 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
 #: (``_fix_big_lines``); other elements past that line, named only in error messages,
 #: keep the estimate.
 _LXML_MAX_LINE = 65535
-_LAYER_TAG = re.compile(rb"<layer[\s/>]")
-_EDGE_TAG = re.compile(rb"<edge[\s/>]")
-
-
 def _fix_big_lines(xml_bytes: bytes, nodes: list[tuple[str, dict]], edges: list[tuple]) -> None:
     """Replace libxml2's estimated lines (>= 65535) of layers and edges with exact ones.
 
-    The usual way: every ``<layer``/``<edge`` tag in the bytes, in document order, is one
-    layer/edge (they are in that order too); their lines come from the newline offsets
-    by binary search, all in C. When the counts differ (a tag inside a comment or
-    CDATA, say), a walk finds each tag as OpenVINO writes it (``<layer id="N"``,
-    ``<edge from-layer= from-port= to-layer= to-port=``) from the last exactly known
-    one, counting newlines in between; a tag written otherwise keeps its estimate.
+    The usual way: the compiled walk lists the line of every ``<layer``/``<edge`` tag in
+    one pass over the bytes; in document order they are the layers and edges (read in
+    that order too) when the counts agree. Otherwise (a tag inside a comment, or no
+    compiled walk) :func:`_walk_lines` finds each tag as OpenVINO writes it.
     """
-    newlines = None
     found = _fastwalk.tag_lines(xml_bytes) if _fastwalk is not None else (None, None)
-    for pattern, items, lines in ((_LAYER_TAG, [attrs for _, attrs in nodes], found[0]),
-                                  (_EDGE_TAG, [e[3] for e in edges], found[1])):
-        if lines is None or len(lines) != len(items):
-            if newlines is None:
-                newlines = np.flatnonzero(np.frombuffer(xml_bytes, dtype=np.uint8) == 10)
-        if lines is None:
-            starts = [m.start() for m in pattern.finditer(xml_bytes)]
-            if len(starts) == len(items):
-                lines = (np.searchsorted(newlines, starts) + 1).tolist()
-        if lines is not None and len(lines) == len(items):
-            for attrs, line in zip(items, lines, strict=True):
+    newlines = None
+    layer_tags = [(f'<layer id="{n}"'.encode(), attrs) for n, attrs in nodes]
+    edge_tags = [(f'<edge from-layer="{u}" from-port="{k[0]}" to-layer="{v}" '
+                  f'to-port="{k[1]}"'.encode(), attrs) for u, v, k, attrs in edges]
+    for tags, lines in ((layer_tags, found[0]), (edge_tags, found[1])):
+        if lines is not None and len(lines) == len(tags):
+            for (_, attrs), line in zip(tags, lines, strict=True):
                 attrs["line"] = line
             continue
-        if pattern is _LAYER_TAG:
-            _walk_lines(xml_bytes, newlines, [(f'<layer id="{n}"'.encode(), attrs)
-                                              for n, attrs in nodes])
-        else:
-            _walk_lines(xml_bytes, newlines, [
-                (f'<edge from-layer="{u}" from-port="{k[0]}" to-layer="{v}" '
-                 f'to-port="{k[1]}"'.encode(), attrs) for u, v, k, attrs in edges])
+        if newlines is None:
+            newlines = np.flatnonzero(np.frombuffer(xml_bytes, dtype=np.uint8) == 10)
+        _walk_lines(xml_bytes, newlines, tags)
 
 
 def _walk_lines(xml_bytes: bytes, newlines: np.ndarray,
                 items: list[tuple[bytes, dict]]) -> None:
+    """Find each tag from the last exactly known line on, counting the newlines in
+    between; a tag written otherwise keeps its estimate."""
     pos = line = 1
     for tag, attrs in items:
         if attrs["line"] < _LXML_MAX_LINE:
@@ -564,9 +550,6 @@ def _fill_graph(G: nx.MultiDiGraph, nodes: list[tuple[str, dict]], edges: list[t
         G.add_edges_from(edges)
         return
     node_dict, succ, pred = G._node, G._succ, G._pred
-    if _fastwalk is not None:
-        _fastwalk.fill_graph(node_dict, succ, pred, nodes, edges)
-        nodes = edges = []  # done
     for n, attrs in nodes:
         node_dict[n] = attrs
         succ[n] = {}
@@ -581,192 +564,6 @@ def _fill_graph(G: nx.MultiDiGraph, nodes: list[tuple[str, dict]], edges: list[t
     clear = getattr(nx, "_clear_cache", None)
     if clear is not None:
         clear(G)
-
-
-class _NotPlain(Exception):
-    """The <layers> section is not in the plain form :class:`_PlainLayers` reads."""
-
-
-class _PlainLayers:
-    """The fast read of <layers> as OpenVINO writes it, or :class:`_NotPlain`.
-
-    One flat pre-order walk over the elements (``iter()``: a single C iterator, no
-    iterator object per layer, section or port) with a small state machine: a <dim>
-    belongs to the open <port>, a <port> to the open <input>/<output>, those and <data>
-    to the open <layer>. A pre-order sequence and every element's number of children
-    determine a tree, so each container's count of what was assigned to it is compared
-    with its real ``len()``: the walk is exact or it gives up. It also gives up on
-    anything it does not expect (an unknown child, <data> after a port section, a
-    <dim> that is not an int64 >= -1, a duplicate, an invalid Const), leaving every
-    message to :meth:`_Reader.layers`, which then reads the section again.
-    """
-
-    def __init__(self, reader: _Reader) -> None:
-        self.reader = reader
-
-    def read(self, layers: etree._Element) -> list[tuple[str, dict[str, Any]]]:
-        try:
-            return self.walk(layers)
-        except (TypeError, ValueError):  # a missing or non-integer id or dim
-            raise _NotPlain from None
-
-    def walk(self, layers: etree._Element) -> list[tuple[str, dict[str, Any]]]:
-        reader = self.reader
-        nodes, versions, strings, intern = reader.nodes, reader.versions, reader.strings, \
-            sys.intern
-        out: list[tuple[str, dict[str, Any]]] = []
-        all_texts: list[str] = []  # every dim, checked once at the end
-        all_values: list[int] = []
-        layer_el = section_el = port_el = None
-        node: dict[str, Any] = {}
-        ports: list[dict[str, Any]] = []
-        port: dict[str, Any] = {}
-        dims: list[str] | None = None  # the open port's dim texts
-        n_layer = n_section = n_port = 0  # children assigned to the open containers
-        seen: set[int] = set()
-        sections = 0  # <input>/<output> sections of the open layer
-        n_inputs = 0
-        it = layers.iter()
-        next(it)  # <layers> itself
-        for el in it:
-            tag = el.tag
-            if tag == "dim":
-                if dims is None:
-                    raise _NotPlain
-                dims.append(el.text)
-                continue
-            if dims is not None:  # the open port ends here (or gets an rt_info)
-                if tag == "rt_info" and el.getparent() is port_el:
-                    port["rt_info"] = _rt_text(el)
-                    n_port += 1
-                    _skip(it, el)
-                    continue
-                if len(port_el) != len(dims) + n_port:
-                    raise _NotPlain
-                port["dims"] = values = tuple(map(int, dims))
-                all_values += values
-                all_texts += dims
-                dims = None
-            if tag == "port":
-                if section_el is None:
-                    raise _NotPlain
-                n_section += 1
-                attrs = dict(el.items())
-                port_id = int(attrs.pop("id", "-1"))
-                if port_id < 0 or port_id in seen:
-                    raise _NotPlain
-                seen.add(port_id)
-                precision = attrs.pop("precision", None)
-                names = attrs.pop("names", None)
-                port = {
-                    "id": port_id,
-                    "precision": None if precision is None else strings.setdefault(
-                        precision, precision),
-                    "names": [] if names is None else split_names(names),
-                    "dims": (),
-                    "rt_info": None,
-                    "attrs": attrs,
-                }
-                ports.append(port)
-                port_el, dims, n_port = el, [], 0
-                continue
-            if section_el is not None and len(section_el) != n_section:
-                raise _NotPlain
-            section_el = None
-            if tag == "output" or tag == "input":
-                if layer_el is None:
-                    raise _NotPlain
-                n_layer += 1
-                sections += 1
-                ports = node["outputs"] if tag == "output" else node["inputs"]
-                section_el, n_section = el, 0
-            elif tag == "data":
-                if layer_el is None or sections or node["data"] or len(el):
-                    raise _NotPlain
-                n_layer += 1
-                node["data"] = dict(el.items())
-            elif tag == "rt_info":
-                if layer_el is None or el.getparent() is not layer_el:
-                    raise _NotPlain
-                n_layer += 1
-                node["rt_info"] = _rt_text(el)
-                _skip(it, el)
-            elif tag == "layer":
-                if layer_el is not None:
-                    if len(layer_el) != n_layer:
-                        raise _NotPlain
-                    n_inputs += len(node["inputs"])
-                    if node["type"] in CONST_TYPES:
-                        reader.check_const(out[-1][0])
-                attrs = dict(el.items())
-                node_id = attrs.pop("id", None)
-                name = attrs.pop("name", None)
-                op_type = attrs.pop("type", None)
-                version = attrs.pop("version", None)
-                if (node_id is None or not node_id.isdigit() or node_id in nodes
-                        or name is None or op_type is None):
-                    raise _NotPlain
-                op_type = intern(op_type)
-                if version is not None:
-                    version = intern(version)
-                key = (op_type, version)
-                node = {
-                    "name": name,
-                    "type": op_type,
-                    "version": version,
-                    "op_version": versions[key] if key in versions
-                    else reader.op_version(key),
-                    "data": {},
-                    "layer_attrs": attrs,
-                    "inputs": [],
-                    "outputs": [],
-                    "rt_info": None,
-                    "line": el.sourceline,
-                }
-                nodes[node_id] = node
-                out.append((node_id, node))
-                layer_el, n_layer, sections = el, 0, 0
-                seen = set()
-            else:
-                raise _NotPlain
-        if dims is not None:
-            if len(port_el) != len(dims) + n_port:
-                raise _NotPlain
-            port["dims"] = values = tuple(map(int, dims))
-            all_values += values
-            all_texts += dims
-        if section_el is not None and len(section_el) != n_section:
-            raise _NotPlain
-        if layer_el is not None:
-            if len(layer_el) != n_layer:
-                raise _NotPlain
-            n_inputs += len(node["inputs"])
-            if node["type"] in CONST_TYPES:
-                reader.check_const(out[-1][0])
-        if len(layers) != len(out):
-            raise _NotPlain
-        if all_values and (min(all_values) < -1 or max(all_values) > _INT64_MAX
-                           or "_" in "".join(all_texts)):
-            raise _NotPlain  # an out-of-range dim, or int()'s "1_0": the careful walk
-        reader.n_inputs = n_inputs
-        return out
-
-
-def _compiled_layers(reader: _Reader, layers: etree._Element) -> list | None:
-    if _fastwalk is None:
-        return None
-    return _fastwalk.read_layers(layers, reader, _rt_text, split_names, CONST_TYPES)
-
-
-def _plain_layers(reader: _Reader, layers: etree._Element) -> list | None:
-    return _PlainLayers(reader).read(layers)
-
-
-def _skip(it: Iterator[etree._Element], el: etree._Element) -> None:
-    """Advance the pre-order iterator ``it`` past the descendants of ``el``."""
-    count = sum(1 for _ in el.iterdescendants())
-    if count:
-        next(itertools.islice(it, count - 1, count), None)
 
 
 class _Reader:
@@ -842,25 +639,25 @@ class _Reader:
 
     # -- layers --------------------------------------------------------------------
     def fast_layers(self, layers: etree._Element) -> list[tuple[str, dict[str, Any]]] | None:
-        """The layers read by the compiled walk, else by :class:`_PlainLayers`; None
-        (and the reader as new) when neither is sure, or either met an error."""
-        for walk in (_compiled_layers, _plain_layers):
-            try:
-                nodes = walk(self, layers)
-            except (_NotPlain, IRError):
-                nodes = None
-            if nodes is not None:
-                return nodes
+        """The layers read by the compiled walk; None (and the reader as new) when it is
+        not built, not sure, or met an error: then the careful walk reads them."""
+        if _fastwalk is None:
+            return None
+        try:
+            nodes = _fastwalk.read_layers(layers, self, _rt_text, split_names, CONST_TYPES)
+        except IRError:
+            nodes = None
+        if nodes is None:
             self.nodes.clear()
             self.slices.clear()
             self.n_inputs = 0
-        return None
+        return nodes
 
     def layers(self, layers: etree._Element) -> list[tuple[str, dict[str, Any]]]:
         """Every <layer> as ``(id, node dict)``, in XML order, each element checked.
 
-        The careful walk: :class:`_PlainLayers` reads the usual IR faster and hands
-        anything unusual, and every error, to this one."""
+        The careful walk: the compiled one reads the usual IR faster and hands anything
+        unusual, and every error, to this one."""
         out: list[tuple[str, dict[str, Any]]] = []
         nodes, versions, intern = self.nodes, self.versions, sys.intern
         for el in layers:
@@ -1047,14 +844,8 @@ class _Reader:
         fed: dict[tuple[str, int], int] = {}
         nodes = self.nodes
         for el in edges:
-            try:  # OpenVINO's attribute order: one C call instead of four
-                (k1, src), (k2, fp), (k3, dst), (k4, tp) = el.items()
-                if (k1 != "from-layer" or k2 != "from-port" or k3 != "to-layer"
-                        or k4 != "to-port"):
-                    raise ValueError
-            except ValueError:
-                src, dst = el.get("from-layer"), el.get("to-layer")
-                fp, tp = el.get("from-port"), el.get("to-port")
+            src, dst = el.get("from-layer"), el.get("to-layer")
+            fp, tp = el.get("from-port"), el.get("to-port")
             try:
                 fp, tp = int(fp), int(tp)
                 outputs, inputs = nodes[src]["outputs"], nodes[dst]["inputs"]

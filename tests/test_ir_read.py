@@ -114,6 +114,11 @@ def test_line_numbers_beyond_65535(tmp_path: Path) -> None:
     assert len(lines) > 70000
     G = read_ir(path)
     assert max(line for _, line in G.nodes(data="line")) > 65535
+    assert_lines_point_at_tags(G, lines)
+
+
+def assert_lines_point_at_tags(G: nx.MultiDiGraph, lines: list[str]) -> None:
+    """Every layer's and edge's ``line`` is the line of its own tag in ``lines``."""
     for n, line in G.nodes(data="line"):
         assert f'<layer id="{n}" ' in lines[line - 1]
     for u, v, k, d in G.edges(keys=True, data=True):

@@ -1,7 +1,6 @@
-"""The three walks of ``read_ir`` give the same graph: the compiled one
-(``ovgather/_fastwalk.pyx``), the pure-Python flat one (``ir._PlainLayers``) and the
-careful one (``ir._Reader.layers`` / ``careful_edges``), or the faster ones hand the file
-over to the careful one.
+"""The two walks of ``read_ir`` give the same graph: the compiled one
+(``ovgather/_fastwalk.pyx``) and the careful one (``ir._Reader.layers`` /
+``careful_edges``), or the compiled one hands the file over to the careful one.
 
 Every sample, generated model and hand-edited variant is read with each walk on its own;
 the graphs (or the errors) must be equal. The variants are the shapes a fast walk could
@@ -17,6 +16,7 @@ from pathlib import Path
 import gen_models
 import openvino as ov
 import pytest
+from test_ir_read import assert_lines_point_at_tags
 
 from ovgather import ir
 from ovgather.errors import IRError
@@ -26,15 +26,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "ir_samples").rglob("*.xml"))
 
 
-WALKS = ("compiled", "plain", "careful")
+WALKS = ("compiled", "careful")
 
 
 def _only(walk: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Leave only ``walk`` switched on (the careful one is always there behind it)."""
     if walk != "compiled":
         monkeypatch.setattr(ir, "_fastwalk", None)
-    if walk != "plain":
-        monkeypatch.setattr(ir, "_plain_layers", lambda reader, layers: None)
 
 
 def _careful(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -42,7 +40,7 @@ def _careful(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_compiled_walk_is_built() -> None:
-    """`pip install` compiles it (setup.py); without it reading is ~1.5x slower."""
+    """`pip install` compiles it (setup.py); without it reading is 1.5-2x slower."""
     assert ir._fastwalk is not None, "ovgather._fastwalk is missing: no C compiler at install?"
 
 
@@ -69,12 +67,8 @@ def _read_each(read, monkeypatch: pytest.MonkeyPatch) -> dict:
 
 
 def _read_both(read, monkeypatch: pytest.MonkeyPatch):
-    """(compiled, plain, careful) results must agree: return (compiled, careful)."""
+    """(compiled result, careful result)."""
     results = _read_each(read, monkeypatch)
-    if isinstance(results["careful"], str):
-        assert results["compiled"] == results["plain"] == results["careful"]
-    else:
-        _same_graph(results["plain"], results["careful"])
     return results["compiled"], results["careful"]
 
 
@@ -83,8 +77,7 @@ def _no_fallback(monkeypatch: pytest.MonkeyPatch, walk: str) -> None:
     def refuse(*args):
         raise AssertionError(f"the {walk} walk fell back to the careful one")
     monkeypatch.setattr(ir._Reader, "layers", refuse)
-    if walk == "compiled":  # the plain walk reads layers only; edges go the careful way
-        monkeypatch.setattr(ir._Reader, "careful_edges", refuse)
+    monkeypatch.setattr(ir._Reader, "careful_edges", refuse)
 
 
 def _assert_walks_agree(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,7 +89,6 @@ def _assert_walks_agree(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
                 _no_fallback(m, walk)
             results[walk] = read_ir(path)
     _same_graph(results["compiled"], results["careful"])
-    _same_graph(results["plain"], results["careful"])
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[str(p.relative_to(ROOT)) for p in SAMPLES])
@@ -173,11 +165,6 @@ def test_lines_stay_exact_when_a_comment_holds_a_layer_tag(tmp_path: Path) -> No
     path = gen_models.big_ir(4000, tmp_path / "big.xml")
     text = path.read_text().replace("<layers>", '<layers>\n<!-- <layer id="x"> <edge -->', 1)
     path.write_text(text)
-    lines = text.splitlines()
     G = read_ir(path)
     assert max(line for _, line in G.nodes(data="line")) > 65535
-    for n, line in G.nodes(data="line"):
-        assert f'<layer id="{n}" ' in lines[line - 1]
-    for u, v, k, d in G.edges(keys=True, data=True):
-        assert (f'from-layer="{u}" from-port="{k[0]}" to-layer="{v}" to-port="{k[1]}"'
-                in lines[d["line"] - 1])
+    assert_lines_point_at_tags(G, text.splitlines())
