@@ -52,9 +52,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops.gather import gather_reference
-from .ops.gather_elements import gather_elements_reference
-from .ops.gather_nd import gather_nd_reference, onnx_gather_nd_reference
+# Each reference lives beside its shape rule; these are its public names.
+from .ops.gather import gather_reference as gather
+from .ops.gather_elements import gather_elements_reference as gather_elements
+from .ops.gather_nd import gather_nd_reference as gather_nd
+from .ops.gather_nd import onnx_gather_nd_reference as onnx_gather_nd
 
 __all__ = [
     "gather_nd",
@@ -66,51 +68,13 @@ __all__ = [
 ]
 
 
-def gather_nd(
-    data: np.ndarray,
-    indices: np.ndarray,
-    batch_dims: int = 0,
-    version: int = 8,
-    out: np.ndarray | None = None,
-) -> np.ndarray:
-    """GatherND-5 or GatherND-8 (``version``); see ``ops.gather_nd.gather_nd_reference``."""
-    return gather_nd_reference(data, indices, batch_dims, version, out)
-
-
-def onnx_gather_nd(
-    data: np.ndarray,
-    indices: np.ndarray,
-    batch_dims: int = 0,
-    opset: int = 13,
-    domain: str = "",
-) -> np.ndarray:
-    """ONNX GatherND-11/12/13 (``domain=""``) or com.microsoft GatherND-1."""
-    return onnx_gather_nd_reference(data, indices, batch_dims, opset, domain)
-
-
-def gather_elements(data: np.ndarray, indices: np.ndarray, axis: int = 0) -> np.ndarray:
-    """GatherElements-6; see ``ops.gather_elements.gather_elements_reference``."""
-    return gather_elements_reference(data, indices, axis)
-
-
 def onnx_gather_elements(
     data: np.ndarray, indices: np.ndarray, axis: int = 0, opset: int = 13
 ) -> np.ndarray:
     """ONNX GatherElements-11/13: the same arithmetic as GatherElements-6."""
     if opset not in (11, 13):
         raise ValueError(f"ONNX GatherElements has opsets 11 and 13, but got {opset}")
-    return gather_elements_reference(data, indices, axis)
-
-
-def gather(
-    data: np.ndarray,
-    indices: np.ndarray,
-    axis: int = 0,
-    batch_dims: int = 0,
-    version: int = 8,
-) -> np.ndarray:
-    """Gather-1/7/8 (``version``); see ``ops.gather.gather_reference``."""
-    return gather_reference(data, indices, axis, batch_dims, version)
+    return gather_elements(data, indices, axis)
 
 
 def for_layer(
