@@ -8,17 +8,7 @@ and prove the gather layers against the OpenVINO CPU runtime.
 from __future__ import annotations
 
 from . import errors, graph, reference, shapes
-from .errors import (
-    IRError,
-    IRStructureError,
-    OvgatherError,
-    ShapeError,
-    ShapeInferenceError,
-    ShapeParseError,
-    UnsupportedOpError,
-    WeightsError,
-    XMLSyntaxError,
-)
+from .errors import *  # noqa: F403 (the whole exception family, listed in errors.__all__)
 from .infer import CheckReport, check, infer_shapes
 from .interop import from_openvino, load_model, to_openvino
 from .ir import const_value, parse_ir, read_ir, write_ir
@@ -46,16 +36,8 @@ __all__ = [
     # shapes
     "Dimension",
     "PartialShape",
-    # errors
-    "OvgatherError",
-    "IRError",
-    "XMLSyntaxError",
-    "IRStructureError",
-    "WeightsError",
-    "ShapeError",
-    "ShapeParseError",
-    "ShapeInferenceError",
-    "UnsupportedOpError",
+    # errors: the whole family
+    *errors.__all__,
     # modules
     "errors",
     "graph",

@@ -14,7 +14,7 @@ which also names every error. It is only used with the lxml it was compiled agai
 (``LXML_BUILT``), since it reads lxml's struct layout.
 """
 
-from sys import intern
+from ovgather.graph import layer_of_xml, new_port
 
 cimport cython
 
@@ -139,15 +139,9 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
                     extra = []
                 extra.append(rt_text(cetree.elementFactory(doc, child)))
             child = _next_element(child.next)
-        port = {
-            "id": port_id,
-            "precision": None if precision is None else strings.setdefault(
-                precision, precision),
-            "names": [] if names is None else split_names(names),
-            "dims": tuple(dims),
-            "rt_info": rt_info,
-            "attrs": attrs,
-        }
+        port = new_port(
+            port_id, None if precision is None else strings.setdefault(precision, precision),
+            tuple(dims), None if names is None else split_names(names), rt_info, attrs)
         if extra:
             port["extra_xml"] = extra
         ports.append(port)
@@ -164,11 +158,10 @@ def read_layers(layers, reader, rt_text, split_names, const_types):
     cdef xmlNode* el
     cdef xmlNode* child
     cdef dict nodes = reader.nodes
-    cdef dict versions = reader.versions
     cdef dict strings = reader.strings
     cdef list out = []
     cdef dict attrs, node
-    cdef object node_id, name, op_type, version, key
+    cdef object node_id
     cdef set seen
     cdef Py_ssize_t n_inputs = 0
     try:
@@ -176,30 +169,9 @@ def read_layers(layers, reader, rt_text, split_names, const_types):
         while el is not NULL:
             if not _is(el, "layer"):
                 return None
-            attrs = _attrs(el)
-            node_id = attrs.pop("id", None)
-            name = attrs.pop("name", None)
-            op_type = attrs.pop("type", None)
-            version = attrs.pop("version", None)
-            if (node_id is None or not node_id.isdigit() or node_id in nodes or name is None
-                    or op_type is None):
+            node_id, node = layer_of_xml(_attrs(el), el.line, nodes)
+            if node is None:
                 return None
-            op_type = intern(op_type)
-            if version is not None:
-                version = intern(version)
-            key = (op_type, version)
-            node = {
-                "name": name,
-                "type": op_type,
-                "version": version,
-                "op_version": versions[key] if key in versions else reader.op_version(key),
-                "data": {},
-                "layer_attrs": attrs,
-                "inputs": [],
-                "outputs": [],
-                "rt_info": None,
-                "line": el.line,
-            }
             nodes[node_id] = node
             seen = set()
             child = _next_element(el.children)
@@ -219,7 +191,7 @@ def read_layers(layers, reader, rt_text, split_names, const_types):
                     node.setdefault("extra_xml", []).append(
                         rt_text(cetree.elementFactory(doc, child)))
                 child = _next_element(child.next)
-            if op_type in const_types:
+            if node["type"] in const_types:
                 reader.check_const(node_id)
             out.append((node_id, node))
             el = _next_element(el.next)

@@ -15,7 +15,9 @@ The tree::
     │   └── WeightsError        missing or short .bin, bad offset/size, overlaps
     ├── ShapeError
     │   ├── ShapeParseError     shape text that is not OpenVINO's notation
-    │   └── ShapeInferenceError the inputs of an op break one of its rules
+    │   ├── ShapeInferenceError the inputs of an op break one of its rules
+    │   └── ReferenceInputError arrays a NumPy reference cannot compute (also a
+    │       └── IndexRangeError ValueError; out-of-range indices also an IndexError)
     ├── UnsupportedOpError      an op/opset combination that does not exist
     ├── RewriteError            a graph rewrite that cannot be applied
     ├── OutputError             an output file that cannot be written
@@ -34,6 +36,8 @@ __all__ = [
     "ShapeError",
     "ShapeParseError",
     "ShapeInferenceError",
+    "ReferenceInputError",
+    "IndexRangeError",
     "UnsupportedOpError",
     "RewriteError",
     "OutputError",
@@ -132,6 +136,14 @@ class ShapeParseError(ShapeError, ValueError):
 
 class ShapeInferenceError(ShapeError):
     """The input shapes, types or attributes of an op break one of its rules."""
+
+
+class ReferenceInputError(ShapeError, ValueError):
+    """Arrays that break an op's rules, given to its NumPy reference."""
+
+
+class IndexRangeError(ReferenceInputError, IndexError):
+    """Index values outside the range the runtime defines for the op."""
 
 
 class UnsupportedOpError(OvgatherError):

@@ -3,34 +3,41 @@
 A user who sees ``mismatch`` or ``invalid`` on a GatherND wants to know *why*: what
 ``b`` and ``k`` are, how the batch dims merge, what the output would be under
 GatherND-5 (batch dims folded into one), GatherND-8 (kept) and ONNX, and which rule
-breaks. :func:`explain_gather_nd` walks OpenVINO's checks in OpenVINO's order
-(openvino-facts.md §1) on two shapes; :func:`explain_layer` finds the layer in a graph,
-takes its input shapes from ovgather's inference and adds what the IR declares.
+breaks. Nothing here re-derives a rule: :func:`explain_op` runs the op's own shape rule
+(the one ``check`` runs, found through its spec) with a :class:`~ovgather.ops.spec.Trace`
+and prints the steps it recorded, so ``explain`` and ``check`` agree by construction.
+:func:`explain_layer` finds the layer in a graph, takes its input shapes from ovgather's
+inference and adds what the IR declares.
 
 >>> e = explain_gather_nd("[1,64,64,320]", "[1,64,64,1,1]", batch_dims=3)
 >>> e.outputs["GatherND-5"], e.outputs["GatherND-8"]
 ('[4096,1]', '[1,64,64,1]')
 >>> explain_gather_nd("[2,3,4,5]", "[2,1,2]", batch_dims=2).failed_rule
-'the batch dims of data and indices must be the same'
+'the leading batch_dims dims of data and indices must match'
 
 Nothing here imports openvino; the tests compare every answer with it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
 
 from . import graph as g
-from .errors import UsageError
-from .ir import ELEMENT_TYPES
-from .shapes import Dimension, PartialShape, ShapeLike, as_partial_shape
+from .element_types import element_type_name
+from .errors import ShapeInferenceError, UnsupportedOpError, UsageError
+from .ops import gather, gather_elements, gather_nd, registry
+from .ops.spec import Attrs, OpSpec, Step, Trace
+from .ops.values import Tensor
+from .shapes import PartialShape, ShapeLike, as_partial_shape
 
 __all__ = [
     "Step",
     "Explanation",
+    "explain_op",
     "explain_gather_nd",
     "explain_gather",
     "explain_gather_elements",
@@ -41,36 +48,19 @@ __all__ = [
     "layer_statuses",
     "declared_shape",
     "element_type",
-    "GATHER_TYPES",
+    "gather_types",
     "reshape_effect",
 ]
 
-#: The op types explain, extract and show treat as "gather layers".
-GATHER_TYPES = ("GatherND", "GatherElements", "Gather")
 
-_V5, _V8, _ONNX, _ONNX11 = "GatherND-5", "GatherND-8", "ONNX GatherND-12/13", "ONNX GatherND-11"
-
-#: IR port precision → element type text (openvino-facts.md §6).
-_PRECISION_TO_TYPE = {e.precision: name for name, e in ELEMENT_TYPES.items()}
-_PRECISION_TO_TYPE["UNSPECIFIED"] = "dynamic"
-_NOT_INDEX_TYPES = ("f64", "f32", "f16", "bf16", "nf4", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1",
-                    "boolean")
+def gather_types() -> tuple[str, ...]:
+    """The op types explain, extract and show treat as "gather layers"."""
+    return registry.family("gather")
 
 
 def element_type(precision: str | None) -> str | None:
     """The element type (``f32``, ``i64``, ``boolean``) that an IR port precision names."""
-    if precision is None:
-        return None
-    return _PRECISION_TO_TYPE.get(precision.upper(), precision.lower())
-
-
-@dataclass
-class Step:
-    """One rule of the walk: what it says, whether it holds, and what was seen."""
-
-    rule: str
-    ok: bool
-    detail: str
+    return None if precision is None else element_type_name(precision)
 
 
 @dataclass
@@ -90,12 +80,7 @@ class Explanation:
     failed_rule: str | None = None
     layer: dict[str, Any] | None = None
     axis: int | None = None
-
-    def add(self, rule: str, ok: bool, detail: str) -> bool:
-        self.steps.append(Step(rule, ok, detail))
-        if not ok and self.failed_rule is None:
-            self.failed_rule = rule
-        return ok
+    facts: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -117,138 +102,79 @@ class Explanation:
         return "\n".join(_text_lines(self))
 
 
-# ---- the walk on shapes -------------------------------------------------------------
+# ---- the walk: the op's own rule, traced ------------------------------------------------
+
+
+def _run(spec: OpSpec, ins: list[Tensor], attrs: Mapping[str, str]) -> tuple[Any, Trace]:
+    """The spec's rule on ``ins``: its output shape (or the error) and the trace."""
+    trace = Trace()
+    try:
+        return spec.infer(ins, attrs, 1, trace)[0].shape, trace
+    except ShapeInferenceError as err:
+        if trace.failed_rule is None:  # an attribute the rule could not even read
+            trace.steps.append(Step(err.message, False, "the layer's attributes"))
+        return err, trace
+
+
+def explain_op(op_type: str, ins: list[Tensor], attrs: Mapping[str, str] | None = None,
+               version: int | None = None) -> Explanation:
+    """Run every version of ``op_type``'s rule on ``ins`` and explain the one of
+    ``version`` (the newest when None) step by step; the others give their outputs."""
+    attrs = dict(attrs or {})
+    versions = registry.specs(op_type)
+    if not versions:
+        raise UnsupportedOpError(f"ovgather has no shape rule for {op_type}")
+    main = next((s for s in versions if s.version == version), versions[-1])
+    data, indices = ins[0], ins[1]
+    e = Explanation(op_type, str(data.shape), str(indices.shape), _shown_type(indices.etype),
+                    _int_or_zero(attrs.get("batch_dims")))
+    for s in versions:
+        out, trace = _run(s, ins, attrs)
+        if s is main:
+            e.steps, e.facts = trace.steps, trace.facts
+            e.failed_rule = trace.failed_rule
+        failed = isinstance(out, ShapeInferenceError)
+        e.outputs[s.name] = None if failed else str(out)
+        e.notes[s.name] = f"invalid: {trace.failed_rule}" if failed else trace.facts.get("note", "")
+    if main.views is not None:
+        for name, (out, note) in main.views(e.outputs, e.facts, Attrs(attrs)).items():
+            e.outputs[name], e.notes[name] = out, note
+    if e.failed_rule is not None:
+        for name in e.outputs:
+            e.outputs[name], e.notes[name] = None, f"invalid: {e.failed_rule}"
+    e.notes = {k: v for k, v in e.notes.items() if v}
+    e.k, e.batch = e.facts.get("k"), e.facts.get("batch") or []
+    e.axis = e.facts.get("axis")
+    return e
+
+
+def _shown_type(etype: str | None) -> str | None:
+    return None if etype in (None, "dynamic") else etype
+
+
+def _int_or_zero(text: Any) -> int:
+    try:
+        return Attrs({"n": text}).int("n", 0) if text is not None else 0
+    except ShapeInferenceError:
+        return 0
+
+
+def _tensors(data: ShapeLike, indices: ShapeLike, indices_type: str | None,
+             axis: int | None = None) -> list[Tensor]:
+    ins = [Tensor(as_partial_shape(data)), Tensor(as_partial_shape(indices),
+                                                  indices_type or "dynamic")]
+    if axis is not None:
+        ins.append(Tensor(PartialShape.of(()), "i64", ((axis,), (axis,))))
+    return ins
 
 
 def explain_gather_nd(
-    data: ShapeLike,
-    indices: ShapeLike,
-    batch_dims: int = 0,
-    indices_type: str | None = None,
+    data: ShapeLike, indices: ShapeLike, batch_dims: int = 0, indices_type: str | None = None,
 ) -> Explanation:
-    """Walk GatherND's shape rule on ``data`` and ``indices`` and say what each version gives.
-
-    The checks run in OpenVINO's order, and the first broken one ends the walk (later
-    ones cannot be judged on broken inputs). GatherND-5 and -8 share every check and
-    differ only in the final fold, so a broken rule fails both.
-    """
-    D, Ix = as_partial_shape(data), as_partial_shape(indices)
-    e = Explanation("GatherND", str(D), str(Ix), indices_type, batch_dims)
-    b = batch_dims
-    if not _check_inputs(e, D, Ix, b):
-        return _fail_all(e)
-    if D.rank is None or Ix.rank is None or Ix[-1].is_dynamic:
-        why = "the rank of data or indices is unknown" if D.rank is None or Ix.rank is None \
-            else f"k = I[-1] = {Ix[-1]} is not static"
-        e.add("k and both ranks must be known to build the output", True,
-              f"{why}, so OpenVINO gives a dynamic rank and checks nothing more")
-        e.k = None if Ix.rank is None else str(Ix[-1])
-        for key in (_V8, _V5, _ONNX):
-            e.outputs[key] = "[...]"
-        _onnx11(e)
-        return e
-    k = Ix[-1].lo
-    e.k = str(k)
-    if not e.add("b + k must not exceed the rank of data", b + k <= D.rank,
-                 f"b + k = {b} + {k} = {b + k}, rank D = {D.rank}"):
-        return _fail_all(e)
-    merged = _merge_batch(e, D, Ix, b)
-    if merged is None:
-        return _fail_all(e)
-    _outputs(e, D, Ix, b, k, merged)
-    return e
-
-
-def _check_inputs(e: Explanation, D: PartialShape, Ix: PartialShape, b: int) -> bool:
-    t = e.indices_type
-    if t is not None and t.lower() in _NOT_INDEX_TYPES:
-        return e.add("indices must be of an integer type", False, f"indices are {t}")
-    if t is not None:
-        e.add("indices must be of an integer type", True, f"indices are {t}")
-    if b < 0:
-        return e.add("batch_dims must not be negative", False, f"b = {b}")
-    for what, s in (("data", D), ("indices", Ix)):
-        if s.rank is None:
-            e.add(f"{what} rank must be at least 1 and greater than b", True,
-                  f"the rank of {what} is unknown, nothing to check")
-            continue
-        if not e.add(f"{what} rank must be at least 1", s.rank >= 1, f"rank = {s.rank}"):
-            return False
-        if not e.add(f"b must be less than the rank of {what}", b < s.rank,
-                     f"b = {b}, rank = {s.rank}"):
-            return False
-    return True
-
-
-def _merge_batch(
-    e: Explanation, D: PartialShape, Ix: PartialShape, b: int
-) -> list[Dimension] | None:
-    merged: list[Dimension] = []
-    seen = []
-    for axis in range(b):
-        m = D[axis] & Ix[axis]
-        e.batch.append({"axis": str(axis), "data": str(D[axis]), "indices": str(Ix[axis]),
-                        "merged": None if m is None else str(m)})
-        seen.append(f"axis {axis}: {D[axis]} & {Ix[axis]} -> {'none' if m is None else m}")
-        if m is None:
-            e.add("the batch dims of data and indices must be the same", False,
-                  "; ".join(seen) + " (these sizes can never be equal)")
-            return None
-        merged.append(m)
-    detail = "; ".join(seen) if seen else "b = 0: no batch dims"
-    e.add("the batch dims of data and indices must be the same", True, detail)
-    return merged
-
-
-def _outputs(
-    e: Explanation, D: PartialShape, Ix: PartialShape, b: int, k: int, merged: list[Dimension]
-) -> None:
-    middle, tail = Ix[b:-1], D[b + k:]
-    kept = PartialShape.of(tuple(merged)) + middle + tail
-    e.outputs[_V8] = str(kept)
-    e.notes[_V8] = (f"batch dims kept: {_dims(merged)} + I[b:-1] = {middle} + "
-                    f"D[b+k:] = {tail} -> {kept}")
-    if b > 1:
-        product = merged[0]
-        for d in merged[1:]:
-            product = product * d
-        folded = PartialShape.of((product,)) + middle + tail
-        e.outputs[_V5] = str(folded)
-        e.notes[_V5] = (f"batch dims folded into one: {' x '.join(map(str, merged))} = "
-                        f"{product} -> {folded}")
-    else:
-        e.outputs[_V5] = str(kept)
-        e.notes[_V5] = f"b = {b} <= 1: nothing to fold, the same as GatherND-8 -> {kept}"
-    if k == 0:
-        e.outputs[_ONNX] = None
-        e.notes[_ONNX] = "ONNX needs k >= 1 (OpenVINO accepts k = 0: whole slices)"
-    else:
-        e.outputs[_ONNX] = str(kept)
-        e.notes[_ONNX] = "the same layout as GatherND-8; OpenVINO imports it as GatherND-8"
-    _onnx11(e)
-
-
-def _onnx11(e: Explanation) -> None:
-    if e.batch_dims == 0:
-        e.outputs[_ONNX11] = e.outputs.get(_ONNX)
-        e.notes[_ONNX11] = "b = 0: the same as GatherND-12/13"
-    else:
-        e.outputs[_ONNX11] = None
-        e.notes[_ONNX11] = "GatherND-11 and com.microsoft GatherND have no batch_dims: b must be 0"
-
-
-def _fail_all(e: Explanation) -> Explanation:
-    for key in (_V8, _V5, _ONNX, _ONNX11):
-        e.outputs[key] = None
-        e.notes[key] = f"invalid: {e.failed_rule}"
-    return e
-
-
-def _dims(dims: list[Dimension]) -> str:
-    return "[" + ",".join(map(str, dims)) + "]"
-
-
-# ---- the other gather ops (a shorter walk: their rule's answer or its broken rule) ----
+    """Walk GatherND's shape rule on ``data`` and ``indices`` and say what each version
+    (and ONNX) gives; the checks run in OpenVINO's order, the first broken one ends it."""
+    return explain_op(gather_nd.OP_TYPE, _tensors(data, indices, indices_type),
+                      {"batch_dims": str(batch_dims)}, 8)
 
 
 def explain_gather(
@@ -256,45 +182,18 @@ def explain_gather(
     version: int = 8, indices_type: str | None = None,
 ) -> Explanation:
     """Gather-``version``: ``D[:axis] + I[b:] + D[axis+1:]`` (``axis`` None: not a Const)."""
-    from .ops import infer_gather
-
-    D, Ix = as_partial_shape(data), as_partial_shape(indices)
-    e = Explanation("Gather", str(D), str(Ix), indices_type, batch_dims)
-    e.axis = axis
-    rule = (f"output = D[:axis] + I[b:] + D[axis+1:] with axis = "
-            f"{'unknown (not a Const)' if axis is None else axis}, b = {batch_dims}")
-    return _by_rule(e, f"Gather-{version}", rule,
-                    lambda: infer_gather(D, Ix, axis, batch_dims, version, indices_type))
+    ins = _tensors(data, indices, indices_type, axis)
+    if axis is None:
+        ins.append(Tensor(PartialShape.of(()), "i64"))
+    return explain_op(gather.OP_TYPE, ins, {"batch_dims": str(batch_dims)}, version)
 
 
 def explain_gather_elements(
     data: ShapeLike, indices: ShapeLike, axis: int, indices_type: str | None = None,
 ) -> Explanation:
     """GatherElements-6: the output has the shape of indices (merged with data off axis)."""
-    from .ops import infer_gather_elements
-
-    D, Ix = as_partial_shape(data), as_partial_shape(indices)
-    e = Explanation("GatherElements", str(D), str(Ix), indices_type, 0)
-    e.axis = axis
-    rule = (f"axis = {axis}: same rank, the output takes the indices shape (merged with "
-            "data on every other axis)")
-    return _by_rule(e, "GatherElements-6", rule,
-                    lambda: infer_gather_elements(D, Ix, axis, indices_type))
-
-
-def _by_rule(e: Explanation, key: str, rule: str, infer) -> Explanation:
-    from .errors import ShapeInferenceError
-
-    try:
-        out = infer()
-    except ShapeInferenceError as err:
-        e.add(rule, False, err.message)
-        e.outputs[key] = None
-        e.notes[key] = f"invalid: {err.message}"
-        return e
-    e.add(rule, True, f"-> {out}")
-    e.outputs[key] = str(out)
-    return e
+    return explain_op(gather_elements.OP_TYPE, _tensors(data, indices, indices_type),
+                      {"axis": str(axis)})
 
 
 # ---- the layer in a model -------------------------------------------------------------
@@ -322,7 +221,7 @@ def find_layer(G: nx.MultiDiGraph, name: str) -> str:
     if matches:
         raise UsageError(f"layer name '{name}' is not unique (ids {', '.join(matches)}); "
                          "give the layer id instead", file=where)
-    gathers = [G.nodes[n]["name"] for n in G if G.nodes[n]["type"] in GATHER_TYPES]
+    gathers = [G.nodes[n]["name"] for n in G if G.nodes[n]["type"] in gather_types()]
     hint = f"; gather layers: {', '.join(gathers[:12])}" if gathers else ""
     raise UsageError(f"no layer named '{name}'{hint}", file=where)
 
@@ -381,25 +280,27 @@ def layer_statuses(
 def explain_layer(
     G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] | None = None
 ) -> Explanation:
-    """Explain the gather layer named (or with id) ``layer`` of the model ``G``."""
+    """Explain the gather layer named (or with id) ``layer`` of the model ``G``: its own
+    rule on the very inputs ``check`` gives it (``infer.input_tensors``)."""
+    from .infer import input_tensors
+
     node = find_layer(G, layer)
     attrs = G.nodes[node]
-    if attrs["type"] not in GATHER_TYPES:
-        raise UsageError(f"explain works on gather layers ({', '.join(GATHER_TYPES)}), but "
-                         f"'{attrs['name']}' is a {attrs['type']}",
-                         file=_where(G), line=attrs.get("line"),
-                         layer_name=attrs["name"], layer_id=node)
-    rows = check_rows(G, shapes)
-    known = port_shapes(G, shapes, rows)
-    ins = g.input_edges(G, node)
-    inputs = [known.get((u, fp), PartialShape.dynamic()) for u, fp, _ in ins]
-    types = [element_type(g.output_port(G, u, fp).get("precision")) for u, fp, _ in ins]
-    if len(inputs) < 2:
+    where = {"file": _where(G), "line": attrs.get("line"), "layer_name": attrs["name"],
+             "layer_id": node}
+    if attrs["type"] not in gather_types():
+        raise UsageError(f"explain works on gather layers ({', '.join(gather_types())}), but "
+                         f"'{attrs['name']}' is a {attrs['type']}", **where)
+    try:
+        spec = registry.find(attrs["type"], attrs.get("version"))
+    except UnsupportedOpError as err:
+        raise err.located(**where) from None
+    ins = input_tensors(G, node, shapes)
+    if len(ins) < 2:
         raise UsageError(f"a {attrs['type']} layer needs data and indices inputs, but "
-                         f"'{attrs['name']}' has {len(inputs)}", file=_where(G),
-                         line=attrs.get("line"), layer_name=attrs["name"], layer_id=node)
-    e = _explain_inputs(G, node, inputs, types)
-    e.layer = _layer_info(G, node, rows.get(node, {}))
+                         f"'{attrs['name']}' has {len(ins)}", **where)
+    e = explain_op(attrs["type"], ins, attrs.get("data"), spec.version)
+    e.layer = _layer_info(G, node, check_rows(G, shapes).get(node, {}), spec)
     e.layer["declared_layout"] = _layout_of(e)
     return e
 
@@ -410,51 +311,16 @@ def _layout_of(e: Explanation) -> str | None:
     declared = (e.layer or {}).get("declared") or []
     if len(declared) != 1:
         return None
-    names = [k for k, v in e.outputs.items() if v == declared[0] and "ONNX" not in k]
+    names = [s.name for s in registry.specs(e.op) if e.outputs.get(s.name) == declared[0]]
     return names[0] if len(names) == 1 else None
 
 
-def _explain_inputs(G: nx.MultiDiGraph, node: str, inputs: list[PartialShape],
-                    types: list[str | None]) -> Explanation:
-    attrs = G.nodes[node]
-    op = attrs["type"]
-    if op == "GatherND":
-        b = _int_attr(G, node, "batch_dims", "0")
-        return explain_gather_nd(inputs[0], inputs[1], b, types[1])
-    if op == "GatherElements":
-        return explain_gather_elements(inputs[0], inputs[1], _int_attr(G, node, "axis", "0"),
-                                       types[1])
-    version = attrs.get("op_version") or 8
-    b = _int_attr(G, node, "batch_dims", "0")
-    return explain_gather(inputs[0], inputs[1], _const_axis(G, node), b, version, types[1])
-
-
-def _int_attr(G: nx.MultiDiGraph, node: str, name: str, default: str) -> int:
-    attrs = G.nodes[node]
-    try:
-        return int(attrs["data"].get(name, default))
-    except ValueError:
-        raise UsageError(f"{name} must be an integer, but got '{attrs['data'].get(name)}'",
-                         file=_where(G), line=attrs.get("line"),
-                         layer_name=attrs["name"], layer_id=node) from None
-
-
-def _const_axis(G: nx.MultiDiGraph, node: str) -> int | None:
-    """The axis of a Gather when its third input is a one-element Const, else None."""
-    from .ir import const_value
-
-    edges = g.input_edges(G, node)
-    if len(edges) < 3 or G.nodes[edges[2][0]]["type"] not in ("Const", "Constant"):
-        return None
-    value = const_value(G, edges[2][0])
-    return int(value.reshape(-1)[0]) if value.size == 1 else None
-
-
-def _layer_info(G: nx.MultiDiGraph, node: str, row: dict[str, Any]) -> dict[str, Any]:
+def _layer_info(G: nx.MultiDiGraph, node: str, row: dict[str, Any], spec: OpSpec
+                ) -> dict[str, Any]:
     attrs = G.nodes[node]
     declared = [str(PartialShape(p["dims"])) if p["dims"] else "[]" for p in attrs["outputs"]]
     return {"id": node, "name": attrs["name"], "type": attrs["type"],
-            "version": attrs.get("version"), "op_version": attrs.get("op_version"),
+            "version": attrs.get("version"), "op_version": spec.version,
             "line": attrs.get("line"), "declared": declared,
             "status": row.get("status", "unchecked"), "inferred": row.get("inferred"),
             "message": row.get("message") or None}
@@ -473,11 +339,11 @@ def _text_lines(e: Explanation) -> list[str]:
     lines.append(f"  data     D = {e.data}")
     typed = f"   ({e.indices_type})" if e.indices_type else ""
     lines.append(f"  indices  I = {e.indices}{typed}")
-    if e.axis is not None or e.op == "Gather":
+    if "axis" in e.facts:
         lines.append(f"  axis = {'unknown (not a Const)' if e.axis is None else e.axis}")
-    if e.op != "GatherElements":
+    if "batch_dims" in e.facts:
         lines.append(f"  b = batch_dims = {e.batch_dims}")
-    if e.op == "GatherND" and e.k is not None:
+    if e.k is not None:
         lines.append(f"  k = I[-1] = {e.k}   (each index tuple picks along k dims of data "
                      "after the batch dims)")
     lines.append("rules")

@@ -32,14 +32,17 @@ import os
 import networkx as nx
 
 from . import graph as g
+from .element_types import INT_TYPES, element_type_name, precision_of
 from .errors import UsageError
 from .explain import element_type, find_layer, port_shapes
+from .graph import new_layer, new_port
 from .shapes import PartialShape
 
 __all__ = ["neighbourhood", "extract", "write_extract"]
 
 _CONST_TYPES = ("Const", "Constant")
-_INT_PRECISIONS = ("I64", "I32", "U64", "U32", "I16", "U16", "I8", "U8")
+#: The types a shape tensor can have (those numpy reads as whole bytes).
+_SHAPE_TYPES = INT_TYPES - {"u1", "u4", "i4"}
 
 
 def neighbourhood(G: nx.MultiDiGraph, node: str, depth: int) -> set[str]:
@@ -61,7 +64,7 @@ def _is_shape_tensor(G: nx.MultiDiGraph, u: str, port_id: int, memo: dict[str, b
     ShapeOf (a Reshape target, a Broadcast shape…), the way frontends compute shapes at
     run time."""
     port = g.output_port(G, u, port_id)
-    if port.get("precision") not in _INT_PRECISIONS or len(port["dims"]) > 1:
+    if element_type_name(port.get("precision")) not in _SHAPE_TYPES or len(port["dims"]) > 1:
         return False
     return _from_shape_of(G, u, memo)
 
@@ -170,12 +173,10 @@ def _add_parameter(G: nx.MultiDiGraph, H: nx.MultiDiGraph, u: str, fp: int,
     if len(attrs["outputs"]) > 1:
         name = f"{name}.{_out_index(G, u, fp)}"
     etype = element_type(port.get("precision")) or "f32"
-    out = {"id": 0, "precision": port.get("precision") or etype.upper(),
-           "names": list(port.get("names") or [name]), "dims": (), "rt_info": None,
-           "attrs": {}}
-    H.add_node(new_id, name=name, type="Parameter", version="opset1", op_version=None,
-               data={"shape": "", "element_type": etype}, layer_attrs={}, inputs=[],
-               outputs=[out], rt_info=None, line=None)
+    out = new_port(0, port.get("precision") or precision_of(etype), (),
+                   list(port.get("names") or [name]))
+    H.add_node(new_id, **new_layer(name, "Parameter", "opset1", outputs=[out],
+                                   data={"shape": "", "element_type": etype}))
     _set_parameter_shape(H.nodes[new_id], known.get((u, fp), PartialShape.dynamic()))
     return new_id
 
@@ -201,9 +202,7 @@ def _add_results(G: nx.MultiDiGraph, H: nx.MultiDiGraph, n: str, keep: set[str],
             continue
         rid = next(ids)
         suffix = f".{pos}" if len(attrs["outputs"]) > 1 else ""
-        inp = {"id": 0, "precision": port.get("precision"), "names": [],
-               "dims": tuple(port["dims"]), "rt_info": None, "attrs": {}}
-        H.add_node(rid, name=f"{attrs['name']}{suffix}/result", type="Result", version="opset1",
-                   op_version=None, data={}, layer_attrs={}, inputs=[inp], outputs=[],
-                   rt_info=None, line=None)
+        inp = new_port(0, port.get("precision"), tuple(port["dims"]))
+        H.add_node(rid, **new_layer(f"{attrs['name']}{suffix}/result", "Result", "opset1",
+                                    inputs=[inp]))
         H.add_edge(n, rid, key=(port["id"], 0), from_port=port["id"], to_port=0, line=None)

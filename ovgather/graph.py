@@ -26,9 +26,9 @@ Nodes: one per ``<layer>``, keyed by its ``id`` text
 ----------------------------------------------------
 ``name``         friendly name (``str``).
 ``type``         op type as written (``"GatherND"``, ``"Const"`` …).
-``version``      the opset string as written (``"opset8"``), or None.
-``op_version``   the op version it selects (``8`` for GatherND in opset8; see
-                 ``ops.registry.op_version``) or None when ovgather does not know the op.
+``version``      the opset string as written (``"opset8"``), or None. Nothing derived is
+                 stored: the op version it selects (GatherND-8 for opset8) is looked up
+                 when needed (:func:`op_spec`), so editing ``version`` is enough.
 ``data``         every ``<data>`` attribute, in XML order (``dict[str, str]``, values as
                  text: ``{"batch_dims": "2"}``).
 ``layer_attrs``  the other ``<layer>`` attributes besides id/name/type/version, in order
@@ -65,12 +65,17 @@ The key is the pair of port ids, so two edges between the same layers stay disti
 from __future__ import annotations
 
 from collections.abc import Iterator
+from sys import intern
 from typing import Any
 
 import networkx as nx
 
 __all__ = [
     "Port",
+    "new_layer",
+    "layer_of_xml",
+    "new_port",
+    "op_spec",
     "layer",
     "input_edges",
     "output_port",
@@ -81,6 +86,54 @@ __all__ = [
 ]
 
 Port = dict[str, Any]
+
+
+def new_layer(name: str, op_type: str, version: str | None, *,
+              data: dict[str, str] | None = None, layer_attrs: dict[str, str] | None = None,
+              inputs: list[Port] | None = None, outputs: list[Port] | None = None,
+              rt_info: str | None = None, line: int | None = None) -> dict[str, Any]:
+    """The attributes of one node, as the schema above lists them: the one place a layer
+    dict is built (the reader, the compiled walk, rewrite and extract all call it)."""
+    return {"name": name, "type": op_type, "version": version,
+            "data": {} if data is None else data,
+            "layer_attrs": {} if layer_attrs is None else layer_attrs,
+            "inputs": [] if inputs is None else inputs,
+            "outputs": [] if outputs is None else outputs,
+            "rt_info": rt_info, "line": line}
+
+
+def layer_of_xml(attrs: dict[str, str], line: int | None, taken: dict[str, Any]
+                 ) -> tuple[str | None, dict[str, Any] | None]:
+    """``(id, node)`` from the attributes of a ``<layer>`` tag (``id``, ``name``, ``type``
+    and ``version`` are taken out; the rest become ``layer_attrs``). The node is None
+    when the tag lacks one of them, its id is not a number, or ``taken`` holds the id:
+    the reader then says which."""
+    node_id = attrs.pop("id", None)
+    name = attrs.pop("name", None)
+    op_type = attrs.pop("type", None)
+    version = attrs.pop("version", None)
+    if (node_id is None or not node_id.isdigit() or node_id in taken or name is None
+            or op_type is None):
+        return node_id, None
+    return node_id, new_layer(name, intern(op_type), None if version is None else intern(version),
+                              layer_attrs=attrs, line=line)
+
+
+def new_port(port_id: int, precision: str | None = None, dims: tuple[int, ...] = (),
+             names: list[str] | None = None, rt_info: str | None = None,
+             attrs: dict[str, str] | None = None) -> Port:
+    """One ``Port`` dict, as the schema above lists it (the one place a port is built)."""
+    return {"id": port_id, "precision": precision, "names": [] if names is None else names,
+            "dims": dims, "rt_info": rt_info, "attrs": {} if attrs is None else attrs}
+
+
+def op_spec(G: nx.MultiDiGraph, node: str) -> Any:
+    """The ``ops.spec.OpSpec`` that the layer's ``type`` and ``version`` select, or None
+    for an op ovgather does not know (UnsupportedOpError for an opset without the op)."""
+    from .ops.registry import find
+
+    attrs = G.nodes[node]
+    return find(attrs["type"], attrs.get("version"))
 
 
 def layer(G: nx.MultiDiGraph, node: str) -> dict[str, Any]:

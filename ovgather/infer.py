@@ -49,6 +49,7 @@ from typing import Any
 
 import networkx as nx
 
+from .element_types import INT_TYPES, element_type_name
 from .errors import (
     IRStructureError,
     ShapeError,
@@ -56,32 +57,21 @@ from .errors import (
     UnsupportedOpError,
     UsageError,
 )
-from .ops import elementwise, generate, indexing, reduce, shape_ops
-from .ops.registry import op_version as registry_op_version
-from .ops.registry import opset_number
-from .ops.values import INT_TYPES, MAX_VALUE_SIZE, Tensor
+from .ops import registry
+from .ops.spec import Attrs
+from .ops.values import MAX_VALUE_SIZE, Tensor
 from .shapes import INF, Dimension, PartialShape, ShapeLike, as_partial_shape
 
 __all__ = [
-    "LayerResult", "CheckReport", "check", "infer_shapes", "rule_words", "STATUSES", "known_ops",
+    "LayerResult", "CheckReport", "check", "infer_shapes", "input_tensors", "rule_words",
+    "STATUSES", "known_ops",
 ]
 
 STATUSES = ("ok", "mismatch", "invalid", "unchecked")
 
-_RULES: dict[str, Any] = {}
-for _module in (elementwise, shape_ops, reduce, generate):
-    _RULES.update(_module.RULES)
-_GATHER_RULES = indexing.RULES
-
-_PRECISION_TYPES = {
-    "FP64": "f64", "FP32": "f32", "FP16": "f16", "BF16": "bf16", "BIN": "u1",
-    "BOOL": "boolean", "UNSPECIFIED": "dynamic",
-}
-
-
 def known_ops() -> list[str]:
     """The op types whose output shapes ovgather infers (others are ``unchecked``)."""
-    return sorted({"Parameter", "Const", "Constant", *_RULES, *_GATHER_RULES})
+    return sorted({"Parameter", "Const", "Constant", *registry.known_types()})
 
 
 class LayerResult:
@@ -177,6 +167,17 @@ def infer_shapes(
     return out
 
 
+def input_tensors(G: nx.MultiDiGraph, node: str,
+                  shapes: Mapping[str, ShapeLike] | None = None) -> list[Tensor]:
+    """The tensors (shapes, element types, values) that reach ``node``'s inputs in the
+    walk :func:`check` makes: what its rule sees, so that ``explain`` sees the same."""
+    produced: dict[str, dict[int, Tensor]] = {}
+    with _gc_paused():
+        for _ in _walk(G, shapes, produced, until=node):
+            pass
+    return _inputs(G.nodes[node], G._pred[node], produced)
+
+
 def check(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = None) -> CheckReport:
     """Re-infer every layer of ``G`` and compare with the declared output dims.
 
@@ -234,27 +235,18 @@ def _dims_fit(declared: tuple[int, ...], inferred: PartialShape) -> bool:
     return True
 
 
-#: The output-shape rule in words, for the messages of the gather family (SPEC.md §2).
-_RULE_WORDS = {
-    ("GatherND", 8): "GatherND-8 keeps the batch dims: I[:b] + I[b:-1] + D[b+k:]",
-    ("GatherND", 5): "GatherND-5 folds the batch dims into one: [prod(I[:b])] + I[b:-1] + "
-                     "D[b+k:] when b > 1",
-    ("GatherElements", 6): "GatherElements-6 gives the indices shape",
-    ("Gather", 1): "Gather-1 gives D[:axis] + I + D[axis+1:]",
-    ("Gather", 7): "Gather-7 gives D[:axis] + I[b:] + D[axis+1:]",
-    ("Gather", 8): "Gather-8 gives D[:axis] + I[b:] + D[axis+1:]",
-}
-
-
 def rule_words(attrs: Mapping[str, Any]) -> str:
-    """How the output shape of this layer is computed, in words."""
+    """How the output shape of this layer is computed, in words (its spec's words)."""
     op = attrs.get("type")
-    words = _RULE_WORDS.get((op, attrs.get("op_version")))
-    if words is None:
+    try:
+        spec = registry.find(op, attrs.get("version"))
+    except UnsupportedOpError:
+        spec = None
+    if spec is None or not spec.words:
         return f"OpenVINO's {op} ({attrs.get('version')}) shape rule gives"
     data = attrs.get("data") or {}
     extra = ", ".join(f"{k}={data[k]}" for k in ("batch_dims", "axis") if k in data)
-    return f"{words}{f' ({extra})' if extra else ''}, which is"
+    return f"{spec.words}{f' ({extra})' if extra else ''}, which is"
 
 
 def _compare(declared: list[tuple[int, ...]], inferred: list[PartialShape],
@@ -290,19 +282,22 @@ def _declared_shape(dims: tuple[int, ...]) -> PartialShape:
 
 
 def _port_type(port: Mapping[str, Any]) -> str:
-    p = port.get("precision") or "UNSPECIFIED"
-    return _PRECISION_TYPES.get(p.upper(), p.lower())
+    return element_type_name(port.get("precision"))
 
 
 # -- the walk ------------------------------------------------------------------------------
-def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None):
+def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
+          produced: dict[str, dict[int, Tensor]] | None = None, until: str | None = None):
     """Yield ``(node, status, output tensors, message)`` in topological order; status is
-    ``ok`` (to be compared), ``invalid`` or ``unchecked``."""
+    ``ok`` (to be compared), ``invalid`` or ``unchecked``. ``produced`` collects every
+    output tensor; with ``until`` the walk stops before that node."""
     overrides = _resolve_overrides(G, shapes or {})
-    produced: dict[str, dict[int, Tensor]] = {}
+    produced = {} if produced is None else produced
     nodes, pred = G._node, G._pred  # the plain dicts: this loop is the hot path
     order = _topological_order(G)
     for node in order:
+        if node == until:
+            return
         attrs = nodes[node]
         outputs = attrs["outputs"]
         try:
@@ -357,23 +352,11 @@ def _infer_layer(G, node, attrs, preds, produced, overrides):
         return "ok", [_parameter(attrs, data, overrides.get(node))]
     if op in ("Const", "Constant"):
         return "ok", [_const(G, node, attrs, data)]
-    rule = _RULES.get(op)
-    gather = rule is None
-    if gather:
-        rule = _GATHER_RULES.get(op)
-        if rule is None:
-            return "unchecked", None
+    spec = registry.find(op, attrs.get("version"))
+    if spec is None:
+        return "unchecked", None
     ins = _inputs(attrs, preds, produced)
-    if gather:
-        version = attrs.get("op_version") or registry_op_version(op, attrs.get("version"))
-    else:
-        version = _opset(attrs.get("version"))
-    return "ok", rule(ins, data, version, len(attrs["outputs"]))
-
-
-@lru_cache(maxsize=64)
-def _opset(version: str | None) -> int:
-    return opset_number(version) or 1
+    return "ok", spec.rule(ins, Attrs(data, spec.version, len(attrs["outputs"])), None)
 
 
 def _inputs(attrs, preds, produced) -> list[Tensor]:

@@ -35,7 +35,7 @@ Where ovgather is stricter or looser than OpenVINO's own reader:
 * accepted as OpenVINO does: a Const ``size`` larger than its shape needs (only the
   first ``ceil(n * bits / 8)`` bytes are used, and ``write_ir`` writes only those), whole
   slices shared by Consts of different types (OpenVINO's serializer stores equal bytes
-  once), and any layer type or opset (``op_version`` is then None).
+  once), and any layer type or opset.
 
 XML comments and processing instructions are not kept. Line numbers are exact, also past
 line 65535 where libxml2 only estimates them (for layers and edges; an error inside a
@@ -49,7 +49,6 @@ import os
 import re
 import shutil
 import stat
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,15 +59,15 @@ import networkx as nx
 import numpy as np
 from lxml import etree
 
+from .element_types import ELEMENT_TYPES, ElementType
 from .errors import (
     IRError,
     IRStructureError,
     OutputError,
-    UnsupportedOpError,
     WeightsError,
     XMLSyntaxError,
 )
-from .ops.registry import op_version
+from .graph import layer_of_xml, new_port
 
 try:  # the compiled walk (setup.py builds it when a C compiler is there)
     from . import _fastwalk
@@ -92,53 +91,6 @@ __all__ = [
 
 IR_VERSIONS = (10, 11)
 CONST_TYPES = ("Const", "Constant")
-
-
-class ElementType:
-    """One IR element type: its numpy dtype (raw ``uint8`` when numpy has none), bit
-    width (None for ``string``) and the port ``precision`` OpenVINO writes for it."""
-
-    __slots__ = ("name", "dtype", "bits", "precision", "raw")
-
-    def __init__(self, name: str, dtype: str, bits: int | None, precision: str) -> None:
-        self.name = name
-        self.raw = dtype == "raw"
-        self.dtype = np.dtype(np.uint8 if self.raw else dtype)
-        self.bits = bits
-        self.precision = precision
-
-
-#: ``element_type`` text → ElementType (openvino-facts.md §6, precision strings).
-ELEMENT_TYPES: dict[str, ElementType] = {
-    e.name: e
-    for e in (
-        ElementType("f64", "<f8", 64, "FP64"),
-        ElementType("f32", "<f4", 32, "FP32"),
-        ElementType("f16", "<f2", 16, "FP16"),
-        ElementType("bf16", "raw", 16, "BF16"),
-        ElementType("i64", "<i8", 64, "I64"),
-        ElementType("i32", "<i4", 32, "I32"),
-        ElementType("i16", "<i2", 16, "I16"),
-        ElementType("i8", "i1", 8, "I8"),
-        ElementType("u64", "<u8", 64, "U64"),
-        ElementType("u32", "<u4", 32, "U32"),
-        ElementType("u16", "<u2", 16, "U16"),
-        ElementType("u8", "u1", 8, "U8"),
-        ElementType("boolean", "?", 8, "BOOL"),
-        ElementType("u1", "raw", 1, "BIN"),
-        ElementType("u2", "raw", 2, "U2"),
-        ElementType("u3", "raw", 3, "U3"),
-        ElementType("u4", "raw", 4, "U4"),
-        ElementType("u6", "raw", 6, "U6"),
-        ElementType("i4", "raw", 4, "I4"),
-        ElementType("nf4", "raw", 4, "NF4"),
-        ElementType("f4e2m1", "raw", 4, "F4E2M1"),
-        ElementType("f8e4m3", "raw", 8, "F8E4M3"),
-        ElementType("f8e5m2", "raw", 8, "F8E5M2"),
-        ElementType("f8e8m0", "raw", 8, "F8E8M0"),
-        ElementType("string", "raw", None, "STRING"),
-    )
-}
 
 #: numpy dtype → element type text, for Const layers added in memory.
 _DTYPE_TO_ET = {e.dtype: name for name, e in ELEMENT_TYPES.items() if not e.raw}
@@ -575,7 +527,6 @@ class _Reader:
         self.xml_bytes = xml_bytes
         self.bin_size = bin_size
         self.bin_name = bin_name
-        self.versions: dict[tuple[str, str | None], int | None] = {}
         self.nodes: dict[str, dict[str, Any]] = {}
         self.strings: dict[str, str] = {}  # one copy of each precision text
         self.slices: list[tuple[int, int, str, str]] = []  # Const (offset, end, type, id)
@@ -659,36 +610,16 @@ class _Reader:
         The careful walk: the compiled one reads the usual IR faster and hands anything
         unusual, and every error, to this one."""
         out: list[tuple[str, dict[str, Any]]] = []
-        nodes, versions, intern = self.nodes, self.versions, sys.intern
+        nodes = self.nodes
         for el in layers:
             if el.tag != "layer":
                 raise self.error(IRStructureError,
                                  f"<layers> may only hold <layer> elements, but got <{el.tag}>",
                                  el)
-            attrs = dict(el.items())
-            node_id = attrs.pop("id", None)
-            name = attrs.pop("name", None)
-            op_type = attrs.pop("type", None)
-            version = attrs.pop("version", None)
-            if (node_id is None or not node_id.isdigit() or node_id in nodes or name is None
-                    or op_type is None):
-                raise self.layer_error(el, node_id, name, op_type)
-            op_type = intern(op_type)
-            if version is not None:
-                version = intern(version)
-            key = (op_type, version)
-            node = {
-                "name": name,
-                "type": op_type,
-                "version": version,
-                "op_version": versions[key] if key in versions else self.op_version(key),
-                "data": {},
-                "layer_attrs": attrs,
-                "inputs": [],
-                "outputs": [],
-                "rt_info": None,
-                "line": el.sourceline,
-            }
+            node_id, node = layer_of_xml(dict(el.items()), el.sourceline, nodes)
+            if node is None:
+                raise self.layer_error(el, node_id, el.get("name"), el.get("type"))
+            op_type = node["type"]
             nodes[node_id] = node
             seen: set[int] = set()
             for child in el:
@@ -750,15 +681,9 @@ class _Reader:
                 else:
                     extra = extra or []
                     extra.append(_rt_text(child))
-            port = {
-                "id": port_id,
-                "precision": None if precision is None else strings.setdefault(
-                    precision, precision),
-                "names": [] if names is None else split_names(names),
-                "dims": tuple(dims),
-                "rt_info": rt_info,
-                "attrs": attrs,
-            }
+            port = new_port(
+                port_id, None if precision is None else strings.setdefault(precision, precision),
+                tuple(dims), None if names is None else split_names(names), rt_info, attrs)
             if extra:
                 port["extra_xml"] = extra
             if port_id in seen:
@@ -785,13 +710,6 @@ class _Reader:
         return self.error(IRStructureError,
                           f"a <layer> needs a '{missing}' attribute, but it is missing",
                           el, name, node_id)
-
-    def op_version(self, key: tuple[str, str | None]) -> int | None:
-        try:
-            self.versions[key] = op_version(*key)
-        except UnsupportedOpError:
-            self.versions[key] = None  # the checker reports it; reading goes on
-        return self.versions[key]
 
     def odd_dim(self, el: etree._Element, node: dict[str, Any], node_id: str) -> int:
         """A <dim> that is not plain digits: ``-1`` and padded integers are fine (as for

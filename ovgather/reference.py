@@ -52,6 +52,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import ReferenceInputError
+from .ops import registry
+
 # Each reference lives beside its shape rule; these are its public names.
 from .ops.gather import gather_reference as gather
 from .ops.gather_elements import gather_elements_reference as gather_elements
@@ -73,7 +76,7 @@ def onnx_gather_elements(
 ) -> np.ndarray:
     """ONNX GatherElements-11/13: the same arithmetic as GatherElements-6."""
     if opset not in (11, 13):
-        raise ValueError(f"ONNX GatherElements has opsets 11 and 13, but got {opset}")
+        raise ReferenceInputError(f"ONNX GatherElements has opsets 11 and 13, but got {opset}")
     return gather_elements(data, indices, axis)
 
 
@@ -86,11 +89,10 @@ def for_layer(
     batch_dims: int = 0,
     axis: int = 0,
 ) -> np.ndarray:
-    """The reference of an OpenVINO layer given by its type, op version and attributes."""
-    if op_type == "GatherND":
-        return gather_nd(data, indices, batch_dims, version)
-    if op_type == "GatherElements":
-        return gather_elements(data, indices, axis)
-    if op_type == "Gather":
-        return gather(data, indices, axis, batch_dims, version)
-    raise ValueError(f"no NumPy reference for {op_type}-{version}")
+    """The reference of an OpenVINO layer given by its type, op version and attributes:
+    its spec's (``OpSpec.reference``); UnsupportedOpError for an op version ovgather does
+    not know, ReferenceInputError for one without a reference."""
+    spec = registry.spec(op_type, version)
+    if spec.reference is None:
+        raise ReferenceInputError(f"no NumPy reference for {spec.name}")
+    return spec.reference(data, indices, batch_dims=batch_dims, axis=axis)

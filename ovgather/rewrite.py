@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 import numpy as np
 
+from .element_types import ELEMENT_TYPES
 from .errors import RewriteError
-from .graph import Port, consumers, output_port
+from .graph import Port, consumers, new_layer, new_port, output_port
 
 if TYPE_CHECKING:
     from .infer import CheckReport
@@ -53,21 +54,9 @@ __all__ = [
     "PRECISIONS",
 ]
 
-#: numpy dtype name -> (IR element_type, port precision).
+#: numpy dtype name -> (IR element_type, port precision), for Consts made from arrays.
 PRECISIONS: dict[str, tuple[str, str]] = {
-    "float64": ("f64", "FP64"),
-    "float32": ("f32", "FP32"),
-    "float16": ("f16", "FP16"),
-    "int64": ("i64", "I64"),
-    "int32": ("i32", "I32"),
-    "int16": ("i16", "I16"),
-    "int8": ("i8", "I8"),
-    "uint64": ("u64", "U64"),
-    "uint32": ("u32", "U32"),
-    "uint16": ("u16", "U16"),
-    "uint8": ("u8", "U8"),
-    "bool": ("boolean", "BOOL"),
-}
+    e.dtype.name: (e.name, e.precision) for e in ELEMENT_TYPES.values() if not e.raw}
 
 
 # ---- finding ---------------------------------------------------------------------------
@@ -158,15 +147,9 @@ def unique_name(G: nx.MultiDiGraph, base: str) -> str:
 
 
 def _port(port_id: int, spec: Port) -> Port:
-    dims = spec.get("dims", ())
-    return {
-        "id": port_id,
-        "precision": spec.get("precision"),
-        "names": list(spec.get("names", [])),
-        "dims": tuple(int(d) for d in dims),
-        "rt_info": spec.get("rt_info"),
-        "attrs": dict(spec.get("attrs", {})),
-    }
+    return new_port(port_id, spec.get("precision"), tuple(int(d) for d in spec.get("dims", ())),
+                    list(spec.get("names", [])), spec.get("rt_info"),
+                    dict(spec.get("attrs", {})))
 
 
 # ---- adding ------------------------------------------------------------------------------
@@ -202,28 +185,13 @@ def add_layer(
         in_ports.append(_port(i, {"precision": producer_port.get("precision"),
                                   "dims": producer_port.get("dims", ())}))
     out_ports = [_port(len(in_ports) + j, spec) for j, spec in enumerate(outputs)]
-    G.add_node(
-        node,
-        name=unique_name(G, name or type),
-        type=type,
-        version=version,
-        op_version=_op_version(type, version),
+    G.add_node(node, **new_layer(
+        unique_name(G, name or type), type, version,
         data={key: str(value) for key, value in (data or {}).items()},
-        layer_attrs={},
-        inputs=in_ports,
-        outputs=out_ports,
-        rt_info=None,
-        line=None,
-    )
+        inputs=in_ports, outputs=out_ports))
     for i, src in enumerate(inputs):
         connect(G, src, (node, i))
     return node
-
-
-def _op_version(op_type: str, version: str | None) -> int | None:
-    from .ops.registry import op_version
-
-    return op_version(op_type, version)
 
 
 def add_const(G: nx.MultiDiGraph, array: Any, name: str | None = None) -> str:

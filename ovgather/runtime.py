@@ -19,14 +19,17 @@ what is being validated, would never run.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+import importlib
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from .errors import RuntimeBridgeError
+from .errors import RuntimeBridgeError, UnsupportedOpError
+from .ops import registry
+from .ops.spec import OpSpec
 
 __all__ = [
     "OpCase",
@@ -42,9 +45,6 @@ __all__ = [
 
 #: With fewer cases than this, run_cases compiles one model (no worker threads).
 PARALLEL_MIN_CASES = 200
-
-#: The op types (and versions) this bridge can build.
-SUPPORTED = {"GatherND": (5, 8), "GatherElements": (6,), "Gather": (1, 7, 8)}
 
 
 @functools.cache
@@ -111,34 +111,39 @@ class OpRun:
     note: str | None = None
 
 
-def _op_node(ops: Mapping[int, Any], case: OpCase, data: Any, indices: Any) -> Any:
-    """The OpenVINO node for ``case`` on the two Parameter nodes."""
-    kind, ver = case.op_type, case.version
-    if ver not in SUPPORTED.get(kind, ()):
-        raise RuntimeBridgeError(f"the runtime bridge cannot build {kind}-{ver}")
-    if kind == "GatherND":
-        return ops[ver].gather_nd(data, indices, case.batch_dims)
-    if kind == "GatherElements":
-        return ops[6].gather_elements(data, indices, case.axis)
-    axis = ops[1].constant(np.array(case.axis, dtype=np.dtype(_NP_INT[case.axis_type])))
-    if ver == 1:
-        return ops[1].gather(data, indices, axis)
-    return ops[ver].gather(data, indices, axis, case.batch_dims)
+def _spec(case: OpCase) -> OpSpec:
+    """The spec of the op ``case`` runs; RuntimeBridgeError when the bridge cannot build it."""
+    try:
+        spec = registry.spec(case.op_type, case.version)
+    except UnsupportedOpError as err:
+        raise RuntimeBridgeError(f"the runtime bridge cannot build {case.op_type}-"
+                                 f"{case.version}: {err.message}") from err
+    if spec.build is None:
+        raise RuntimeBridgeError(f"the runtime bridge cannot build {spec.name}")
+    return spec
 
 
-_NP_INT = {"i32": "int32", "i64": "int64", "i8": "int8", "i16": "int16",
-           "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64"}
+def _op_node(case: OpCase, data: Any, indices: Any) -> Any:
+    """The OpenVINO node for ``case`` on the two Parameter nodes (its spec builds it)."""
+    return _spec(case).build(_opsets(), data, indices, case)
+
+
+class _Opsets(dict):
+    """``openvino.opsetN`` by N, each imported when a spec first builds from it."""
+
+    def __missing__(self, number: int) -> Any:
+        try:
+            module = importlib.import_module(f"openvino.opset{int(number)}")
+        except ImportError as err:
+            raise RuntimeBridgeError(f"OpenVINO has no opset{number} ({err})") from err
+        self[number] = module
+        return module
 
 
 @functools.cache
-def _opsets() -> dict[int, Any]:
-    import openvino.opset1 as o1
-    import openvino.opset5 as o5
-    import openvino.opset6 as o6
-    import openvino.opset7 as o7
-    import openvino.opset8 as o8
-
-    return {1: o1, 5: o5, 6: o6, 7: o7, 8: o8}
+def _opsets() -> _Opsets:
+    openvino()
+    return _Opsets()
 
 
 def _parameter(case_shape: str | None, array: np.ndarray) -> Any:
@@ -166,7 +171,7 @@ def _partial_shape(case: OpCase, node: Any) -> str:
     else:
         indices = o1.parameter(ov.PartialShape(case.indices_shape or list(case.indices.shape)),
                                dtype=case.indices.dtype)
-    return str(_op_node(_opsets(), case, data, indices).get_output_partial_shape(0))
+    return str(_op_node(case, data, indices).get_output_partial_shape(0))
 
 
 def build_model(cases: Sequence[OpCase]) -> tuple[Any, list[str], list[str | None]]:
@@ -198,7 +203,7 @@ def _build_case(case: OpCase) -> tuple[Any, list[Any]]:
         indices = _parameter(case.indices_shape, case.indices)
         fed = [data, indices]
     try:
-        return _op_node(_opsets(), case, data, indices), fed
+        return _op_node(case, data, indices), fed
     except RuntimeError as err:
         raise RuntimeBridgeError(
             f"OpenVINO refused {case.op_type}-{case.version}: {_first_line(err)}",
@@ -247,22 +252,14 @@ def _fed(case: OpCase) -> tuple[np.ndarray, ...]:
 def known_crash(case: OpCase) -> str | None:
     """Why the CPU plugin would crash on ``case``, or None.
 
-    Found while validating (OpenVINO 2026.4.1): Gather-7/8 on static shapes with
-    ``batch_dims >= 1`` and every data dim before ``axis`` of size 1 ends the process
-    with a segmentation fault (data [1,5], indices [1,4], batch_dims 1, axis 1; data
-    [1,1,4], indices [1,1,1], batch_dims 1, axis 2), or corrupts neighbouring results
-    in a shared model. The same op on dynamic shapes runs correctly. Not run.
+    The op's spec knows (``OpSpec.known_crash``: Gather-7/8 on some static shapes, found
+    while validating). A case the bridge cannot build crashes nothing: its run says why.
     """
-    if case.op_type != "Gather" or case.version == 1:
+    try:
+        crash = _spec(case).known_crash
+    except RuntimeBridgeError:
         return None
-    rank_d, rank_i = case.data.ndim, case.indices.ndim
-    b = case.batch_dims + rank_i if case.batch_dims < 0 else case.batch_dims
-    axis = case.axis + rank_d if case.axis < 0 else case.axis
-    static = case.data_shape is None or "?" not in case.data_shape and ".." not in case.data_shape
-    if b >= 1 and static and all(d == 1 for d in case.data.shape[:axis]):
-        return ("not run: the CPU plugin of OpenVINO 2026.4.1 crashes (segmentation fault) "
-                "on Gather with batch_dims >= 1 and static data dims of size 1 before axis")
-    return None
+    return None if crash is None else crash(case)
 
 
 def _run_alone(case: OpCase, threads: int | None) -> OpRun:

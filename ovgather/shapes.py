@@ -38,6 +38,7 @@ from .errors import ShapeParseError
 __all__ = [
     "INF",
     "DYNAMIC",
+    "DYNAMIC_RANK",
     "Dimension",
     "PartialShape",
     "ShapeLike",
@@ -437,6 +438,10 @@ def as_partial_shape(value: ShapeLike) -> PartialShape:
     if isinstance(value, str):
         return PartialShape.parse(value)
     return PartialShape(value)
+
+
+#: The shape of unknown rank, ``[...]`` (shared: PartialShape is immutable).
+DYNAMIC_RANK = PartialShape.of(None)
 
 
 def normalize_axis(axis: int, rank: int) -> int | None:

@@ -26,12 +26,13 @@ from typing import Any
 
 import networkx as nx
 
-from .errors import OutputError, UsageError
+from . import graph as g
+from .errors import OutputError, UnsupportedOpError, UsageError
 from .explain import (
-    GATHER_TYPES,
     check_rows,
     declared_shape,
     find_layer,
+    gather_types,
     layer_statuses,
     port_shapes,
 )
@@ -94,10 +95,19 @@ def to_dot(
     return "\n".join(lines) + "\n"
 
 
+def _spec_version(G: nx.MultiDiGraph, n: str) -> int | None:
+    """The op version the layer's opset selects, None when ovgather cannot tell."""
+    try:
+        spec = g.op_spec(G, n)
+    except UnsupportedOpError:
+        return None
+    return None if spec is None else spec.version
+
+
 def _node_line(G: nx.MultiDiGraph, n: str, row: dict[str, Any]) -> str:
     attrs = G.nodes[n]
     st = row.get("status", "unchecked")
-    version = attrs.get("op_version") or attrs.get("version") or ""
+    version = _spec_version(G, n) or attrs.get("version") or ""
     if isinstance(version, int):
         version = f"-{version}"
     elif version:
@@ -106,7 +116,7 @@ def _node_line(G: nx.MultiDiGraph, n: str, row: dict[str, Any]) -> str:
     if st in ("mismatch", "invalid"):
         text += f"\n{st}"
     tooltip = row.get("message") or st
-    bold = ", penwidth=2.5" if attrs["type"] in GATHER_TYPES else ""
+    bold = ", penwidth=2.5" if attrs["type"] in gather_types() else ""
     return (f'  "n{n}" [label={_quote(text)}, fillcolor="{STATUS_COLOURS.get(st, "#ffffff")}", '
             f'tooltip={_quote(tooltip)}{bold}];')
 

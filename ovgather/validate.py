@@ -3,12 +3,13 @@
 For every GatherND, GatherElements and Gather layer :func:`validate`
 
 1. takes the layer's input partial shapes from ovgather's own inference
-   (``infer.infer_shapes``) and picks concrete sizes inside each dim's bounds that
-   satisfy the op's rules (batch dims equal, index tuples no longer than the data rank…);
-2. makes random data of the layer's element type and random *valid* indices: negative
-   ones where the runtime defines them (GatherND, GatherElements, Gather-8) and a few
-   out-of-range ones for Gather-8, whose spec defines them as zeros; Const indices keep
-   their value from the .bin;
+   (``infer.infer_shapes``) and asks the op's input maker (``OpSpec.inputs``, in the op's
+   file) for concrete sizes inside each dim's bounds that satisfy the op's rules (batch
+   dims equal, index tuples no longer than the data rank…);
+2. makes random data of the layer's element type and, by the same maker, random *valid*
+   indices: negative ones where the runtime defines them (GatherND, GatherElements,
+   Gather-8) and a few out-of-range ones for Gather-8, whose spec defines them as zeros;
+   Const indices keep their value from the .bin;
 3. runs every layer on the CPU plugin, many layers per compiled model
    (``runtime.run_cases``), and compares
    - the runtime's output shape with ovgather's inference for those concrete sizes,
@@ -35,6 +36,7 @@ import json
 import math
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -45,33 +47,34 @@ import numpy as np
 
 from . import graph as g
 from . import runtime
-from .errors import RuntimeBridgeError, ShapeError, UnsupportedOpError, UsageError
+from .element_types import element_type_name, numpy_dtype
+from .errors import (
+    ReferenceInputError,
+    RuntimeBridgeError,
+    ShapeError,
+    UnsupportedOpError,
+    UsageError,
+)
 from .infer import infer_shapes
-from .ops.indexing import RULES as _RULES
+from .ops import registry
+from .ops.inputs import SPAN, InputMaker, NoValidInputs, Params, pick, random_data
+from .ops.spec import Attrs, OpSpec
 from .ops.values import Tensor
 from .reference import for_layer
 from .shapes import Dimension, PartialShape
 
 __all__ = [
-    "GATHER_OPS",
     "STATUSES",
     "LayerValidation",
     "ValidationReport",
     "validate",
     "validate_whole_model",
     "gather_layers",
-    "random_indices",
-    "random_data",
-    "pick_sizes",
-    "gather_8_zeros_defined",
 ]
 
-GATHER_OPS = ("GatherND", "GatherElements", "Gather")
 STATUSES = ("ok", "mismatch", "invalid", "error", "skipped")
 PROBLEMS = ("mismatch", "invalid", "error")
 
-#: Largest size picked for a dim whose upper bound is open (keeps inputs small).
-SPAN = 5
 #: How many input-size strategies --whole-model tries before giving up.
 MAX_TRIES = 8
 #: Ranks tried for a dynamic-rank Parameter in --whole-model (the CPU plugin needs one).
@@ -89,14 +92,6 @@ CHUNK_LAYERS = 250
 MIN_CHUNK_LAYERS = 25
 #: Models built, compiled and run side by side by validate.
 WORKERS = 2
-
-_DTYPES = {
-    "f64": "float64", "f32": "float32", "f16": "float16",
-    "i64": "int64", "i32": "int32", "i16": "int16", "i8": "int8",
-    "u64": "uint64", "u32": "uint32", "u16": "uint16", "u8": "uint8", "boolean": "bool",
-}
-_PRECISIONS = {"FP64": "f64", "FP32": "f32", "FP16": "f16", "BF16": "bf16", "BOOL": "boolean",
-               "BIN": "u1", "UNSPECIFIED": "dynamic"}
 
 
 # -- the report ---------------------------------------------------------------------------
@@ -140,10 +135,8 @@ class ValidationReport:
 
     @property
     def summary(self) -> dict[str, int]:
-        counts = dict.fromkeys(STATUSES, 0)
-        for lv in self.layers:
-            counts[lv.status] += 1
-        return {"layers": len(self.layers), **counts}
+        counts = Counter(lv.status for lv in self.layers)
+        return {"layers": len(self.layers), **{status: counts[status] for status in STATUSES}}
 
     @property
     def ok(self) -> bool:
@@ -165,7 +158,8 @@ class ValidationReport:
 def gather_layers(G: nx.MultiDiGraph, names: Sequence[str] | None = None) -> list[str]:
     """The gather-family layers of ``G`` in graph order, or those named in ``names``
     (friendly names or ids); a name that is not a gather layer is a UsageError."""
-    found = [n for n, t in G.nodes(data="type") if t in GATHER_OPS]
+    family = registry.family("gather")
+    found = [n for n, t in G.nodes(data="type") if t in family]
     if not names:
         return found
     by_key: dict[str, str] = {}
@@ -181,175 +175,11 @@ def gather_layers(G: nx.MultiDiGraph, names: Sequence[str] | None = None) -> lis
     return list(dict.fromkeys(by_key[name] for name in names))
 
 
-# -- concrete sizes ------------------------------------------------------------------------
-def _pick(rng: np.random.Generator, dim: Dimension, low: int = 1, high: int | None = None) -> int:
-    """A size inside ``dim`` (at least ``low`` when the bounds allow, at most ``high``)."""
-    if dim.lo == dim.hi:
-        return dim.lo
-    lo = max(dim.lo, min(low, dim.hi))
-    hi = min(dim.hi, lo + SPAN - 1) if high is None else min(dim.hi, max(high, lo))
-    return int(rng.integers(lo, hi + 1))
-
-
-def _pick_merged(rng: np.random.Generator, a: Dimension, b: Dimension) -> int:
-    merged = a.merge(b)
-    if merged is None:
-        raise _Skip("skipped", f"no input sizes fit this layer: dims {a} and {b} must be "
-                               "equal (OpenVINO accepts the partial shapes, but no concrete "
-                               "inputs can run)")
-    return _pick(rng, merged)
-
-
-def _rank(rng: np.random.Generator, shape: PartialShape, least: int) -> int:
-    return shape.rank if shape.rank is not None else least + int(rng.integers(0, 2))
-
-
-def _dims(shape: PartialShape, rank: int) -> list[Dimension]:
-    return list(shape.dims) if shape.dims is not None else [Dimension.dynamic()] * rank
-
-
-def pick_sizes(
-    rng: np.random.Generator,
-    op_type: str,
-    data: PartialShape,
-    indices: PartialShape,
-    batch_dims: int = 0,
-    axis: int = 0,
-) -> tuple[list[int], list[int]]:
-    """Concrete data and indices shapes inside the partial shapes that the op accepts:
-    shared batch dims equal, GatherND tuples no longer than the data rank allows,
-    GatherElements' non-axis dims equal; indexed data dims at least 1."""
-    if op_type == "GatherND":
-        return _sizes_gather_nd(rng, data, indices, batch_dims)
-    if op_type == "GatherElements":
-        return _sizes_gather_elements(rng, data, indices, axis)
-    return _sizes_gather(rng, data, indices, axis, batch_dims)
-
-
-def _sizes_gather_nd(rng, data, indices, b) -> tuple[list[int], list[int]]:
-    ri = _rank(rng, indices, b + 1)
-    ddims, idims = None, _dims(indices, ri)
-    k_dim = idims[-1]
-    if data.rank is None:
-        k = _pick(rng, k_dim, 1, 3)
-        rd = b + k + int(rng.integers(0, 2))
-    else:
-        rd = data.rank
-        k = _pick(rng, k_dim, 1, rd - b)
-    ddims = _dims(data, rd)
-    batch = [_pick_merged(rng, ddims[i], idims[i]) for i in range(b)]
-    d = batch + [_pick(rng, x) for x in ddims[b:]]
-    i = batch + [_pick(rng, x) for x in idims[b:-1]] + [k]
-    return d, i
-
-
-def _sizes_gather_elements(rng, data, indices, axis) -> tuple[list[int], list[int]]:
-    rank = data.rank if data.rank is not None else _rank(rng, indices, max(axis + 1, -axis, 1))
-    ddims, idims = _dims(data, rank), _dims(indices, rank)
-    at = axis % rank
-    d, i = [], []
-    for n, (x, y) in enumerate(zip(ddims, idims, strict=True)):
-        if n == at:
-            d.append(_pick(rng, x))
-            i.append(_pick(rng, y))
-        else:
-            size = _pick_merged(rng, x, y)
-            d.append(size)
-            i.append(size)
-    return d, i
-
-
-def _sizes_gather(rng, data, indices, axis, b) -> tuple[list[int], list[int]]:
-    least_i = max(b, -b, 0)
-    ri = _rank(rng, indices, least_i)
-    b = b + ri if b < 0 else b
-    least_d = max(axis + 1, -axis, b + 1)
-    rd = _rank(rng, data, least_d)
-    ddims, idims = _dims(data, rd), _dims(indices, ri)
-    batch = [_pick_merged(rng, ddims[n], idims[n]) for n in range(b)]
-    return batch + [_pick(rng, x) for x in ddims[b:]], batch + [_pick(rng, y) for y in idims[b:]]
-
-
-# -- random inputs -------------------------------------------------------------------------
-def random_data(rng: np.random.Generator, shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
-    """Random values of ``dtype``: normal floats, small integers, coin-flip bools."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        values = rng.random(shape, dtype=np.float32 if dtype.itemsize <= 4 else np.float64)
-        return (values * 8 - 4).astype(dtype, copy=False)
-    if dtype.kind == "b":
-        return rng.random(shape) < 0.5
-    info = np.iinfo(dtype)
-    return rng.integers(max(info.min, -1000), min(info.max, 1000), shape, endpoint=True,
-                        dtype=dtype)
-
-
-def _index_range(version_op: tuple[str, int], size: int) -> tuple[int, int]:
-    """The index values the runtime defines for one data dim of ``size``."""
-    op_type, version = version_op
-    if op_type == "Gather" and version in (1, 7):
-        return 0, size - 1
-    return -size, size - 1
-
-
-def random_indices(
-    rng: np.random.Generator,
-    op_type: str,
-    version: int,
-    data_shape: Sequence[int],
-    indices_shape: Sequence[int],
-    dtype: np.dtype,
-    batch_dims: int = 0,
-    axis: int = 0,
-    out_of_range: bool = True,
-) -> np.ndarray:
-    """Random indices the runtime defines: negative ones where it counts them from the
-    end (GatherND, GatherElements, Gather-8) and, for Gather-8 when ``out_of_range``,
-    about one in ten out of range (its spec gives zeros there)."""
-    dtype = np.dtype(dtype)
-    shape = tuple(indices_shape)
-    if op_type == "GatherND":
-        b, k = batch_dims, shape[-1]
-        sizes = list(data_shape[b:b + k])
-        columns = [_uniform(rng, shape[:-1], *_index_range((op_type, version), s), dtype)
-                   for s in sizes]
-        return np.stack(columns, axis=-1) if columns else np.zeros(shape, dtype)
-    rank = len(data_shape)
-    size = data_shape[axis % rank]
-    out = _uniform(rng, shape, *_index_range((op_type, version), size), dtype)
-    if op_type == "Gather" and version == 8 and out_of_range:
-        wild = rng.random(shape) < 0.1
-        far = _uniform(rng, shape, size, 2 * size + 1, dtype)
-        out = np.where(wild, far, out).astype(dtype)
-    return out
-
-
-def gather_8_zeros_defined(data_rank: int, dtype: np.dtype) -> bool:
-    """Whether the CPU plugin gives Gather-8's zeros for out-of-range indices.
-
-    Not for 1-D data of a 32- or 64-bit integer type: found by running OpenVINO
-    2026.4.1, it reads stray memory there (data [4] i32, index 7 gave 1646898464), as a
-    shape-subgraph Gather takes another code path. Those cases are never fed.
-    """
-    dtype = np.dtype(dtype)
-    return not (data_rank == 1 and dtype.kind in "iu" and dtype.itemsize >= 4)
-
-
-def _uniform(rng, shape, lo: int, hi: int, dtype: np.dtype) -> np.ndarray:
-    if dtype.kind == "u" or np.iinfo(dtype).min == 0:
-        lo = max(lo, 0)
-    info = np.iinfo(dtype)
-    lo, hi = max(lo, int(info.min)), min(hi, int(info.max))
-    if hi < lo:
-        return np.zeros(shape, dtype)
-    return rng.integers(lo, hi, shape, endpoint=True).astype(dtype)
-
-
 # -- one layer ---------------------------------------------------------------------------------
 @dataclass
 class _Plan:
     result: LayerValidation
-    version: int = 0
+    spec: OpSpec | None = None
     case: runtime.OpCase | None = None
     attrs: dict[str, str] = field(default_factory=dict)
     ins: list[Tensor] = field(default_factory=list)
@@ -362,13 +192,13 @@ def _etype_of(G: nx.MultiDiGraph, node: str, port: g.Port) -> str:
     if attrs["type"] in ("Parameter", "Const", "Constant"):
         et = (attrs.get("data") or {}).get("element_type")
         if et:
-            return et
-    p = port.get("precision") or "UNSPECIFIED"
-    return _PRECISIONS.get(p.upper(), p.lower())
+            return element_type_name(et)
+    return element_type_name(port.get("precision") or None)
 
 
 def _input_tensors(G, node, shapes) -> list[tuple[Tensor, str | None, str | None]]:
-    """(tensor, producer node, producer type) per input port of ``node``, in order."""
+    """(tensor, producer node, producer type) per input port of ``node``, in order; a
+    Const after the data and the indices (an axis) carries its value, as in the walk."""
     out = []
     for u, from_port, _ in g.input_edges(G, node):
         ports = G.nodes[u]["outputs"]
@@ -376,11 +206,9 @@ def _input_tensors(G, node, shapes) -> list[tuple[Tensor, str | None, str | None
         shape = shapes[u][pos] if pos < len(shapes[u]) else PartialShape.dynamic()
         et = _etype_of(G, u, ports[pos])
         value = None
-        if G.nodes[u]["type"] in ("Const", "Constant") and len(out) == 2:
-            from .ir import const_value
-
-            flat = [int(v) for v in np.asarray(const_value(G, u)).reshape(-1)]
-            value = (tuple(flat), tuple(flat))
+        if G.nodes[u]["type"] in ("Const", "Constant") and len(out) >= 2:
+            flat = tuple(int(v) for v in _const_array(G, u).reshape(-1))
+            value = (flat, flat)
         out.append((Tensor(shape, et, value), u, G.nodes[u]["type"]))
     return out
 
@@ -398,125 +226,94 @@ def _plan(G, node, shapes, rng) -> _Plan:
     plan = _Plan(result, attrs=dict(attrs.get("data") or {}))
     try:
         _plan_case(G, node, attrs, shapes, rng, plan)
-    except _Skip as why:
+    except NoValidInputs as why:
         result.status, result.message = why.status, why.message
     except (ShapeError, UnsupportedOpError) as err:
         result.status, result.message = "invalid", err.message
     return plan
 
 
-class _Skip(Exception):
-    def __init__(self, status: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.message = status, message
+def _runnable_spec(attrs: Mapping[str, Any]) -> OpSpec:
+    """The layer's spec (UnsupportedOpError when its opset does not hold the op), with
+    the input maker, runtime builder and reference validation needs."""
+    spec = registry.find(attrs["type"], attrs.get("version"))
+    if spec is None or None in (spec.inputs, spec.build, spec.reference):
+        name = attrs["type"] if spec is None else spec.name
+        raise NoValidInputs("skipped", f"ovgather cannot run {name} on the CPU plugin and "
+                                       "compare it with a reference")
+    return spec
 
 
 def _plan_case(G, node, attrs, shapes, rng, plan: _Plan) -> None:
-    op, version = attrs["type"], attrs.get("op_version")
-    plan.version = version
+    spec = plan.spec = _runnable_spec(attrs)
+    maker: InputMaker = spec.inputs
     inputs = _input_tensors(G, node, shapes)
-    if len(inputs) < (3 if op == "Gather" else 2):
-        raise _Skip("invalid", f"a {op} layer needs all its inputs connected")
+    if len(inputs) < maker.n_inputs:
+        raise NoValidInputs("invalid", f"a {spec.type} layer needs all its inputs connected")
     plan.ins = [t for t, _, _ in inputs]
-    rule = _RULES[op]
-    plan.result.inferred_partial_shape = str(rule(plan.ins, plan.attrs, version, 1)[0].shape)
-    axis, bd = _layer_axis(op, plan), _attr(plan.attrs, "batch_dims", 0)
+    plan.result.inferred_partial_shape = str(spec.infer(plan.ins, plan.attrs)[0].shape)
+    p = maker.params(Attrs(plan.attrs, spec.version), plan.ins)
     (dt, du, dk), (it, iu, ik) = inputs[0], inputs[1]
     dtype, itype = _np_dtype(dt.etype, "data"), _np_dtype(it.etype, "indices")
-    if op == "GatherND" and it.shape.rank is not None and it.shape.dims[-1] == 0:
-        raise _Skip("skipped", "index tuples of length 0: the CPU plugin returns undefined "
-                               "values for them")
-    if ik in ("Const", "Constant"):
+    const = ik in ("Const", "Constant")
+    if const:
         indices = _const_array(G, iu)
-        dsize, _ = pick_sizes(rng, op, dt.shape, PartialShape(list(indices.shape)), bd, axis)
-        dsize = _fit_const_indices(op, version, dt.shape, dsize, indices, bd, axis)
-        _check_budget(plan, dsize, list(indices.shape))
+        dsize = _sizes_for_const(plan, rng, dt.shape, indices, p)
     else:
-        dsize, isize = pick_sizes(rng, op, dt.shape, it.shape, bd, axis)
+        dsize, isize = maker.sizes(rng, dt.shape, it.shape, p)
         _check_budget(plan, dsize, isize)
-        indices = random_indices(rng, op, version, dsize, isize, itype, bd, axis,
-                                 out_of_range=gather_8_zeros_defined(len(dsize), dtype))
+        wild = maker.out_of_range_defined(len(dsize), dtype)
+        indices = maker.indices(rng, dsize, isize, itype, p, out_of_range=wild)
     data = _const_array(G, du) if dk in ("Const", "Constant") else random_data(rng, dsize, dtype)
     plan.result.inputs = {"data": _shape_text(data.shape), "indices": _shape_text(indices.shape)}
     plan.case = runtime.OpCase(
-        op, version, data, indices, batch_dims=bd, axis=axis,
-        axis_type=inputs[2][0].etype if op == "Gather" else "i64",
-        data_shape=str(dt.shape), indices_shape=str(it.shape),
-        indices_const=ik in ("Const", "Constant"), label=attrs["name"],
+        spec.type, spec.version, data, indices, batch_dims=p.batch_dims, axis=p.axis,
+        axis_type=p.axis_type, data_shape=str(dt.shape), indices_shape=str(it.shape),
+        indices_const=const, label=attrs["name"],
     )
+
+
+def _sizes_for_const(plan: _Plan, rng, data: PartialShape, indices: np.ndarray,
+                     p: Params) -> list[int]:
+    """Data sizes for constant indices: picked, then grown until the indices fit."""
+    maker = plan.spec.inputs
+    dsize, _ = maker.sizes(rng, data, PartialShape(list(indices.shape)), p)
+    if indices.size:
+        dsize = maker.fit_const(data, dsize, indices, p)
+    _check_budget(plan, dsize, list(indices.shape))
+    return dsize
 
 
 def _check_budget(plan: _Plan, dsize: list[int], isize: list[int]) -> None:
     """Skip a layer whose inputs or output would not fit in memory: shapes are
     arithmetic, but validation allocates real tensors."""
-    ins = [Tensor(PartialShape(dsize), plan.ins[0].etype),
-           Tensor(PartialShape(isize), plan.ins[1].etype), *plan.ins[2:]]
-    out = _RULES[plan.result.type](ins, plan.attrs, plan.version, 1)[0].shape
+    out = _infer_concrete(plan, dsize, isize)
     plan.concrete = (tuple(dsize), tuple(isize), str(out))
     sizes = [dsize, isize] + ([out.to_list()] if out.is_static else [])
     biggest = max(math.prod(int(d) for d in s) for s in sizes)
     if biggest > MAX_ELEMENTS:
-        raise _Skip("skipped", f"a tensor of {biggest} elements exceeds the validation budget "
-                               f"of {MAX_ELEMENTS} (concrete data {_shape_text(dsize)}, "
-                               f"indices {_shape_text(isize)})")
+        raise NoValidInputs("skipped", f"a tensor of {biggest} elements exceeds the validation "
+                                       f"budget of {MAX_ELEMENTS} (concrete data "
+                                       f"{_shape_text(dsize)}, indices {_shape_text(isize)})")
 
 
-def _layer_axis(op: str, plan: _Plan) -> int:
-    if op == "GatherElements":
-        return _attr(plan.attrs, "axis", 0)
-    if op == "Gather":
-        value = plan.ins[2].value
-        if value is None or len(value[0]) != 1:
-            raise _Skip("skipped", "the Gather axis is not a constant, so the layer cannot "
-                                   "be run on its own")
-        return value[0][0]
-    return 0
-
-
-def _attr(data: Mapping[str, str], name: str, default: int) -> int:
-    text = data.get(name)
-    try:
-        return default if text is None else int(text.strip())
-    except ValueError as err:
-        raise ShapeError(f"the attribute '{name}' must be an integer, but got '{text}'") from err
+def _infer_concrete(plan: _Plan, dsize: Sequence[int], isize: Sequence[int]) -> PartialShape:
+    """The spec's output shape for concrete data and indices shapes."""
+    ins = [Tensor(PartialShape(list(dsize)), plan.ins[0].etype),
+           Tensor(PartialShape(list(isize)), plan.ins[1].etype), *plan.ins[2:]]
+    return plan.spec.infer(ins, plan.attrs)[0].shape
 
 
 def _np_dtype(etype: str, what: str) -> np.dtype:
-    name = _DTYPES.get(etype)
+    name = numpy_dtype(etype)
     if name is None:
-        raise _Skip("skipped", f"the {what} element type {etype} has no NumPy counterpart")
+        raise NoValidInputs("skipped", f"the {what} element type {etype} has no NumPy "
+                                       "counterpart")
     return np.dtype(name)
 
 
 def _shape_text(shape: Sequence[int]) -> str:
     return "[" + ",".join(str(int(d)) for d in shape) + "]"
-
-
-def _fit_const_indices(op, version, data_ps, dsize, indices, bd, axis) -> list[int]:
-    """Grow dynamic data dims so constant indices are in range; an index out of the
-    range the runtime defines (and not fixable) makes the layer invalid."""
-    if indices.size == 0 or (op == "Gather" and version == 8):
-        return dsize
-    dims = _dims(data_ps, len(dsize))
-    if op == "GatherND":
-        flat = indices.reshape(-1, indices.shape[-1]).astype(np.int64)
-        targets = list(range(bd, bd + indices.shape[-1]))
-        need = [int(max(flat[:, j].max() + 1, -flat[:, j].min())) for j in range(len(targets))]
-    else:
-        targets = [axis % len(dsize)]
-        flat = indices.astype(np.int64)
-        need = [int(max(flat.max() + 1, -flat.min()))]
-    for t, n in zip(targets, need, strict=True):
-        if dsize[t] < n and dims[t].hi >= n:
-            dsize[t] = max(n, dims[t].lo)
-        if dsize[t] < n or (op == "Gather" and flat.min() < 0):
-            if op == "Gather":
-                return dsize  # Gather-1/7: the CPU plugin's zeros, matched by the reference
-            raise _Skip("invalid", f"constant {op} indices must lie in [-s, s-1] for data "
-                                   f"dim {t} of size {dsize[t]}, but they reach {n}; "
-                                   "the runtime " + ("reads stray memory" if op == "GatherND"
-                                                     else "refuses to run"))
-    return dsize
 
 
 # -- comparison ---------------------------------------------------------------------------------
@@ -527,10 +324,7 @@ def _concrete_inference(plan: _Plan) -> str:
     assert case is not None
     if plan.concrete and plan.concrete[:2] == (case.data.shape, case.indices.shape):
         return plan.concrete[2]
-    ins = [Tensor(PartialShape(list(case.data.shape)), plan.ins[0].etype),
-           Tensor(PartialShape(list(case.indices.shape)), plan.ins[1].etype)]
-    ins += plan.ins[2:]
-    return str(_RULES[case.op_type](ins, plan.attrs, case.version, 1)[0].shape)
+    return str(_infer_concrete(plan, case.data.shape, case.indices.shape))
 
 
 def _max_error(ref: np.ndarray, out: np.ndarray) -> float:
@@ -570,7 +364,7 @@ def _judge(plan: _Plan, run: runtime.OpRun, reference: Callable[..., np.ndarray]
     try:
         ref = reference(case.op_type, case.version, case.data, case.indices,
                         batch_dims=case.batch_dims, axis=case.axis)
-    except (ValueError, IndexError, TypeError) as err:
+    except ReferenceInputError as err:
         problems.append(f"the reference refused the inputs the runtime ran: {err}")
         ref = None
     if ref is not None:
@@ -736,7 +530,7 @@ class _SharedByBounds:
         self.rng, self.sizes = rng, {}
 
     def __call__(self, d: Dimension) -> int:
-        return self.sizes.setdefault((d.lo, d.hi), _pick(self.rng, d))
+        return self.sizes.setdefault((d.lo, d.hi), pick(self.rng, d))
 
 
 def _judge_whole(G, node, name, run, inferred, concrete) -> LayerValidation:

@@ -63,12 +63,13 @@ def test_explain_hitnet_says_how_the_batch_dims_fold():
 
 
 @pytest.mark.parametrize("data,indices,b,rule", [
-    ("[2,3,4,5]", "[2,1]", 3, "b must be less than the rank of indices"),
-    ("[2,3,4,5]", "[2,1,2]", 2, "the batch dims of data and indices must be the same"),
-    ("[2,1,4,5]", "[2,1,5,3]", 2, "b + k must not exceed the rank of data"),
-    ("[]", "[2,1,1]", 0, "data rank must be at least 1"),
-    ("[2,2,2]", "[]", 0, "indices rank must be at least 1"),
-    ("[2,3]", "[2,2]", 2, "b must be less than the rank of data"),
+    ("[2,3,4,5]", "[2,1]", 3, "batch_dims must be less than the rank of indices"),
+    ("[2,3,4,5]", "[2,1,2]", 2, "the leading batch_dims dims of data and indices must match"),
+    ("[2,1,4,5]", "[2,1,5,3]", 2,
+     "batch_dims + the index tuple length k must not exceed the rank of data"),
+    ("[]", "[2,1,1]", 0, "data must have rank at least 1"),
+    ("[2,2,2]", "[]", 0, "indices must have rank at least 1"),
+    ("[2,3]", "[2,2]", 2, "batch_dims must be less than the rank of data"),
 ])
 def test_explain_names_the_rule_openvino_breaks(data, indices, b, rule):
     e = explain_gather_nd(data, indices, b, "i64")
@@ -81,7 +82,7 @@ def test_explain_names_the_rule_openvino_breaks(data, indices, b, rule):
 
 def test_explain_float_indices_fail_the_type_rule():
     e = explain_gather_nd("[2,3]", "[2,1]", 0, "f32")
-    assert e.failed_rule == "indices must be of an integer type"
+    assert e.failed_rule == "the indices must be of an integer type"
     assert ov_gather_nd("[2,3]", "[2,1]", 0, 8, "f32").startswith("error")
 
 

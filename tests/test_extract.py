@@ -17,7 +17,7 @@ import pytest
 
 from ovgather.cli import main
 from ovgather.errors import UsageError
-from ovgather.explain import GATHER_TYPES
+from ovgather.explain import gather_types
 from ovgather.extract import extract, neighbourhood, write_extract
 from ovgather.ir import read_ir
 
@@ -30,7 +30,7 @@ def _gather_layers() -> list[tuple[Path, str]]:
     out = []
     for path in SAMPLES:
         G = read_ir(path)
-        out += [(path, G.nodes[n]["name"]) for n in G if G.nodes[n]["type"] in GATHER_TYPES]
+        out += [(path, G.nodes[n]["name"]) for n in G if G.nodes[n]["type"] in gather_types()]
     return out
 
 

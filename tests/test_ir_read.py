@@ -16,6 +16,8 @@ import numpy as np
 import openvino as ov
 import pytest
 
+from ovgather.errors import UnsupportedOpError
+from ovgather.graph import op_spec
 from ovgather.ir import ELEMENT_TYPES, const_nbytes, const_value, parse_ir, read_ir, write_ir
 from ovgather.shapes import PartialShape
 
@@ -50,7 +52,7 @@ def assert_matches_openvino(path: Path, declared_dims: bool = True) -> nx.MultiD
         assert OV_TYPE.get(attrs["type"], attrs["type"]) == op.get_type_name()
         assert attrs["version"] == op.get_type_info().version_id
         if op.get_type_name() in ("GatherND", "Gather", "GatherElements"):
-            assert attrs["op_version"] == int(op.get_type_info().version_id[5:])
+            assert op_spec(G, node).version == int(op.get_type_info().version_id[5:])
         outputs = attrs["outputs"]
         assert len(outputs) == (0 if op.get_type_name() == "Result" else op.get_output_size())
         for port, out in zip(outputs, op.outputs(), strict=False):
@@ -220,7 +222,7 @@ def test_sub_byte_consts_come_back_as_their_packed_bytes(
     assert np.array_equal(again, expected)
 
 
-def test_unsupported_opset_reads_with_op_version_none(tmp_path: Path) -> None:
+def test_unsupported_opset_reads_and_its_spec_lookup_refuses_it(tmp_path: Path) -> None:
     """A GatherND in an opset without it reads fine; the checker reports it later."""
     path = tmp_path / "model.xml"
     for seed in range(20):
@@ -233,7 +235,10 @@ def test_unsupported_opset_reads_with_op_version_none(tmp_path: Path) -> None:
     path.write_text(text.replace(gnd.group(0), 'type="GatherND" version="opset3"'))
     G = read_ir(path)
     nodes = [n for n in G.nodes if G.nodes[n]["version"] == "opset3"]
-    assert nodes and all(G.nodes[n]["op_version"] is None for n in nodes)
+    assert nodes
+    for n in nodes:
+        with pytest.raises(UnsupportedOpError, match="opset3 has no GatherND"):
+            op_spec(G, n)
 
 
 def test_rt_info_is_kept_as_compact_xml_text(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from ovgather import reference
+from ovgather.ops.gather import gather_8_zeros_defined
+from ovgather.ops.inputs import random_data, random_indices
 from ovgather.runtime import OpCase, known_crash, run_cases
-from ovgather.validate import gather_8_zeros_defined, random_data, random_indices
 
 SEED = 20261122
 DTYPES = ["float32", "float16", "int32", "uint8", "int8", "int64"]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ovgather.errors import RewriteError
-from ovgather.graph import consumers, output_port, producer
+from ovgather.graph import consumers, op_spec, output_port, producer
 from ovgather.rewrite import (
     add_const,
     add_layer,
@@ -93,7 +93,7 @@ def test_find_layers_by_type_version_and_data_attrs():
     assert find_layers(G, type="GatherND", version="opset8") == [g8]
     assert find_layers(G, type="GatherND", batch_dims=2) == [g5]
     assert find_layers(G, type="Relu", batch_dims=0) == []
-    assert G.nodes[g5]["op_version"] == 5 and G.nodes[g8]["op_version"] == 8
+    assert op_spec(G, g5).version == 5 and op_spec(G, g8).version == 8
 
 
 def test_insert_after_rewires_consumers_and_moves_the_names():

@@ -66,7 +66,6 @@ def test_invalid_and_unchecked_layers_get_their_colours(tmp_path: Path) -> None:
     G.nodes[gnd]["data"]["batch_dims"] = "3"  # b + k = 4 > rank D: invalid
     assert _nodes(to_dot(G))[gnd][1] == STATUS_COLOURS["invalid"]
     G.nodes[gnd]["type"] = "MyCustomOp"  # an op ovgather does not know
-    G.nodes[gnd]["op_version"] = None
     assert _nodes(to_dot(G))[gnd][1] == STATUS_COLOURS["unchecked"]
 
 

@@ -13,7 +13,8 @@ import ovgather.validate as validate_module
 from ovgather import reference
 from ovgather.cli import main
 from ovgather.ir import read_ir
-from ovgather.validate import pick_sizes, validate, validate_whole_model
+from ovgather.ops.inputs import pick_sizes
+from ovgather.validate import validate, validate_whole_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "ir_samples").rglob("*.xml"))
@@ -91,18 +92,24 @@ def test_an_off_by_one_reference_makes_validate_exit_1_and_name_the_layer(capsys
 
 
 def test_a_wrong_shape_rule_makes_validate_exit_1(capsys, monkeypatch):
-    from ovgather.ops import indexing
+    import dataclasses
+
+    from ovgather.ops import registry
     from ovgather.ops.values import Tensor
     from ovgather.shapes import PartialShape
 
-    right = indexing.RULES["GatherElements"]
+    right, find = registry.spec("GatherElements", 6), registry.find
 
-    def wrong(ins, data, version, nout):  # drops the last dim
-        out = right(ins, data, version, nout)[0]
+    def wrong(ins, attrs, trace):  # drops the last dim
+        out = right.rule(ins, attrs, trace)[0]
         dims = out.shape.dims
         return [Tensor(PartialShape.of(dims[:-1]) if dims else out.shape, out.etype)]
 
-    monkeypatch.setitem(validate_module._RULES, "GatherElements", wrong)
+    def find_wrong(op_type, opset):
+        found = find(op_type, opset)
+        return dataclasses.replace(found, rule=wrong) if found is right else found
+
+    monkeypatch.setattr(registry, "find", find_wrong)
     code, out, _ = _run(capsys, "validate", str(ROOT / "ir_samples" / "mixed_ops.xml"), "--json")
     assert code == 1
     bad = [lv for lv in json.loads(out)["models"][0]["layers"] if lv["status"] == "mismatch"]
@@ -198,3 +205,29 @@ def test_progress_bar_only_on_a_terminal_and_never_on_stdout(zoo, capsys, monkey
     code, out, err = _run(capsys, "validate", str(zoo), "--json")
     assert code == 0 and "layer" in err
     assert json.loads(out)["models"][0]["summary"]["ok"] == 240
+
+
+def test_a_bad_attribute_is_the_same_invalid_row_in_check_and_validate():
+    from ovgather.infer import check
+
+    G = read_ir(ROOT / "ir_samples" / "gather_versions.xml")
+    node = next(n for n, name in G.nodes(data="name") if name == "gather7_axis_m3_bd1")
+    G.nodes[node]["data"]["batch_dims"] = "x"
+    checked = next(lr for lr in check(G).layers if lr.id == node)
+    validated = validate(G, layers=[node]).layers[0]
+    assert checked.status == validated.status == "invalid"
+    assert validated.message == checked.message
+    assert "the attribute 'batch_dims' must be an integer, but got 'x'" in validated.message
+
+
+def test_validate_runtime_and_reference_name_no_gather_op_type():
+    import ast
+
+    from ovgather.ops import registry
+
+    family = set(registry.family("gather"))
+    for module in ("validate.py", "runtime.py", "reference.py"):
+        tree = ast.parse((ROOT / "ovgather" / module).read_text())
+        named = [n.value for n in ast.walk(tree)
+                 if isinstance(n, ast.Constant) and n.value in family]
+        assert not named, (module, named)

@@ -41,7 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ovgather import reference  # noqa: E402
-from ovgather.validate import random_indices  # noqa: E402
+from ovgather.ops.inputs import random_indices  # noqa: E402
+from ovgather.validate import gather_layers  # noqa: E402
 
 DATA_TYPES = [np.float32, np.float16, np.int32, np.uint8]
 INDEX_TYPES = [np.int32, np.int64]
@@ -94,7 +95,8 @@ def _layer(rng: np.random.Generator, j: int, params: list) -> ov.Node:
     data.set_friendly_name(f"data_{j}")
     params.append(data)
     if const_indices:  # all Consts i64: ovgather's reader refuses OpenVINO's byte sharing
-        values = random_indices(rng, op, 8 if op != "Gather" else version, dshape, ishape,
+        op_version = version if op == "Gather" else {"GatherND": 8, "GatherElements": 6}[op]
+        values = random_indices(rng, op, op_version, dshape, ishape,
                                 np.dtype(np.int64), b if op != "GatherElements" else 0,
                                 axis if op != "GatherND" else 0, out_of_range=False)
         indices = o1.constant(values)
@@ -177,8 +179,8 @@ def bench_validate(full: bool, rounds: int = 5) -> None:
                 assert report.ok, [lv.message for lv in report.problems()][:3]
             batched = statistics.median(times)
             sample = n if full or n == 100 else 100
-            names = None if sample == n else [G.nodes[x]["name"] for x in list(
-                _gather_nodes(G))[:sample]]
+            names = None if sample == n else [G.nodes[x]["name"] for x in
+                                              gather_layers(G)[:sample]]
             start = time.perf_counter()
             single = validate(G, layers=names, batch_size=1)
             per_layer = (time.perf_counter() - start) * n / sample
@@ -188,10 +190,6 @@ def bench_validate(full: bool, rounds: int = 5) -> None:
                   f" one compile per layer {per_layer:6.2f} s{note}: "
                   f"{per_layer / batched:5.1f}x faster "
                   f"({report.summary['ok']} ok, {report.summary['skipped']} skipped)", flush=True)
-
-
-def _gather_nodes(G):
-    return (n for n, t in G.nodes(data="type") if t in ("GatherND", "GatherElements", "Gather"))
 
 
 # -- 2. the reference vs OpenVINO and onnx.reference ----------------------------------------------

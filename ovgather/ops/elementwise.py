@@ -19,15 +19,13 @@ whose inputs are all exact gives an exact value (OpenVINO folds it).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..errors import ShapeInferenceError
 from ..shapes import Dimension, PartialShape
-from .values import INF, INT_TYPES, NINF, UNBOUNDED, Tensor, Value, attr_str
+from .spec import Attrs, Rule, Trace, specs_of
+from .values import INF, INT_TYPES, NINF, UNBOUNDED, Tensor, Value
 
-__all__ = ["broadcast_dims", "broadcast_shapes", "RULES"]
+__all__ = ["broadcast_dims", "broadcast_shapes", "SPECS"]
 
-Rule = Callable[[list[Tensor], dict[str, str], int, int], list[Tensor]]
 
 UNARY = (
     "Abs Acos Acosh Asin Asinh Atan Atanh Ceiling Clamp Cos Cosh Elu Erf Exp Floor Gelu "
@@ -92,7 +90,7 @@ def _merge_shapes(a: PartialShape, b: PartialShape) -> PartialShape:
 
 
 def _out_shape(ins: list[Tensor], data: dict[str, str]) -> PartialShape:
-    mode = attr_str(data, "auto_broadcast", "numpy").lower()
+    mode = data.text("auto_broadcast", "numpy").lower()
     shape = ins[0].shape
     for t in ins[1:]:
         if mode == "none":
@@ -197,7 +195,7 @@ def _binary(op: str) -> Rule:
     value_fn = _VALUE_FNS.get(op)
     exact_fn = _exact(_EXACT_FNS[op]) if op in _EXACT_FNS else None
 
-    def rule(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
         shape = _out_shape(ins[:2], data)
         value = None
         a, b = ins[0].value, ins[1].value
@@ -211,43 +209,43 @@ def _binary(op: str) -> Rule:
     return rule
 
 
-def _logical(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _logical(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     return [Tensor(_out_shape(ins[:2], data), "boolean")]
 
 
-def _unary(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _unary(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     return [Tensor(ins[0].shape, ins[0].etype)]
 
 
-def _logical_not(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     return [Tensor(ins[0].shape, "boolean")]
 
 
-def _convert(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _convert(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     """Convert keeps the shape and (OpenVINO evaluates its bounds) the value."""
-    etype = attr_str(data, "destination_type", "dynamic")
+    etype = data.text("destination_type", "dynamic")
     value = ins[0].value if etype in ("i64", "i32") else None
     return [Tensor(ins[0].shape, etype, value)]
 
 
-def _convert_like(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _convert_like(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     value = ins[0].value if ins[1].etype in ("i64", "i32") else None
     return [Tensor(ins[0].shape, ins[1].etype, value)]
 
 
-def _select(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _select(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     """Select broadcasts condition, then and else together; the type is the branches'."""
     return [Tensor(_out_shape(ins[:3], data), ins[1].etype)]
 
 
-def _fake_quantize(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _fake_quantize(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     shape = ins[0].shape
     for t in ins[1:]:
         broadcast_shapes(shape, t.shape)
     return [Tensor(shape, ins[0].etype)]
 
 
-RULES: dict[str, Rule] = {
+_RULES: dict[str, Rule] = {
     **{op: _unary for op in UNARY},
     **{op: _binary(op) for op in BINARY},
     **{op: _logical for op in LOGICAL},
@@ -260,3 +258,6 @@ RULES: dict[str, Rule] = {
     "Select": _select,
     "FakeQuantize": _fake_quantize,
 }
+
+
+SPECS = specs_of(_RULES)

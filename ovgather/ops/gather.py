@@ -35,26 +35,21 @@ exactly what OpenVINO rejects::
 
 from __future__ import annotations
 
-from ..errors import ShapeInferenceError, UnsupportedOpError
-from ..shapes import DYNAMIC, PartialShape, ShapeLike, as_partial_shape, normalize_axis
-from .registry import is_integral_number
+from ..element_types import is_integral_number
+from ..shapes import (
+    DYNAMIC,
+    DYNAMIC_RANK,
+    PartialShape,
+    ShapeLike,
+    as_partial_shape,
+    normalize_axis,
+)
+from .spec import Checks, Trace
 
 __all__ = ["infer_gather", "gather_shape"]
 
-_DYNAMIC_RANK = PartialShape.of(None)
-
-
-def _fail(seen: tuple, rule: str) -> ShapeInferenceError:
-    """The error for a broken ``rule``: the rule in words, then what was seen.
-
-    ``seen`` is (version, data, indices, axis, batch_dims) as the rule received them.
-    """
-    version, data, indices, axis, batch_dims = seen
-    axis_text = "unknown" if axis is None else axis
-    what = f"but got data {data}, indices {indices}, axis={axis_text}"
-    if version != 1:
-        what += f", batch_dims={batch_dims}"
-    return ShapeInferenceError(f"Gather-{version}: {rule}, {what}")
+#: The op type this file serves (what a layer's ``type`` says).
+OP_TYPE = "Gather"
 
 
 def infer_gather(
@@ -65,102 +60,111 @@ def infer_gather(
     version: int,
     indices_type: str | None = None,
     axis_shape: PartialShape | None = None,
+    trace: Trace | None = None,
 ) -> PartialShape:
     """The output shape of Gather-``version`` (1, 7 or 8), or ShapeInferenceError.
 
     ``axis`` None means the axis input is not a known constant; ``axis_shape`` is the
     shape of that input when known (None skips its check). Gather-1 ignores batch_dims.
+    ``trace`` records every check for ``explain``.
 
     >>> str(infer_gather(PartialShape.parse("[2,3,4]"), PartialShape.parse("[5]"), 0, 0, 1))
     '[5,3,4]'
     """
-    if version not in (1, 7, 8):
-        raise UnsupportedOpError(f"Gather has versions 1, 7 and 8, not {version}")
-    seen = (version, data, indices, axis, batch_dims)
-    if version != 1 and indices_type is not None and not is_integral_number(indices_type):
-        raise _fail(seen, f"the indices must be of an integer type (not {indices_type})")
+    _known_version(version)
+
+    def seen() -> str:
+        what = f"but got data {data}, indices {indices}, axis={'unknown' if axis is None else axis}"
+        return what if version == 1 else what + f", batch_dims={batch_dims}"
+
+    check = Checks(trace, f"Gather-{version}", seen)
+    check.fact("axis", axis)
+    if version != 1:
+        check.fact("batch_dims", batch_dims)
+    if version != 1 and indices_type is not None:
+        check.require(is_integral_number(indices_type), "the indices must be of an integer type",
+                      lambda: f"indices are {indices_type}")
     if axis_shape is not None and axis_shape.is_static:
         a = axis_shape.dims
-        if not (len(a) == 0 or (len(a) == 1 and a[0].lo == 1)):
-            rule = f"the axis input must be a scalar or hold one element, not {axis_shape}"
-            raise _fail(seen, rule)
+        check.require(len(a) == 0 or (len(a) == 1 and a[0].lo == 1),
+                      "the axis input must be a scalar or hold one element",
+                      lambda: f"its shape is {axis_shape}")
     d, i = data.dims, indices.dims
     b = 0 if version == 1 else batch_dims
     if b < 0 and i is not None:
         b += len(i)
     if axis is not None:
-        axis = _checked_axis(axis, b, d, seen)
-    if i is not None and b > len(i):
-        raise _fail(seen, f"batch_dims must not exceed the rank of indices ({b} > {len(i)})")
+        axis = _checked_axis(axis, b, d, check)
+    if i is not None:
+        check.require(b <= len(i), "batch_dims must not exceed the rank of indices",
+                      lambda: f"{b} > {len(i)}" if b > len(i) else f"{b} <= {len(i)}")
     if d is None or i is None:
-        return _DYNAMIC_RANK
-    return PartialShape.of(_known_ranks(d, i, axis, b, seen))
+        check.note("both ranks must be known to build the output",
+                   "a rank is unknown, so the output is of dynamic rank")
+        return DYNAMIC_RANK
+    return PartialShape.of(_known_ranks(d, i, axis, b, check))
 
 
-def _checked_axis(axis: int, b: int, d, seen: tuple) -> int:
+def _known_version(version: int) -> None:
+    """Gather-1 ignores batch_dims, from Gather-7 on it counts; SPECS says which exist."""
+    from .registry import spec
+
+    spec(OP_TYPE, version)
+
+
+def _checked_axis(axis: int, b: int, d, check: Checks) -> int:
     """The axis normalised by a known data rank; it must not be below batch_dims."""
     if d is not None:
         at = normalize_axis(axis, len(d))
-        if at is None:
-            top = max(len(d), 1)
-            raise _fail(seen, f"the axis must lie in [-{top}, {top - 1}] for data of rank {len(d)}")
+        top = max(len(d), 1)
+        check.require(at is not None, f"the axis must lie in [-{top}, {top - 1}] for data of "
+                      f"rank {len(d)}", lambda: f"axis = {axis}")
         axis = at
-    if axis < b and b >= 0 and axis >= 0:
-        rule = f"batch_dims must not exceed the axis once both are normalised ({b} > {axis})"
-        raise _fail(seen, rule)
+    if b >= 0 and axis >= 0:
+        check.require(axis >= b, "batch_dims must not exceed the axis once both are normalised",
+                      lambda: f"{b} > {axis}" if b > axis else f"{b} <= {axis}")
     return axis
 
 
-def _known_ranks(d, i, axis: int | None, b: int, seen: tuple) -> tuple:
+def _known_ranks(d, i, axis: int | None, b: int, check: Checks) -> tuple:
     """The output dims once both ranks are known, filled as OpenVINO fills them."""
     out_rank = len(d) + len(i) - 1 - b
-    if out_rank < 0:
-        rule = (
-            "the output would have a negative rank (rank(data) + rank(indices) - 1 "
-            f"- batch_dims = {out_rank})"
-        )
-        raise _fail(seen, rule)
-    batch = _batch(d, i, b, out_rank, seen)
+    check.require(out_rank >= 0, "the output must not have a negative rank",
+                  lambda: f"rank(data) + rank(indices) - 1 - batch_dims = {out_rank}")
+    batch = _batch(d, i, b, out_rank, check)
     if axis is None:
+        check.note("output = D[:axis] + I[b:] + D[axis+1:]",
+                   "the axis is not a constant: only the batch dims and the rank are known")
         return (*batch, *(DYNAMIC,) * (out_rank - len(batch)))
-    if not d:  # OpenVINO then writes one dim past the output
-        raise _fail(seen, "data must have rank at least 1 to gather along a known axis")
+    check.require(len(d) > 0, "data must have rank at least 1 to gather along a known axis",
+                  "rank 0")  # OpenVINO would write one dim past the output
     if b >= 0:
-        return (*batch, *d[b:axis], *i[b:], *d[axis + 1 :])
-    # b < 0 only for batch_dims < -rank(indices): OpenVINO reads indices[b:] with
-    # negative positions, so dims repeat, until one falls off the front
-    return (*d[:axis], *(_at(i, n, seen) for n in range(b, len(i))), *d[axis + 1 :])
+        out = (*batch, *d[b:axis], *i[b:], *d[axis + 1 :])
+    else:
+        # b < 0 only for batch_dims < -rank(indices): OpenVINO reads indices[b:] with
+        # negative positions, so dims repeat, until one falls off the front
+        for n in range(b, len(i)):
+            check.require(-len(i) <= n, f"batch_dims must be at least -2 * rank(indices) = "
+                          f"{-2 * len(i)}")
+        out = (*d[:axis], *(i[n] for n in range(b, len(i))), *d[axis + 1 :])
+    check.note("output = D[:axis] + I[b:] + D[axis+1:]",
+               lambda: f"axis = {axis}, b = {b} -> {PartialShape.of(out)}")
+    return out
 
 
-def _batch(d, i, b: int, out_rank: int, seen: tuple) -> list:
+def _batch(d, i, b: int, out_rank: int, check: Checks) -> list:
     """The first ``b`` dims of data and indices, merged; empty when ``b <= 0``."""
     batch = []
     for n in range(b):
-        if n >= len(d):  # only when the axis is unknown
-            raise _fail(seen, f"batch_dims must not exceed the rank of data ({b} > {len(d)})")
-        if n >= out_rank:
-            rule = (
-                "batch_dims must not exceed the output rank rank(data) + rank(indices) - 1 "
-                f"- batch_dims ({b} > {out_rank})"
-            )
-            raise _fail(seen, rule)
+        check.require(n < len(d), "batch_dims must not exceed the rank of data",
+                      lambda: f"{b} > {len(d)}")  # only when the axis is unknown
+        check.require(n < out_rank, "batch_dims must not exceed the output rank "
+                      "rank(data) + rank(indices) - 1 - batch_dims", lambda: f"{b} > {out_rank}")
         merged = d[n].merge(i[n])
-        if merged is None:
-            rule = (
-                "the leading batch_dims dims of data and indices must match "
-                f"(dim {n}: {d[n]} in data, {i[n]} in indices)"
-            )
-            raise _fail(seen, rule)
+        check.require(merged is not None, "the leading batch_dims dims of data and indices "
+                      "must match", lambda n=n: f"dim {n}: {d[n]} in data, {i[n]} in indices")
         batch.append(merged)
     return batch
-
-
-def _at(dims: tuple, n: int, seen: tuple):
-    """``dims[n]`` as OpenVINO indexes a shape: negative from the back, else an error."""
-    if -len(dims) <= n < len(dims):
-        return dims[n]
-    rule = f"batch_dims must be at least -2 * rank(indices) = {-2 * len(dims)}"
-    raise _fail(seen, rule)
 
 
 def gather_shape(
@@ -209,30 +213,28 @@ def gather_shape(
 
 import numpy as _np  # noqa: E402 (this section sits below the shape rules)
 
+from ..errors import ReferenceInputError  # noqa: E402
+from .arrays import index_array, prod, require_same_batch  # noqa: E402
+
 
 def _ref_gather_attrs(
     data: _np.ndarray, idx: _np.ndarray, axis: int, batch_dims: int, version: int
 ) -> tuple[int, int]:
     """``axis`` and ``batch_dims`` made non-negative and checked as OpenVINO does."""
-    if version not in (1, 7, 8):
-        raise ValueError(f"Gather has versions 1, 7 and 8, but got {version}")
+    _known_version(version)
     if version == 1 and batch_dims:
-        raise ValueError("Gather-1 has no batch_dims")
+        raise ReferenceInputError("Gather-1 has no batch_dims")
     rank = data.ndim
     if not -rank <= axis < rank:
-        raise ValueError(f"Gather axis must lie in [{-rank}, {rank - 1}], but got {axis}")
+        raise ReferenceInputError(f"Gather axis must lie in [{-rank}, {rank - 1}], but got {axis}")
     b = batch_dims + idx.ndim if batch_dims < 0 else batch_dims
     axis %= rank
     if not 0 <= b <= min(axis, idx.ndim):
-        raise ValueError(
+        raise ReferenceInputError(
             f"Gather needs 0 <= batch_dims <= axis and <= indices rank, but got batch_dims "
             f"{batch_dims}, axis {axis}, indices rank {idx.ndim}"
         )
-    if data.shape[:b] != idx.shape[:b]:
-        raise ValueError(
-            f"Gather batch dims of data and indices must be equal, but got "
-            f"{data.shape[:b]} and {idx.shape[:b]}"
-        )
+    require_same_batch("Gather", data, idx, b)
     return axis, b
 
 
@@ -252,35 +254,179 @@ def gather_reference(
     array([[3, 3],
            [4, 0]])
     """
-    data, idx = _np.asarray(data), _np.asarray(indices)
-    if idx.dtype.kind not in "iu":
-        raise TypeError(f"indices must be of an integer type, but got {idx.dtype}")
+    data, idx = _np.asarray(data), index_array(indices)
     axis, b = _ref_gather_attrs(data, idx, int(axis), int(batch_dims), version)
     idx = idx.astype(_np.int64, copy=False)
     shape = data.shape[:axis] + idx.shape[b:] + data.shape[axis + 1 :]
     size = data.shape[axis]
-    n_batch, n_outer = _ref_prod(data.shape[:b]), _ref_prod(data.shape[b:axis])
+    n_batch, n_outer = prod(data.shape[:b]), prod(data.shape[b:axis])
     picks = idx.reshape(n_batch, 1, -1)
     low, high = (int(idx.min()), int(idx.max())) if idx.size else (0, 0)
-    if version == 8 and low < 0:
+    if version >= 8 and low < 0:  # Gather-8 on: negative indices count from the end
         picks = _np.where(picks < 0, picks + size, picks)
     bad = None
     if low < 0 or high >= size:
         bad = (picks < 0) | (picks >= size)
         picks = _np.where(bad, 0, picks)
-    if _ref_prod(shape) == 0 or size == 0:
+    if prod(shape) == 0 or size == 0:
         return _np.zeros(shape, dtype=data.dtype)
     base = _np.arange(n_batch * n_outer, dtype=_np.int64).reshape(n_batch, n_outer, 1) * size
     rows = (base + picks).reshape(-1)
-    table = data.reshape(n_batch * n_outer * size, _ref_prod(data.shape[axis + 1 :]))
+    table = data.reshape(n_batch * n_outer * size, prod(data.shape[axis + 1 :]))
     out = table.take(rows, axis=0, mode="clip").reshape(n_batch, n_outer, -1, table.shape[1])
     if bad is not None:
         out[_np.broadcast_to(bad[..., None], out.shape)] = 0
     return out.reshape(shape)
 
 
-def _ref_prod(dims: tuple[int, ...]) -> int:
-    out = 1
-    for d in dims:
-        out *= int(d)
-    return out
+
+# ---- valid inputs for validate ----
+#
+# The axis is an input: only a constant one can be run on its own. The batch dims are
+# shared by data and indices. Gather-1/7 are fed indices in [0, s-1] (their specs allow
+# no more); Gather-8 also negative ones and, where its zeros are defined, about one in
+# ten out of range.
+
+from . import inputs  # noqa: E402
+from .values import exact_scalar  # noqa: E402
+
+
+def gather_8_zeros_defined(data_rank: int, dtype: _np.dtype) -> bool:
+    """Whether the CPU plugin gives Gather-8's zeros for out-of-range indices.
+
+    Not for 1-D data of a 32- or 64-bit integer type: found by running OpenVINO
+    2026.4.1, it reads stray memory there (data [4] i32, index 7 gave 1646898464), as a
+    shape-subgraph Gather takes another code path. Those cases are never fed.
+    """
+    dtype = _np.dtype(dtype)
+    return not (data_rank == 1 and dtype.kind in "iu" and dtype.itemsize >= 4)
+
+
+class GatherInputs(inputs.InputMaker):
+    """Valid inputs for one Gather version: ``batch_dims`` whether it has that attribute,
+    ``negative`` whether indices in [-s, -1] count from the end, ``zeros_outside``
+    whether out-of-range indices are defined (as zeros)."""
+
+    n_inputs = 3
+
+    def __init__(self, batch_dims: bool, negative: bool, zeros_outside: bool) -> None:
+        self.batch_dims, self.negative, self.zeros_outside = batch_dims, negative, zeros_outside
+
+    def params(self, attrs, ins):
+        axis = exact_scalar(ins[2])
+        if axis is None:
+            raise inputs.NoValidInputs("skipped", "the Gather axis is not a constant, so the "
+                                                  "layer cannot be run on its own")
+        bd = attrs.int("batch_dims", 0) if self.batch_dims else 0
+        return inputs.Params(batch_dims=bd, axis=axis, axis_type=ins[2].etype)
+
+    def sizes(self, rng, data, indices, p):
+        ri = inputs.rank_or(rng, indices, max(p.batch_dims, -p.batch_dims, 0))
+        b = p.batch_dims + ri if p.batch_dims < 0 else p.batch_dims
+        rd = inputs.rank_or(rng, data, max(p.axis + 1, -p.axis, b + 1))
+        ddims, idims = inputs.dims_or(data, rd), inputs.dims_or(indices, ri)
+        batch = [inputs.pick_merged(rng, ddims[n], idims[n]) for n in range(b)]
+        d = batch + [inputs.pick(rng, x) for x in ddims[b:]]
+        return d, batch + [inputs.pick(rng, y) for y in idims[b:]]
+
+    def indices(self, rng, data_shape, indices_shape, dtype, p, out_of_range=True):
+        shape = tuple(indices_shape)
+        size = data_shape[p.axis % len(data_shape)]
+        out = inputs.uniform(rng, shape, -size if self.negative else 0, size - 1, dtype)
+        if self.zeros_outside and out_of_range:
+            wild = rng.random(shape) < 0.1
+            far = inputs.uniform(rng, shape, size, 2 * size + 1, dtype)
+            out = _np.where(wild, far, out).astype(dtype)
+        return out
+
+    def fit_const(self, data, dsize, indices, p):
+        if not self.zeros_outside:  # what stays outside gives the CPU plugin's zeros
+            inputs.grow_to_fit(data, dsize, [p.axis % len(dsize)], [inputs.reach(indices)])
+        return dsize
+
+    def out_of_range_defined(self, data_rank, dtype):
+        return self.zeros_outside and gather_8_zeros_defined(data_rank, dtype)
+
+
+def _known_crash(case) -> str | None:
+    """Why the CPU plugin would crash on ``case`` (a runtime ``OpCase``), or None.
+
+    Found while validating (OpenVINO 2026.4.1): Gather-7/8 on static shapes with
+    ``batch_dims >= 1`` and every data dim before ``axis`` of size 1 ends the process
+    with a segmentation fault (data [1,5], indices [1,4], batch_dims 1, axis 1; data
+    [1,1,4], indices [1,1,1], batch_dims 1, axis 2), or corrupts neighbouring results
+    in a shared model. The same op on dynamic shapes runs correctly. Not run.
+    """
+    rank_d, rank_i = case.data.ndim, case.indices.ndim
+    b = case.batch_dims + rank_i if case.batch_dims < 0 else case.batch_dims
+    axis = case.axis + rank_d if case.axis < 0 else case.axis
+    static = case.data_shape is None or "?" not in case.data_shape and ".." not in case.data_shape
+    if b >= 1 and static and all(d == 1 for d in case.data.shape[:axis]):
+        return ("not run: the CPU plugin of OpenVINO 2026.4.1 crashes (segmentation fault) "
+                "on Gather with batch_dims >= 1 and static data dims of size 1 before axis")
+    return None
+
+
+# ---- the specs -----------------------------------------------------------------------
+
+from ..element_types import numpy_dtype  # noqa: E402
+from .spec import Attrs, OpSpec  # noqa: E402
+from .values import Tensor, exact_ints  # noqa: E402
+
+
+def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
+    bd = attrs.int("batch_dims", 0)
+    axis = exact_scalar(ins[2]) if len(ins) > 2 else None
+    axis_shape = ins[2].shape if len(ins) > 2 else None
+    shape = infer_gather(ins[0].shape, ins[1].shape, axis, bd, attrs.version, ins[1].etype,
+                         axis_shape, trace)
+    return [Tensor(shape, ins[0].etype, _value(ins, axis, bd))]
+
+
+def _value(ins: list[Tensor], axis: int | None, bd: int):
+    """Gather of a 1-D value by exact indices along axis 0 (negative indices wrap): the
+    ``ShapeOf -> Gather`` that OpenVINO evaluates, so that a Reshape fed by it keeps
+    precise bounds."""
+    if bd != 0 or axis not in (0, -1):
+        return None
+    if ins[0].shape.dims is None or len(ins[0].shape.dims) != 1:
+        return None
+    data = ins[0].value
+    idx = exact_ints(ins[1]) if data is not None else None
+    if data is None or idx is None:
+        return None
+    n = len(data[0])
+    if any(not -n <= i < n for i in idx):
+        return None
+    picks = [i % n for i in idx]
+    return tuple(data[0][i] for i in picks), tuple(data[1][i] for i in picks)
+
+
+def _reference(version: int):
+    def reference(data, indices, *, batch_dims: int = 0, axis: int = 0):
+        return gather_reference(data, indices, axis, batch_dims, version)
+    return reference
+
+
+def _build(opsets, data, indices, case):
+    axis = opsets[1].constant(_np.array(case.axis, dtype=_np.dtype(numpy_dtype(case.axis_type))))
+    if case.version == 1:
+        return opsets[1].gather(data, indices, axis)
+    return opsets[case.version].gather(data, indices, axis, case.batch_dims)
+
+
+def _spec(version: int, since: int, until: int, words: str, maker: GatherInputs,
+          known_crash=None) -> OpSpec:
+    return OpSpec("Gather", version, since=since, until=until, rule=_rule, family="gather",
+                  words=words, reference=_reference(version), build=_build, inputs=maker,
+                  known_crash=known_crash)
+
+
+SPECS = [
+    _spec(1, 1, 6, "Gather-1 gives D[:axis] + I + D[axis+1:]",
+          GatherInputs(batch_dims=False, negative=False, zeros_outside=False)),
+    _spec(7, 7, 7, "Gather-7 gives D[:axis] + I[b:] + D[axis+1:]",
+          GatherInputs(batch_dims=True, negative=False, zeros_outside=False), _known_crash),
+    _spec(8, 8, 16, "Gather-8 gives D[:axis] + I[b:] + D[axis+1:]",
+          GatherInputs(batch_dims=True, negative=True, zeros_outside=True), _known_crash),
+]

@@ -33,69 +33,63 @@ at the axis::
 
 from __future__ import annotations
 
-from ..errors import ShapeInferenceError
-from ..shapes import DYNAMIC, PartialShape, ShapeLike, as_partial_shape, normalize_axis
-from .registry import element_type_name
+from ..element_types import element_type_name
+from ..errors import ShapeInferenceError  # noqa: F401 (the doctest above raises it)
+from ..shapes import DYNAMIC, DYNAMIC_RANK, PartialShape, ShapeLike, as_partial_shape
+from ..shapes import normalize_axis as axis_from_front
+from .spec import Checks, Trace
 
 __all__ = ["infer_gather_elements", "gather_elements_shape"]
 
-_DYNAMIC_RANK = PartialShape.of(None)
+#: The op type this file serves (what a layer's ``type`` says).
+OP_TYPE = "GatherElements"
 
 
-def _fail(rule: str, data, indices, axis: int) -> ShapeInferenceError:
-    """The error for a broken ``rule``: the rule in words, then what was seen."""
-    seen = f"but got data {data}, indices {indices}, axis={axis}"
-    return ShapeInferenceError(f"GatherElements-6: {rule}, {seen}")
-
-
-def infer_gather_elements(
-    data: PartialShape,
-    indices: PartialShape,
-    axis: int,
-    indices_type: str | None = None,
-) -> PartialShape:
+def infer_gather_elements(data: PartialShape, indices: PartialShape, axis: int,
+                          indices_type: str | None = None, trace: Trace | None = None
+                          ) -> PartialShape:
     """The output shape of GatherElements-6, or ShapeInferenceError.
 
-    ``indices_type`` is the indices element type; None skips that check.
+    ``indices_type`` is the indices element type; None skips that check. ``trace``
+    records every check for ``explain``.
 
     >>> str(infer_gather_elements(PartialShape.parse("[3,3]"), PartialShape.parse("[2,3]"), 0))
     '[2,3]'
     """
-    if indices_type is not None and element_type_name(indices_type) not in ("i32", "i64"):
-        raise _fail(f"the indices must be i32 or i64 (not {indices_type})", data, indices, axis)
+    check = Checks(trace, "GatherElements-6",
+                   lambda: f"but got data {data}, indices {indices}, axis={axis}")
+    check.fact("axis", axis)
+    if indices_type is not None:
+        check.require(element_type_name(indices_type) in ("i32", "i64"),
+                      "the indices must be i32 or i64", lambda: f"indices are {indices_type}")
     d, i = data.dims, indices.dims
-    if i is not None and not i:
-        raise _fail("indices must have rank at least 1", data, indices, axis)
+    if i is not None:
+        check.require(len(i) > 0, "indices must have rank at least 1", "rank 0")
     if d is None:
-        return indices if i is not None else _DYNAMIC_RANK
-    if not d:
-        raise _fail("data must have rank at least 1", data, indices, axis)
-    at = normalize_axis(axis, len(d))
-    if at is None:
-        rule = f"the axis must lie in [-{len(d)}, {len(d) - 1}] for data of rank {len(d)}"
-        raise _fail(rule, data, indices, axis)
+        check.note("the output has the indices shape", "the rank of data is unknown")
+        return indices if i is not None else DYNAMIC_RANK
+    check.require(len(d) > 0, "data must have rank at least 1", "rank 0")
+    at = axis_from_front(axis, len(d))
+    check.require(at is not None, f"the axis must lie in [-{len(d)}, {len(d) - 1}] for data "
+                  f"of rank {len(d)}", lambda: f"axis = {axis}")
     if i is None:
+        check.note("the output has the indices shape", "the rank of indices is unknown: the "
+                   "data shape with ? at the axis")
         return PartialShape.of((*d[:at], DYNAMIC, *d[at + 1 :]))
-    if len(d) != len(i):
-        raise _fail("data and indices must have the same rank", data, indices, axis)
-    return PartialShape.of(_merge_except_axis(d, i, at, data, indices, axis))
-
-
-def _merge_except_axis(d, i, at: int, data, indices, axis: int) -> tuple:
-    """Indices dims, each merged with the data dim beside it except at the axis."""
+    check.require(len(d) == len(i), "data and indices must have the same rank",
+                  lambda: f"{len(d)} and {len(i)}")
     out = list(i)
     for n, (x, y) in enumerate(zip(d, i, strict=True)):
         if n == at or x is y:
             continue
         merged = x.merge(y)
-        if merged is None:
-            rule = (
-                "data and indices must have the same dims except at the axis "
-                f"(dim {n}: {x} in data, {y} in indices)"
-            )
-            raise _fail(rule, data, indices, axis)
+        check.require(merged is not None, "data and indices must have the same dims except "
+                      "at the axis", lambda n=n, x=x, y=y: f"dim {n}: {x} in data, {y} in indices")
         out[n] = merged
-    return tuple(out)
+    result = PartialShape.of(tuple(out))
+    check.note("the output has the indices shape, merged with data off the axis",
+               lambda: f"axis = {at} -> {result}")
+    return result
 
 
 def gather_elements_shape(
@@ -130,6 +124,9 @@ def gather_elements_shape(
 
 import numpy as _np  # noqa: E402 (this section sits below the shape rules)
 
+from ..errors import IndexRangeError, ReferenceInputError  # noqa: E402
+from .arrays import index_array  # noqa: E402
+
 
 def gather_elements_reference(
     data: _np.ndarray, indices: _np.ndarray, axis: int = 0
@@ -141,28 +138,27 @@ def gather_elements_reference(
     array([[1, 1],
            [4, 3]])
     """
-    data, idx = _np.asarray(data), _np.asarray(indices)
-    if idx.dtype.kind not in "iu":
-        raise TypeError(f"indices must be of an integer type, but got {idx.dtype}")
+    data, idx = _np.asarray(data), index_array(indices)
     rank = data.ndim
     if rank < 1 or idx.ndim != rank:
-        raise ValueError(
+        raise ReferenceInputError(
             "GatherElements needs data and indices of the same rank >= 1, but got "
             f"{data.shape} and {idx.shape}"
         )
     if not -rank <= axis < rank:
-        raise ValueError(f"GatherElements axis must lie in [{-rank}, {rank - 1}], but got {axis}")
+        raise ReferenceInputError(
+            f"GatherElements axis must lie in [{-rank}, {rank - 1}], but got {axis}")
     axis %= rank
     others = [d for d in range(rank) if d != axis]
     if any(idx.shape[d] > data.shape[d] for d in others):
-        raise ValueError(
+        raise ReferenceInputError(
             f"GatherElements indices {idx.shape} exceed data {data.shape} outside axis {axis}"
         )
     size = data.shape[axis]
     if idx.size:
         low, high = int(idx.min()), int(idx.max())
         if low < -size or high >= size:
-            raise IndexError(
+            raise IndexRangeError(
                 f"GatherElements indices must lie in [{-size}, {size - 1}] on axis {axis}, "
                 f"but they span [{low}, {high}]"
             )
@@ -170,3 +166,70 @@ def gather_elements_reference(
             idx = _np.where(idx < 0, idx + size, idx)
     view = data[tuple(slice(None) if d == axis else slice(0, n) for d, n in enumerate(idx.shape))]
     return _np.take_along_axis(view, idx.astype(_np.intp, copy=False), axis=axis)
+
+
+# ---- valid inputs for validate ----
+#
+# Data and indices share every dim but the one at the axis; indices lie in [-s, s-1]
+# (negative ones count from the end; outside, the runtime refuses to run).
+
+from . import inputs  # noqa: E402
+
+
+class GatherElementsInputs(inputs.InputMaker):
+    """Valid inputs for GatherElements-6."""
+
+    def params(self, attrs, ins):
+        return inputs.Params(axis=attrs.int("axis"))
+
+    def sizes(self, rng, data, indices, p):
+        rank = data.rank
+        if rank is None:
+            rank = inputs.rank_or(rng, indices, max(p.axis + 1, -p.axis, 1))
+        ddims, idims = inputs.dims_or(data, rank), inputs.dims_or(indices, rank)
+        d, i = [], []
+        for n, (x, y) in enumerate(zip(ddims, idims, strict=True)):
+            if n == p.axis % rank:
+                d.append(inputs.pick(rng, x))
+                i.append(inputs.pick(rng, y))
+            else:
+                d.append(inputs.pick_merged(rng, x, y))
+                i.append(d[-1])
+        return d, i
+
+    def indices(self, rng, data_shape, indices_shape, dtype, p, out_of_range=True):
+        size = data_shape[p.axis % len(data_shape)]
+        return inputs.uniform(rng, tuple(indices_shape), -size, size - 1, dtype)
+
+    def fit_const(self, data, dsize, indices, p):
+        short = inputs.grow_to_fit(data, dsize, [p.axis % len(dsize)], [inputs.reach(indices)])
+        if short is not None:
+            raise inputs.const_out_of_range(OP_TYPE, dsize, short, "refuses to run")
+        return dsize
+
+
+# ---- the specs -----------------------------------------------------------------------
+
+from .spec import Attrs, OpSpec  # noqa: E402
+from .values import Tensor  # noqa: E402
+
+
+def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
+    shape = infer_gather_elements(ins[0].shape, ins[1].shape, attrs.int("axis"), ins[1].etype,
+                                  trace)
+    return [Tensor(shape, ins[0].etype)]
+
+
+def _reference(data, indices, *, batch_dims: int = 0, axis: int = 0):
+    return gather_elements_reference(data, indices, axis)
+
+
+def _build(opsets, data, indices, case):
+    return opsets[6].gather_elements(data, indices, case.axis)
+
+
+SPECS = [
+    OpSpec("GatherElements", 6, since=6, rule=_rule, family="gather",
+           words="GatherElements-6 gives the indices shape", reference=_reference,
+           build=_build, inputs=GatherElementsInputs()),
+]

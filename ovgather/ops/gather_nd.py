@@ -35,21 +35,18 @@ both ranks are unknown (then the output is ``[...]``, as OpenVINO answers).
 
 from __future__ import annotations
 
+from ..element_types import is_integral_number
 from ..errors import ShapeInferenceError, UnsupportedOpError
-from ..shapes import Dimension, PartialShape, ShapeLike, as_partial_shape
-from .registry import is_integral_number
+from ..shapes import DYNAMIC_RANK, Dimension, PartialShape, ShapeLike, as_partial_shape
+from .spec import Checks, Trace
 
-__all__ = ["infer_gather_nd", "gather_nd_shape", "onnx_gather_nd_shape"]
+__all__ = ["infer_gather_nd", "gather_nd_shape", "onnx_gather_nd_shape", "fold_batch_dims",
+           "OP_TYPE"]
+
+#: The op type this file serves (what a layer's ``type`` says).
+OP_TYPE = "GatherND"
 
 _SIZE_T = 1 << 64
-_DYNAMIC_RANK = PartialShape.of(None)
-
-
-def _fail(version: int, rule: str, data, indices, batch_dims: int) -> ShapeInferenceError:
-    """The error for a broken ``rule``: the rule in words, then what was seen."""
-    seen = f"but got data {data}, indices {indices}, batch_dims={batch_dims}"
-    return ShapeInferenceError(f"GatherND-{version}: {rule}, {seen}")
-
 
 def infer_gather_nd(
     data: PartialShape,
@@ -57,11 +54,13 @@ def infer_gather_nd(
     batch_dims: int,
     version: int,
     indices_type: str | None = None,
+    trace: Trace | None = None,
 ) -> PartialShape:
     """The output shape of GatherND-``version`` (5 or 8), or ShapeInferenceError.
 
     ``indices_type`` is the indices element type (``"i32"``, ``"f32"``, …); None skips
-    that check.
+    that check. ``trace`` records every check and what the rule worked out (``k``, the
+    merged ``batch`` dims, GatherND-5's ``fold``) for ``explain``.
 
     >>> str(infer_gather_nd(PartialShape.parse("[7,?,11,12,32]"),
     ...                     PartialShape.parse("[7,5,3,1]"), 2, 5))
@@ -69,62 +68,71 @@ def infer_gather_nd(
     """
     if version not in (5, 8):
         raise UnsupportedOpError(f"GatherND has versions 5 and 8, not {version}")
-    if indices_type is not None and not is_integral_number(indices_type):
-        rule = f"the indices must be of an integer type (not {indices_type})"
-        raise _fail(version, rule, data, indices, batch_dims)
+    check = Checks(trace, f"GatherND-{version}",
+                   lambda: f"but got data {data}, indices {indices}, batch_dims={batch_dims}")
+    check.fact("batch_dims", batch_dims)
+    if indices_type is not None:
+        check.require(is_integral_number(indices_type), "the indices must be of an integer type",
+                      lambda: f"indices are {indices_type}")
     b = batch_dims if batch_dims >= 0 else batch_dims + _SIZE_T
     d, i = data.dims, indices.dims
-    if d is not None:
-        if not d:
-            raise _fail(version, "data must have rank at least 1", data, indices, batch_dims)
-        if len(d) <= b:
-            rule = "batch_dims must be less than the rank of data"
-            raise _fail(version, rule, data, indices, batch_dims)
-    if i is not None:
-        if not i:
-            raise _fail(version, "indices must have rank at least 1", data, indices, batch_dims)
-        if len(i) <= b:
-            rule = "batch_dims must be less than the rank of indices"
-            raise _fail(version, rule, data, indices, batch_dims)
+    for what, dims in (("data", d), ("indices", i)):
+        if dims is None:
+            check.note(f"{what} must have rank at least 1 and more than batch_dims",
+                       f"the rank of {what} is unknown: nothing to check")
+            continue
+        check.require(len(dims) > 0, f"{what} must have rank at least 1", "rank 0")
+        check.require(len(dims) > b, f"batch_dims must be less than the rank of {what}",
+                      lambda dims=dims: f"batch_dims {batch_dims}, rank {len(dims)}")
     if d is None or i is None or i[-1].lo != i[-1].hi:
-        return _DYNAMIC_RANK
-    return _known_ranks(d, i, b, version, data, indices)
-
-
-def _known_ranks(d, i, b: int, version: int, data, indices) -> PartialShape:
-    """The rule once both ranks and the tuple length ``k`` are known."""
+        check.fact("k", None if i is None else str(i[-1]))
+        check.note("k and both ranks must be known to build the output", lambda: (
+            "the rank of data or indices is unknown" if d is None or i is None
+            else f"k = I[-1] = {i[-1]} is not static") + ", so the output is of dynamic rank "
+            "and nothing more is checked")
+        return DYNAMIC_RANK
     k = i[-1].lo
-    if k + b > len(d):
-        rule = (
-            "the index tuple length indices.shape[-1] must not exceed the rank of data "
-            f"minus batch_dims ({k} > {len(d)} - {b})"
-        )
-        raise _fail(version, rule, data, indices, b)
+    check.fact("k", str(k))
+    check.require(k + b <= len(d), "batch_dims + the index tuple length k must not exceed "
+                  "the rank of data", lambda: f"{b} + {k} > {len(d)}" if k + b > len(d)
+                  else f"{b} + {k} <= {len(d)}")
     batch = d[:b]
-    if batch != i[:b]:  # equal dims merge to themselves: the common case costs one compare
-        batch = _merged_batch(d, i, b, version, data, indices)
+    if batch != i[:b] or trace is not None:  # equal dims merge to themselves
+        batch = _merged_batch(d, i, b, check)
+    kept = batch
     if version == 5 and b > 1:
-        batch = (_product(batch),)
-    return PartialShape.of((*batch, *i[b:-1], *d[b + k :]))
+        batch = (fold_batch_dims(batch),)
+    out = PartialShape.of((*batch, *i[b:-1], *d[b + k :]))
+    if trace is not None:
+        trace.facts["note"] = (
+            f"batch dims folded into one: {' x '.join(map(str, kept))} = {batch[0]} -> {out}"
+            if version == 5 and b > 1 else "batch dims kept" if version == 8
+            else f"b = {b} <= 1: nothing to fold, the same as GatherND-8")
+    return out
 
 
-def _merged_batch(d, i, b: int, version: int, data, indices) -> tuple:
+def _merged_batch(d, i, b: int, check: Checks) -> tuple:
     """The ``b`` leading dims of data and indices, merged as intervals."""
-    batch = []
-    for axis in range(b):
-        merged = d[axis].merge(i[axis])
-        if merged is None:
-            rule = (
-                "the leading batch_dims dims of data and indices must match "
-                f"(dim {axis}: {d[axis]} in data, {i[axis]} in indices)"
-            )
-            raise _fail(version, rule, data, indices, b)
-        batch.append(merged)
-    return tuple(batch)
+    merged = [d[axis].merge(i[axis]) for axis in range(b)]
+    rows = [{"axis": str(axis), "data": str(d[axis]), "indices": str(i[axis]),
+             "merged": None if m is None else str(m)} for axis, m in enumerate(merged)]
+    check.fact("batch", rows)
+    bad = next((r for r in rows if r["merged"] is None), None)
+    check.require(bad is None, "the leading batch_dims dims of data and indices must match",
+                  lambda: f"dim {bad['axis']}: {bad['data']} in data, {bad['indices']} in "
+                  "indices" if bad else "; ".join(
+                      f"dim {r['axis']}: {r['data']} & {r['indices']} -> {r['merged']}"
+                      for r in rows) or "batch_dims = 0: no batch dims")
+    return tuple(merged)
 
 
-def _product(dims: tuple) -> Dimension:
-    """The product of dims with OpenVINO's interval arithmetic (GatherND-5's folding)."""
+def fold_batch_dims(dims: tuple[Dimension, ...]) -> Dimension:
+    """GatherND-5's one batch dim: the product of the kept ones, with OpenVINO's interval
+    arithmetic.
+
+    >>> str(fold_batch_dims(PartialShape.parse("[2..3,4]").dims))
+    '8..12'
+    """
     folded = dims[0]
     for dim in dims[1:]:
         folded = folded * dim
@@ -231,20 +239,8 @@ def _onnx_version(opset: int, domain: str) -> bool:
 
 import numpy as _np  # noqa: E402 (this section sits below the shape rules)
 
-
-def _ref_index_array(indices: object) -> _np.ndarray:
-    """Integer indices as an array, of their own integer type (no copy)."""
-    idx = _np.asarray(indices)
-    if idx.dtype.kind not in "iu":
-        raise TypeError(f"indices must be of an integer type, but got {idx.dtype}")
-    return idx
-
-
-def _ref_prod(dims: tuple[int, ...]) -> int:
-    out = 1
-    for d in dims:
-        out *= int(d)
-    return out
+from ..errors import IndexRangeError, ReferenceInputError  # noqa: E402
+from .arrays import index_array, prod, require_same_batch  # noqa: E402
 
 
 def _ref_rows(tuples: _np.ndarray, batched: bool, sizes: tuple[int, ...]) -> _np.ndarray:
@@ -273,7 +269,7 @@ def _ref_rows(tuples: _np.ndarray, batched: bool, sizes: tuple[int, ...]) -> _np
             return _np.ravel_multi_index(batch[0] + tuple(wrapped), batch[1] + sizes)
         except ValueError:
             pass
-    raise IndexError(
+    raise IndexRangeError(
         f"GatherND indices must lie in [-s, s-1] for the indexed data dims {sizes}, "
         f"but they span [{int(tuples.min())}, {int(tuples.max())}]"
     )
@@ -298,43 +294,39 @@ def gather_nd_reference(
     array([1, 2, 4, 7])
     """
     if version not in (5, 8):
-        raise ValueError(f"GatherND has versions 5 and 8, but got {version}")
-    data, idx, b = _np.asarray(data), _ref_index_array(indices), int(batch_dims)
+        raise ReferenceInputError(f"GatherND has versions 5 and 8, but got {version}")
+    data, idx, b = _np.asarray(data), index_array(indices), int(batch_dims)
     if data.ndim < 1 or idx.ndim < 1 or not 0 <= b < min(data.ndim, idx.ndim):
-        raise ValueError(
+        raise ReferenceInputError(
             "GatherND needs ranks >= 1 and 0 <= batch_dims < min(ranks), but got data "
             f"rank {data.ndim}, indices rank {idx.ndim}, batch_dims {b}"
         )
     k = idx.shape[-1]
     if k > data.ndim - b:
-        raise ValueError(
+        raise ReferenceInputError(
             f"GatherND index tuples of length {k} exceed the {data.ndim - b} non-batch "
             f"dims of data {data.shape}"
         )
-    if data.shape[:b] != idx.shape[:b]:
-        raise ValueError(
-            f"GatherND batch dims of data and indices must be equal, but got "
-            f"{data.shape[:b]} and {idx.shape[:b]}"
-        )
+    require_same_batch("GatherND", data, idx, b)
     lead = idx.shape[:-1]
     if version == 5 and b > 0:
-        lead = (_ref_prod(lead[:b]),) + lead[b:]
+        lead = (prod(lead[:b]),) + lead[b:]
     shape = lead + data.shape[b + k :]
     if out is None:
         out = _np.empty(shape, dtype=data.dtype)
     elif out.shape != shape or out.dtype != data.dtype or not out.flags.c_contiguous:
-        raise ValueError(
+        raise ReferenceInputError(
             f"GatherND out must be a C-contiguous {data.dtype} array of shape {shape}, "
             f"but got {'a' if out.flags.c_contiguous else 'a non-contiguous'} {out.dtype} "
             f"array of shape {out.shape}"
         )
-    n_batch, n_tuples = _ref_prod(data.shape[:b]), _ref_prod(idx.shape[b:-1])
+    n_batch, n_tuples = prod(data.shape[:b]), prod(idx.shape[b:-1])
     if n_batch * n_tuples == 0:
         return out
     tuples = idx.reshape(n_batch, n_tuples, k)
     rows = _ref_rows(tuples, b > 0, data.shape[b : b + k])
     if out.size:
-        table = data.reshape(_ref_prod(data.shape[: b + k]), -1)
+        table = data.reshape(prod(data.shape[: b + k]), -1)
         table.take(rows.reshape(-1), axis=0, out=out.reshape(rows.size, -1), mode="wrap")
     return out
 
@@ -353,7 +345,114 @@ def onnx_gather_nd_reference(
     """
     if domain == "com.microsoft" or opset == 11:
         if batch_dims:
-            raise ValueError(f"GatherND-{opset} ({domain or 'ai.onnx'}) has no batch_dims")
+            raise ReferenceInputError(f"GatherND-{opset} ({domain or 'ai.onnx'}) has no batch_dims")
     elif domain or opset not in (12, 13):
-        raise ValueError(f"ONNX GatherND has opsets 11, 12 and 13, but got {domain} {opset}")
+        raise ReferenceInputError(
+            f"ONNX GatherND has opsets 11, 12 and 13, but got {domain} {opset}")
     return gather_nd_reference(data, indices, batch_dims, 8)
+
+
+# ---- valid inputs for validate ----
+#
+# The batch dims are shared by data and indices; an index tuple is no longer than the
+# data dims after them; every index lies in [-s, s-1] (the CPU plugin counts negative
+# ones from the end, and reads stray memory outside). Index tuples of length 0 are never
+# run: the CPU plugin returns garbage for them.
+
+from . import inputs  # noqa: E402
+
+
+class GatherNDInputs(inputs.InputMaker):
+    """Valid inputs for GatherND-5 and -8 (the same for both)."""
+
+    def params(self, attrs, ins):
+        i = ins[1].shape
+        if i.rank is not None and i.dims[-1] == 0:
+            raise inputs.NoValidInputs("skipped", "index tuples of length 0: the CPU plugin "
+                                                  "returns undefined values for them")
+        return inputs.Params(batch_dims=attrs.int("batch_dims", 0))
+
+    def sizes(self, rng, data, indices, p):
+        b = p.batch_dims
+        idims = inputs.dims_or(indices, inputs.rank_or(rng, indices, b + 1))
+        if data.rank is None:
+            k = inputs.pick(rng, idims[-1], 1, 3)
+            rd = b + k + int(rng.integers(0, 2))
+        else:
+            rd = data.rank
+            k = inputs.pick(rng, idims[-1], 1, rd - b)
+        ddims = inputs.dims_or(data, rd)
+        batch = [inputs.pick_merged(rng, ddims[n], idims[n]) for n in range(b)]
+        d = batch + [inputs.pick(rng, x) for x in ddims[b:]]
+        return d, batch + [inputs.pick(rng, x) for x in idims[b:-1]] + [k]
+
+    def indices(self, rng, data_shape, indices_shape, dtype, p, out_of_range=True):
+        shape = tuple(indices_shape)
+        sizes = data_shape[p.batch_dims : p.batch_dims + shape[-1]]
+        columns = [inputs.uniform(rng, shape[:-1], -s, s - 1, dtype) for s in sizes]
+        return _np.stack(columns, axis=-1) if columns else _np.zeros(shape, dtype)
+
+    def fit_const(self, data, dsize, indices, p):
+        k = indices.shape[-1]
+        need = [inputs.reach(column) for column in indices.reshape(-1, k).T]
+        short = inputs.grow_to_fit(data, dsize, range(p.batch_dims, p.batch_dims + k), need)
+        if short is not None:
+            raise inputs.const_out_of_range(OP_TYPE, dsize, short, "reads stray memory")
+        return dsize
+
+
+# ---- the specs -----------------------------------------------------------------------
+
+from .spec import Attrs, OpSpec  # noqa: E402
+from .values import Tensor  # noqa: E402
+
+
+def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
+    bd = attrs.int("batch_dims", 0)
+    if bd < 0:
+        raise ShapeInferenceError(
+            f"GatherND's batch_dims must be 0 or more (OpenVINO keeps it unsigned, so a "
+            f"negative value reads as a huge count), but got batch_dims={bd}")
+    shape = infer_gather_nd(ins[0].shape, ins[1].shape, bd, attrs.version, ins[1].etype, trace)
+    return [Tensor(shape, ins[0].etype)]
+
+
+def _onnx_views(outputs: dict, facts: dict, attrs: Attrs) -> dict:
+    """What ONNX GatherND-12/13 and GatherND-11 give: GatherND-8's layout (OpenVINO imports
+    them as GatherND-8), but ONNX wants k >= 1 and GatherND-11 has no batch_dims."""
+    kept = outputs.get("GatherND-8")
+    if kept is None:
+        return {}
+    if facts.get("k") == "0":
+        onnx = (None, "ONNX needs k >= 1 (OpenVINO accepts k = 0: whole slices)")
+    else:
+        onnx = (kept, "the same layout as GatherND-8; OpenVINO imports it as GatherND-8")
+    if attrs.int("batch_dims", 0) == 0:
+        onnx11 = (onnx[0], "b = 0: the same as GatherND-12/13")
+    else:
+        onnx11 = (None, "GatherND-11 and com.microsoft GatherND have no batch_dims: b must be 0")
+    return {"ONNX GatherND-12/13": onnx, "ONNX GatherND-11": onnx11}
+
+
+def _reference(version: int):
+    def reference(data, indices, *, batch_dims: int = 0, axis: int = 0):
+        return gather_nd_reference(data, indices, batch_dims, version)
+    return reference
+
+
+def _build(opsets, data, indices, case):
+    return opsets[case.version].gather_nd(data, indices, case.batch_dims)
+
+
+_INPUTS = GatherNDInputs()
+
+SPECS = [
+    OpSpec("GatherND", 5, since=5, until=7, rule=_rule, family="gather",
+           words="GatherND-5 folds the batch dims into one: [prod(I[:b])] + I[b:-1] + D[b+k:] "
+                 "when b > 1", reference=_reference(5), build=_build, views=_onnx_views,
+           inputs=_INPUTS),
+    OpSpec("GatherND", 8, since=8, rule=_rule, family="gather",
+           words="GatherND-8 keeps the batch dims: I[:b] + I[b:-1] + D[b+k:]",
+           reference=_reference(8), build=_build, views=_onnx_views,
+           inputs=_INPUTS),
+]

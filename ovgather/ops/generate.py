@@ -10,23 +10,18 @@ OpenVINO does (a ``[3,6]`` input gives ``[2,..18]``):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .shape_ops import normalize_axis
+from .spec import Attrs, Rule, Trace, specs_of
 from .values import (
     MAX_VALUE_SIZE,
     Tensor,
-    attr_int,
-    attr_str,
     dim_of_bounds,
     exact_scalar,
 )
 
-__all__ = ["nonzero_shape", "range_length", "RULES"]
-
-Rule = Callable[[list[Tensor], dict[str, str], int, int], list[Tensor]]
+__all__ = ["nonzero_shape", "range_length", "SPECS"]
 
 
 def nonzero_shape(shape: PartialShape) -> PartialShape:
@@ -49,12 +44,12 @@ def range_length(start: int, stop: int, step: int) -> int:
     return max(0, -(-(stop - start) // step))
 
 
-def _nonzero(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
-    return [Tensor(nonzero_shape(ins[0].shape), attr_str(data, "output_type", "i64"))]
+def _nonzero(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    return [Tensor(nonzero_shape(ins[0].shape), data.text("output_type", "i64"))]
 
 
-def _range(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
-    etype = attr_str(data, "output_type", ins[0].etype) if opset >= 4 else ins[0].etype
+def _range(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    etype = data.text("output_type", ins[0].etype) if data.version >= 4 else ins[0].etype
     for t in ins[:3]:
         if t.shape.dims is not None and len(t.shape.dims) > 1:
             raise ShapeInferenceError(f"Range inputs must be scalars, but got {t.shape}")
@@ -69,14 +64,14 @@ def _range(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> li
     return [Tensor(PartialShape.of((Dimension.static(n),)), etype, value)]
 
 
-def _topk(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _topk(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     t = ins[0]
-    index_type = attr_str(data, "index_element_type", "i32")
+    index_type = data.text("index_element_type", "i32")
     dims = t.shape.dims
     if dims is None:
         shape = PartialShape.dynamic()
     else:
-        ax = normalize_axis(attr_int(data, "axis"), len(dims), "the TopK axis")
+        ax = normalize_axis(data.int("axis"), len(dims), "the TopK axis")
         k = exact_scalar(ins[1])
         d = dims[ax]
         if k is None:
@@ -88,11 +83,14 @@ def _topk(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> lis
         else:
             kd = dim_of_bounds(min(k, d.lo), min(k, d.hi))
         shape = PartialShape.of(dims[:ax] + (kd,) + dims[ax + 1:])
-    return [Tensor(shape, t.etype), Tensor(shape, index_type)][:max(nout, 1)]
+    return [Tensor(shape, t.etype), Tensor(shape, index_type)][:max(data.n_outputs, 1)]
 
 
-RULES: dict[str, Rule] = {
+_RULES: dict[str, Rule] = {
     "NonZero": _nonzero,
     "Range": _range,
     "TopK": _topk,
 }
+
+
+SPECS = specs_of(_RULES, {"Range": ((1, 1), (4, 4))})

@@ -11,17 +11,16 @@ not constants the rank is still known under ``keep_dims`` and unknown otherwise.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .elementwise import broadcast_shapes
 from .shape_ops import normalize_axis
-from .values import Tensor, attr_bool, exact_ints, shape_of_len
+from .spec import Attrs, Rule, Trace, specs_of
+from .values import Tensor, exact_ints, shape_of_len
 
-__all__ = ["reduce_shape", "matmul_shape", "RULES"]
+__all__ = ["reduce_shape", "matmul_shape", "SPECS"]
 
-Rule = Callable[[list[Tensor], dict[str, str], int, int], list[Tensor]]
 ONE = Dimension.static(1)
 
 
@@ -75,10 +74,10 @@ def _clip_prod(values) -> int:
 
 
 def _reduce(op: str, boolean: bool = False) -> Rule:
-    def rule(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+    def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
         t = ins[0]
         etype = "boolean" if boolean else t.etype
-        keep = attr_bool(data, "keep_dims", False)
+        keep = data.bool("keep_dims", False)
         axes = exact_ints(ins[1])
         if axes is None:
             dims = t.shape.dims
@@ -121,13 +120,13 @@ def matmul_shape(a: PartialShape, b: PartialShape, ta: bool, tb: bool) -> Partia
     return PartialShape.of(batch + rows + cols)
 
 
-def _matmul(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
-    ta = attr_bool(data, "transpose_a", False)
-    tb = attr_bool(data, "transpose_b", False)
+def _matmul(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    ta = data.bool("transpose_a", False)
+    tb = data.bool("transpose_b", False)
     return [Tensor(matmul_shape(ins[0].shape, ins[1].shape, ta, tb), ins[0].etype)]
 
 
-RULES: dict[str, Rule] = {
+_RULES: dict[str, Rule] = {
     **{op: _reduce(op) for op in (
         "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceMean", "ReduceL1",
         "ReduceL2")},
@@ -135,3 +134,6 @@ RULES: dict[str, Rule] = {
     "ReduceLogicalOr": _reduce("ReduceLogicalOr", True),
     "MatMul": _matmul,
 }
+
+
+SPECS = specs_of(_RULES)

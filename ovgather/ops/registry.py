@@ -1,44 +1,42 @@
-"""Which op version an IR ``version`` string selects, per op type.
+"""Find the spec of a layer's op by its ``type`` and ``version`` text.
 
-The IR reader stores ``op_version(type, version)`` on every node (graph.py schema), so
-that the shape rules pick the right semantics: a GatherND written as ``opset5`` folds its
-batch dims, the same layer written as ``opset8`` keeps them (openvino-facts.md §1). An
-opset that does not contain the op is an error, as it is for OpenVINO's IR reader.
+An IR names an opset (``version="opset8"``), not an op version: the registry turns the
+pair into the :class:`~ovgather.ops.spec.OpSpec` that the opset holds. A GatherND
+written as ``opset5`` folds its batch dims, the same layer written as ``opset8`` keeps
+them. An opset that does not hold the op is an error, as it is for OpenVINO's reader.
 
->>> op_version("GatherND", "opset7"), op_version("GatherND", "opset8")
-(5, 8)
->>> op_version("Gather", "opset7"), op_version("GatherElements", "opset16")
+>>> find("GatherND", "opset7").name, find("GatherND", "opset8").name
+('GatherND-5', 'GatherND-8')
+>>> find("Gather", "opset7").version, find("GatherElements", "opset16").version
 (7, 6)
->>> op_version("Relu", "opset1") is None
+>>> find("MyCustomOp", "opset1") is None
 True
+>>> find("GatherND", "opset4")
+Traceback (most recent call last):
+...
+ovgather.errors.UnsupportedOpError: opset4 has no GatherND (it is in opset5 to opset16)
 """
 
 from __future__ import annotations
 
+from functools import cache
+
 from ..errors import UnsupportedOpError
+from .spec import OpSpec
 
-__all__ = [
-    "OP_VERSIONS",
-    "LAST_OPSET",
-    "opset_number",
-    "op_version",
-    "element_type_name",
-    "is_integral_number",
-]
+__all__ = ["find", "spec", "specs", "known_types", "family", "opset_number", "op_version"]
 
-#: The highest opset OpenVINO 2026.4.1 registers (opset17 only adds ErfInv).
-LAST_OPSET = 17
 
-#: op type -> list of (first opset, op version); each row holds until the next one.
-#: An op is absent before its first row and after ``last`` (see ``_LAST``).
-OP_VERSIONS: dict[str, list[tuple[int, int]]] = {
-    "GatherND": [(5, 5), (8, 8)],
-    "Gather": [(1, 1), (7, 7), (8, 8)],
-    "GatherElements": [(6, 6)],
-}
+@cache
+def _table() -> dict[str, tuple[OpSpec, ...]]:
+    """Every op file's ``SPECS``, by type, versions in opset order."""
+    from . import OP_MODULES
 
-#: op type -> the last opset that contains it (16 for the classic ops).
-_LAST: dict[str, int] = {"GatherND": 16, "Gather": 16, "GatherElements": 16}
+    table: dict[str, list[OpSpec]] = {}
+    for module in OP_MODULES:
+        for s in module.SPECS:
+            table.setdefault(s.type, []).append(s)
+    return {t: tuple(sorted(v, key=lambda s: s.since)) for t, v in table.items()}
 
 
 def opset_number(opset: str | None) -> int | None:
@@ -46,81 +44,70 @@ def opset_number(opset: str | None) -> int | None:
     if not isinstance(opset, str) or not opset.startswith("opset"):
         return None
     digits = opset[5:]
-    return int(digits) if digits.isdigit() else None
+    return int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 6 else None
+
+
+#: (type, version text) -> spec, None (unknown type) or the error: the walk's hot path.
+_FOUND: dict[tuple[str, str | None], OpSpec | UnsupportedOpError | None] = {}
+
+
+def find(op_type: str, opset: str | None) -> OpSpec | None:
+    """The spec of ``op_type`` in the opset named ``opset`` (IR ``version`` text).
+
+    None for op types ovgather does not know; UnsupportedOpError when the op is known
+    but ``opset`` does not hold it (or is not an ``opsetN`` name).
+    """
+    key = (op_type, opset)
+    found = _FOUND.get(key, _FOUND)
+    if found is _FOUND:
+        found = _FOUND[key] = _lookup(op_type, opset)
+    if isinstance(found, UnsupportedOpError):
+        raise UnsupportedOpError(found.message)
+    return found
+
+
+def _lookup(op_type: str, opset: str | None) -> OpSpec | UnsupportedOpError | None:
+    versions = _table().get(op_type)
+    if versions is None:
+        return None
+    first, last = versions[0].since, versions[-1].until
+    number = opset_number(opset)
+    if number is None:
+        return UnsupportedOpError(
+            f"the version of a {op_type} layer must name an opset (opset{first} to "
+            f"opset{last}), but got {opset!r}")
+    for s in versions:
+        if s.since <= number <= s.until:
+            return s
+    return UnsupportedOpError(f"{opset} has no {op_type} (it is in opset{first} to opset{last})")
 
 
 def op_version(op_type: str, opset: str | None) -> int | None:
-    """The version of ``op_type`` that the IR ``version`` string ``opset`` selects.
-
-    Returns None for op types this table does not know. Raises UnsupportedOpError when
-    the op is known but ``opset`` does not contain it (or is not an ``opsetN`` string).
-
-    >>> op_version("GatherND", "opset4")
-    Traceback (most recent call last):
-    ...
-    ovgather.errors.UnsupportedOpError: opset4 has no GatherND (it is in opset5 to opset16)
-    """
-    rows = OP_VERSIONS.get(op_type)
-    if rows is None:
-        return None
-    first, last = rows[0][0], _LAST[op_type]
-    number = opset_number(opset)
-    if number is None:
-        raise UnsupportedOpError(
-            f"the version of a {op_type} layer must name an opset (opset{first} to "
-            f"opset{last}), but got {opset!r}"
-        )
-    if not first <= number <= last:
-        raise UnsupportedOpError(
-            f"{opset} has no {op_type} (it is in opset{first} to opset{last})"
-        )
-    version = rows[0][1]
-    for since, ver in rows:
-        if number >= since:
-            version = ver
-    return version
+    """The op version ``opset`` selects for ``op_type`` (None: an op ovgather does not know)."""
+    found = find(op_type, opset)
+    return None if found is None else found.version
 
 
-# -- element types ----------------------------------------------------------------------
-#: OpenVINO's floating-point types: ``is_real()`` is true for exactly these.
-REAL_TYPES = frozenset({"bf16", "f16", "f32", "f64", "f4e2m1", "f8e4m3", "f8e5m2", "f8e8m0"})
-
-#: IR precision names that are not just the upper-case element type name.
-_PRECISION_ALIASES = {
-    "bool": "boolean",
-    "bin": "u1",
-    "unspecified": "dynamic",
-    "undefined": "dynamic",
-}
+def spec(op_type: str, version: int) -> OpSpec:
+    """The spec of ``op_type``-``version`` (``spec("GatherND", 5)``)."""
+    for s in _table().get(op_type, ()):
+        if s.version == version:
+            return s
+    known = ", ".join(str(s.version) for s in _table().get(op_type, ())) or "none"
+    raise UnsupportedOpError(f"{op_type} has versions {known}, not {version}")
 
 
-def element_type_name(name: str) -> str:
-    """OpenVINO's lower-case element type name for an IR precision or element_type text.
-
-    >>> element_type_name("FP32"), element_type_name("BOOL"), element_type_name("i64")
-    ('f32', 'boolean', 'i64')
-    """
-    low = name.strip().lower()
-    if low.startswith("fp"):
-        return "f" + low[2:]
-    return _PRECISION_ALIASES.get(low, low)
+def specs(op_type: str) -> tuple[OpSpec, ...]:
+    """Every version of ``op_type`` ovgather knows, oldest first."""
+    return _table().get(op_type, ())
 
 
-def is_integral_number(name: str) -> bool:
-    """OpenVINO's ``is_integral_number()``: every type but the real ones and boolean.
-
-    So ``dynamic``, ``string`` and the packed ``u1``/``u4``/``nf4`` count as integral, as
-    they do in OpenVINO 2026.4.1 (openvino-facts.md §1).
-
-    >>> is_integral_number("i32"), is_integral_number("FP16"), is_integral_number("boolean")
-    (True, False, False)
-    """
-    known = _INTEGRAL.get(name)
-    if known is None:
-        t = element_type_name(name)
-        known = _INTEGRAL[name] = t not in REAL_TYPES and t != "boolean"
-    return known
+def known_types() -> list[str]:
+    """The op types whose output shapes ovgather infers."""
+    return sorted(_table())
 
 
-#: is_integral_number per type text seen so far (the shape rules call it per layer).
-_INTEGRAL: dict[str, bool] = {}
+@cache
+def family(name: str) -> tuple[str, ...]:
+    """The op types of a family (``"gather"``), in the order their files list them."""
+    return tuple(dict.fromkeys(s.type for v in _table().values() for s in v if s.family == name))

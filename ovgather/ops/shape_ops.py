@@ -15,19 +15,14 @@ tests in ``tests/test_ops_common.py`` which compare every rule with OpenVINO.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .elementwise import broadcast_shapes
+from .spec import Attrs, Rule, Trace, specs_of
 from .values import (
     NINF,
     Tensor,
     Value,
-    attr_bool,
-    attr_int,
-    attr_ints,
-    attr_str,
     dim_of_bounds,
     exact_ints,
     exact_scalar,
@@ -36,9 +31,8 @@ from .values import (
     value_of_dims,
 )
 
-__all__ = ["normalize_axis", "reshape_shape", "slice_dim", "RULES"]
+__all__ = ["normalize_axis", "reshape_shape", "slice_dim", "SPECS"]
 
-Rule = Callable[[list[Tensor], dict[str, str], int, int], list[Tensor]]
 ONE = Dimension.static(1)
 
 
@@ -64,8 +58,8 @@ def _reshaped_value(t: Tensor) -> Value | None:
 
 
 # -- ShapeOf ---------------------------------------------------------------------------
-def _shape_of(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
-    etype = attr_str(data, "output_type", "i64") if opset >= 3 else "i64"
+def _shape_of(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    etype = data.text("output_type", "i64") if data.version >= 3 else "i64"
     dims = ins[0].shape.dims
     if dims is None:
         return [Tensor(PartialShape.dynamic(1), etype)]
@@ -160,8 +154,8 @@ def _target_bounds(t: Tensor, what: str) -> list[tuple[int, int]] | int | None:
     return shape_of_len(t)
 
 
-def _reshape(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
-    special_zero = attr_bool(data, "special_zero", False)
+def _reshape(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    special_zero = data.bool("special_zero", False)
     target = _target_bounds(ins[1], "the Reshape target shape")
     if target is None:
         shape = PartialShape.dynamic()
@@ -173,7 +167,7 @@ def _reshape(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> 
 
 
 # -- Squeeze / Unsqueeze ----------------------------------------------------------------
-def _squeeze(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _squeeze(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     dims = ins[0].shape.dims
     t = ins[0]
     if dims is None:
@@ -191,13 +185,13 @@ def _squeeze(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> 
     for a in axes:
         i = normalize_axis(a, max(rank, 1), "a Squeeze axis")
         d = dims[i] if i < rank else ONE
-        if d.lo == d.hi == 1 or (d.lo != d.hi and d.lo <= 1 <= d.hi and opset < 15):
+        if d.lo == d.hi == 1 or (d.lo != d.hi and d.lo <= 1 <= d.hi and data.version < 15):
             drop.add(i)
     out = tuple(d for i, d in enumerate(dims) if i not in drop)
     return [Tensor(PartialShape.of(out), t.etype, t.value)]
 
 
-def _unsqueeze(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _unsqueeze(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     t = ins[0]
     dims = t.shape.dims
     axes = exact_ints(ins[1])
@@ -214,8 +208,8 @@ def _unsqueeze(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -
 
 
 # -- Concat ----------------------------------------------------------------------------
-def _concat(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
-    axis = attr_int(data, "axis", 0)
+def _concat(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    axis = data.int("axis", 0)
     ranked = [t.shape.dims for t in ins if t.shape.dims is not None]
     etype = ins[0].etype
     if not ranked:
@@ -262,7 +256,7 @@ def _concat_value(ins: list[Tensor], rank: int) -> Value | None:
 
 
 # -- Transpose -------------------------------------------------------------------------
-def _transpose(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _transpose(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     t = ins[0]
     dims = t.shape.dims
     order = exact_ints(ins[1])
@@ -282,9 +276,9 @@ def _transpose(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -
 
 
 # -- Broadcast / Tile ------------------------------------------------------------------
-def _broadcast(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _broadcast(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     t = ins[0]
-    mode = attr_str(data, "mode", "numpy").lower()
+    mode = data.text("mode", "numpy").lower()
     target = _target_bounds(ins[1], "the Broadcast target shape")
     if target is None:
         return [Tensor(PartialShape.dynamic(), t.etype)]
@@ -317,7 +311,7 @@ def _check_numpy_into(arg: PartialShape, target: PartialShape) -> None:
             )
 
 
-def _tile(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _tile(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     t = ins[0]
     dims = t.shape.dims
     reps = _target_bounds(ins[1], "the Tile repeats")
@@ -333,9 +327,9 @@ def _tile(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> lis
 
 
 # -- Split / VariadicSplit -------------------------------------------------------------
-def _split(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _split(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     t = ins[0]
-    n = attr_int(data, "num_splits")
+    n = data.int("num_splits")
     dims, axis = t.shape.dims, exact_scalar(ins[1])
     if dims is None:
         return [Tensor(PartialShape.dynamic(), t.etype)] * n
@@ -352,13 +346,13 @@ def _split(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> li
     return [Tensor(out, t.etype)] * n
 
 
-def _variadic_split(ins: list[Tensor], data: dict[str, str], opset: int, nout: int):
+def _variadic_split(ins: list[Tensor], data: Attrs, trace: Trace | None = None):
     t = ins[0]
     dims, axis, lengths = t.shape.dims, exact_scalar(ins[1]), exact_ints(ins[2])
     if dims is None:
-        return [Tensor(PartialShape.dynamic(), t.etype)] * nout
+        return [Tensor(PartialShape.dynamic(), t.etype)] * data.n_outputs
     if axis is None or lengths is None:
-        return [Tensor(PartialShape.dynamic(len(dims)), t.etype)] * nout
+        return [Tensor(PartialShape.dynamic(len(dims)), t.etype)] * data.n_outputs
     ax = normalize_axis(axis, len(dims), "the VariadicSplit axis")
     d = dims[ax]
     known = sum(x for x in lengths if x != -1)
@@ -398,7 +392,7 @@ def slice_dim(d: Dimension, start: int, stop: int, step: int) -> Dimension:
     return Dimension.from_bounds(lo, hi)
 
 
-def _slice(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> list[Tensor]:
+def _slice(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     t = ins[0]
     dims = t.shape.dims
     start, stop, step = (exact_ints(x) for x in ins[1:4])
@@ -423,10 +417,10 @@ def _slice(ins: list[Tensor], data: dict[str, str], opset: int, nout: int) -> li
 
 
 def _mask(data: dict[str, str], name: str) -> tuple[int, ...]:
-    return attr_ints(data, name, ())
+    return data.ints(name, ())
 
 
-def _strided_slice(ins: list[Tensor], data: dict[str, str], opset: int, nout: int):
+def _strided_slice(ins: list[Tensor], data: Attrs, trace: Trace | None = None):
     t = ins[0]
     dims = t.shape.dims
     begin, end = exact_ints(ins[1]), exact_ints(ins[2])
@@ -493,7 +487,7 @@ def _strided_dims(dims, begin, end, strides, masks):
     return out, picks
 
 
-RULES: dict[str, Rule] = {
+_RULES: dict[str, Rule] = {
     "ShapeOf": _shape_of,
     "Reshape": _reshape,
     "Squeeze": _squeeze,
@@ -507,3 +501,6 @@ RULES: dict[str, Rule] = {
     "Slice": _slice,
     "StridedSlice": _strided_slice,
 }
+
+
+SPECS = specs_of(_RULES, {"ShapeOf": ((1, 1), (3, 3)), "Squeeze": ((1, 1), (15, 15))})

@@ -9,14 +9,14 @@ does the same: a value is a pair of flat row-major tuples ``(lower, upper)``; ``
 an unbounded upper end and ``-INF`` an unbounded lower end, so an element nobody knows is
 ``(-INF, INF)``. An exact value has ``lower == upper``.
 
-Attributes arrive as the IR writes them (text). The ``attr_*`` helpers turn them into
-numbers and raise :class:`~ovgather.errors.ShapeInferenceError` when the text is of the
-wrong kind, so the walk reports that layer as ``invalid`` instead of crashing.
+Attributes arrive as the IR writes them (text), in an ``spec.Attrs`` whose typed readers
+raise :class:`~ovgather.errors.ShapeInferenceError` when the text is of the wrong kind,
+so the walk reports that layer as ``invalid`` instead of crashing.
 """
 
 from __future__ import annotations
 
-from ..errors import ShapeInferenceError
+from ..element_types import INT_TYPES
 from ..shapes import INF, Dimension, PartialShape
 
 __all__ = [
@@ -25,10 +25,6 @@ __all__ = [
     "UNBOUNDED",
     "Value",
     "Tensor",
-    "attr_int",
-    "attr_ints",
-    "attr_bool",
-    "attr_str",
     "exact_ints",
     "exact_scalar",
     "dim_of_bounds",
@@ -44,7 +40,6 @@ NINF = -INF
 UNBOUNDED = 2147483647
 #: Tensors with more elements than this are not tracked as values.
 MAX_VALUE_SIZE = 1024
-INT_TYPES = frozenset({"i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "u1", "u4", "i4"})
 
 Value = tuple[tuple[int, ...], tuple[int, ...]]
 
@@ -74,53 +69,6 @@ class Tensor:
 
     def __repr__(self) -> str:
         return f"Tensor({self.shape!r}, {self.etype!r}, {self.value!r})"
-
-
-# -- attributes ------------------------------------------------------------------------
-def attr_str(data: dict[str, str], name: str, default: str) -> str:
-    """The attribute as text, ``default`` when the IR leaves it out."""
-    return data.get(name, default).strip()
-
-
-def attr_int(data: dict[str, str], name: str, default: int | None = None) -> int:
-    """The attribute as an integer; a ShapeInferenceError when it is not one."""
-    text = data.get(name)
-    if text is None:
-        if default is None:
-            raise ShapeInferenceError(f"the attribute '{name}' is required, but it is missing")
-        return default
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise ShapeInferenceError(
-            f"the attribute '{name}' must be an integer, but got '{text}'"
-        ) from None
-
-
-def attr_ints(data: dict[str, str], name: str, default: tuple[int, ...] = ()) -> tuple[int, ...]:
-    """A comma-separated integer list attribute (``"1,0,1"``; ``""`` is empty)."""
-    text = data.get(name)
-    if text is None or not text.strip():
-        return default
-    try:
-        return tuple(int(p) for p in text.split(","))
-    except ValueError:
-        raise ShapeInferenceError(
-            f"the attribute '{name}' must be a list of integers, but got '{text}'"
-        ) from None
-
-
-def attr_bool(data: dict[str, str], name: str, default: bool) -> bool:
-    """A boolean attribute (``true``/``false``, also ``1``/``0``)."""
-    text = data.get(name)
-    if text is None:
-        return default
-    t = text.strip().lower()
-    if t in ("true", "1"):
-        return True
-    if t in ("false", "0"):
-        return False
-    raise ShapeInferenceError(f"the attribute '{name}' must be true or false, but got '{text}'")
 
 
 # -- values ----------------------------------------------------------------------------

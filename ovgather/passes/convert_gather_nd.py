@@ -23,8 +23,11 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from ..errors import OvgatherError, RewriteError
+from ..errors import OvgatherError, RewriteError, ShapeError, UnsupportedOpError
 from ..graph import consumers, output_port, producer
+from ..ops import registry
+from ..ops.spec import Attrs
+from ..ops.values import Tensor
 from ..rewrite import add_const, add_layer, editing, insert_after, replace_layer, unique_name
 from ..shapes import PartialShape
 from .base import Pass, PassResult
@@ -50,34 +53,34 @@ class ConvertGatherND(Pass):
 
     def call(self, G: nx.MultiDiGraph) -> PassResult:
         todo = [n for n, t in G.nodes(data="type")
-                if t == "GatherND" and G.nodes[n].get("op_version") != self.version]
+                if t == "GatherND" and _spec(G, n).version != self.version]
         if not todo:
             return PassResult(G, False)
         known = _inferred_shapes(G)
         # every check runs before the first edit, so an error leaves G as it was
         plans = [_plan(G, node, known) for node in todo]
         with editing(G):
-            changes = [self._convert(G, node, b, kept) for node, b, kept in plans]
+            changes = [self._convert(G, node, b, shapes) for node, b, shapes in plans]
         return PassResult(G, True, changes)
 
     def _convert(self, G: nx.MultiDiGraph, node: str, b: int,
-                 kept: PartialShape) -> dict[str, Any]:
+                 shapes: dict[int, PartialShape]) -> dict[str, Any]:
         attrs = G.nodes[node]
         record = {"id": node, "name": attrs["name"], "from": attrs.get("version"),
                   "to": self.to, "batch_dims": b, "inserted": [], "removed": []}
-        attrs["version"], attrs["op_version"] = self.to, self.version
+        attrs["version"] = self.to
         if b <= 1:
             return record
-        new_shape = kept if self.version == 8 else _folded(kept, b)
+        new_shape = shapes[self.version]
         undone = _undo_reshape(G, node, new_shape)
         if undone is not None:  # a Reshape to exactly the new shape: drop it instead
             record["removed"] = undone
             return record
         before = len(G)
         if self.version == 5:
-            _fold_into_v5(G, node, kept, b)
+            _fold_into_v5(G, node, shapes, b)
         else:
-            _unfold_into_v8(G, node, kept, b)
+            _unfold_into_v8(G, node, shapes, b)
         added = sorted(list(G.nodes)[before:], key=_id_order)
         record["inserted"] = [_describe(G, n) for n in added]
         return record
@@ -116,31 +119,38 @@ def _id_order(node: str) -> tuple[int, str]:
     return (int(node), node) if node.isdigit() else (1 << 62, node)
 
 
-def _batch_dims(G: nx.MultiDiGraph, node: str) -> int:
-    text = G.nodes[node].get("data", {}).get("batch_dims", "0")
+def _spec(G: nx.MultiDiGraph, node: str):
+    """The GatherND spec the layer's opset selects (an unknown opset stops the pass)."""
     try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise _layer_error(G, node, f"batch_dims must be a whole number >= 0, but got {text!r}")
-    return value
+        return registry.find(G.nodes[node]["type"], G.nodes[node].get("version"))
+    except UnsupportedOpError as err:
+        raise _located(G, node, err) from None
 
 
-def _plan(G: nx.MultiDiGraph, node: str,
-          known: dict[str, list[PartialShape]]) -> tuple[str, int, PartialShape]:
-    """``(node, batch_dims, GatherND-8 output shape)`` from the graph before any edit
-    (so a GatherND fed by another one sees the shape its Reshape will restore)."""
-    b = _batch_dims(G, node)
-    data, indices = _input_shape(G, node, 0, known), _input_shape(G, node, 1, known)
-    return node, b, _kept_batch_shape(data, indices, b)
+def _plan(G: nx.MultiDiGraph, node: str, known: dict[str, list[PartialShape]]
+          ) -> tuple[str, int, dict[int, PartialShape]]:
+    """``(node, batch_dims, {version: output shape})`` from the graph before any edit (so
+    a GatherND fed by another one sees the shape its Reshape will restore). The shapes
+    come from GatherND's own rule, which also judges the layer: an invalid layer (a bad
+    ``batch_dims``, batch dims that contradict) stops the pass with the rule's error."""
+    attrs = G.nodes[node]
+    ins = [Tensor(_input_shape(G, node, n, known)) for n in (0, 1)]
+    try:
+        shapes = {s.version: s.infer(ins, attrs.get("data"))[0].shape
+                  for s in registry.specs(attrs["type"])}
+    except ShapeError as err:
+        raise _located(G, node, err) from None
+    return node, Attrs(attrs.get("data")).int("batch_dims", 0), shapes
+
+
+def _located(G: nx.MultiDiGraph, node: str, err: OvgatherError) -> OvgatherError:
+    attrs = G.nodes[node]
+    return err.located(file=G.graph.get("xml_path"), line=attrs.get("line"),
+                       layer_name=attrs.get("name"), layer_id=node)
 
 
 def _layer_error(G: nx.MultiDiGraph, node: str, message: str) -> RewriteError:
-    attrs = G.nodes[node]
-    file = G.graph.get("xml_path")
-    return RewriteError(message, file=file, line=attrs.get("line"),
-                        layer_name=attrs.get("name"), layer_id=node)
+    return _located(G, node, RewriteError(message))
 
 
 def _inferred_shapes(G: nx.MultiDiGraph) -> dict[str, list[PartialShape]]:
@@ -167,25 +177,6 @@ def _input_shape(G: nx.MultiDiGraph, node: str, position: int,
     dims = outputs[position].get("dims", ())
     # a GatherND input has rank >= 1, so a port without <dim> is a dynamic rank
     return PartialShape(dims) if dims else PartialShape.dynamic()
-
-
-def _kept_batch_shape(data: PartialShape, indices: PartialShape, b: int) -> PartialShape:
-    """GatherND-8's output ``I[:b] + I[b:-1] + D[b+k:]`` (dynamic rank when unknown)."""
-    if data.rank is None or indices.rank is None or not indices[-1].is_static:
-        return PartialShape.dynamic()
-    k = indices[-1].length
-    batch = [indices[i].merge(data[i]) or indices[i] for i in range(min(b, data.rank))]
-    return PartialShape(batch) + indices[b:-1] + data[b + k:]
-
-
-def _folded(shape: PartialShape, b: int) -> PartialShape:
-    """GatherND-5's output: the first ``b`` dims of ``shape`` folded into their product."""
-    if shape.rank is None:
-        return shape
-    product = shape[0]
-    for dim in shape[1:b]:
-        product = product * dim
-    return PartialShape([product]) + shape[b:]
 
 
 # ---- undoing an earlier conversion ----------------------------------------------------------
@@ -280,10 +271,11 @@ def _set_output_dims(G: nx.MultiDiGraph, node: str, shape: PartialShape) -> None
     _out(G, node)[2]["dims"] = tuple(shape.to_ir_dims())
 
 
-def _fold_into_v5(G: nx.MultiDiGraph, node: str, kept: PartialShape, b: int) -> str:
+def _fold_into_v5(G: nx.MultiDiGraph, node: str, shapes: dict[int, PartialShape], b: int) -> str:
     """GatherND-5 + Reshape back to ``kept`` (the batch dims of the indices)."""
+    kept = shapes[8]
     base = G.nodes[node]["name"]
-    _set_output_dims(G, node, _folded(kept, b))
+    _set_output_dims(G, node, shapes[5])
     if kept.is_static:
         target = add_const(G, np.array(kept.to_list(), dtype=np.int64), name=f"{base}/shape")
         return _finish(G, node, _reshape_after(G, node, target, kept), f"{base}/v5")
@@ -299,10 +291,11 @@ def _fold_into_v5(G: nx.MultiDiGraph, node: str, kept: PartialShape, b: int) -> 
                    f"{base}/v5")
 
 
-def _unfold_into_v8(G: nx.MultiDiGraph, node: str, kept: PartialShape, b: int) -> str:
+def _unfold_into_v8(G: nx.MultiDiGraph, node: str, shapes: dict[int, PartialShape],
+                    b: int) -> str:
     """GatherND-8 + Reshape that folds the batch dims into one (GatherND-5's shape)."""
     base = G.nodes[node]["name"]
-    folded = _folded(kept, b)
+    kept, folded = shapes[8], shapes[5]
     _set_output_dims(G, node, kept)
     if folded.is_static:
         target = add_const(G, np.array(folded.to_list(), dtype=np.int64), name=f"{base}/shape")

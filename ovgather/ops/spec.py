@@ -1,0 +1,224 @@
+"""What ovgather knows about one op version, in one place: :class:`OpSpec`.
+
+An op file (``gather_nd.py``, ``shape_ops.py`` …) declares a ``SPECS`` list; the registry
+(``registry.py``) finds a spec by the ``type`` and ``version`` text a layer carries. Every
+part of ovgather that needs an op asks its spec: ``infer`` runs :attr:`OpSpec.rule`,
+``explain`` runs the same rule with a :class:`Trace` and prints the steps it took,
+``validate`` makes inputs with :attr:`OpSpec.inputs`, ``runtime`` builds the op with
+:attr:`OpSpec.build` and compares with :attr:`OpSpec.reference`. None of them re-derives
+a rule, so adding a version of an op touches its op file and its test file only.
+
+A rule has one signature, ``rule(ins, attrs, trace) -> list[Tensor]``: the input tensors
+as the walk carries them (``values.Tensor``), the layer's attributes as an :class:`Attrs`
+(the IR's text, plus the op version and the number of output ports), and a
+:class:`Trace` or None. It returns fewer information when it knows less and raises
+:class:`~ovgather.errors.ShapeInferenceError` only when known facts break the op's rules
+(OpenVINO's shape inference does the same).
+
+>>> attrs = Attrs({"batch_dims": "x"}, version=8)
+>>> attrs.int("batch_dims", 0)
+Traceback (most recent call last):
+...
+ovgather.errors.ShapeInferenceError: the attribute 'batch_dims' must be an integer, but got 'x'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ShapeInferenceError
+
+__all__ = ["Attrs", "Step", "Trace", "Checks", "OpSpec", "LAST_OPSET", "since", "specs_of"]
+
+#: The highest opset OpenVINO 2026.4.1 registers (opset17 only adds ErfInv).
+LAST_OPSET = 17
+
+
+class Attrs(dict):
+    """A layer's attributes as the IR writes them (text), for a rule to read.
+
+    A ``dict`` of the ``<data>`` attributes, plus ``version`` (the op version the
+    layer's opset selects: 5 or 8 for GatherND) and ``n_outputs`` (its output ports).
+    The typed readers raise ShapeInferenceError on text of the wrong kind: the one
+    way a bad attribute is reported, wherever the rule runs.
+    """
+
+    __slots__ = ("version", "n_outputs")
+
+    def __init__(self, data: Mapping[str, str] | None = None, version: int = 1,
+                 n_outputs: int = 1) -> None:
+        super().__init__(data or ())
+        self.version = version
+        self.n_outputs = n_outputs
+
+    def text(self, name: str, default: str) -> str:
+        """The attribute as text, ``default`` when the IR leaves it out."""
+        value = self.get(name)
+        return default if value is None else str(value).strip()
+
+    def int(self, name: str, default: int | None = None) -> int:
+        """The attribute as an integer (``default`` when absent; required when None)."""
+        value = self.get(name)
+        if value is None:
+            if default is None:
+                raise ShapeInferenceError(f"the attribute '{name}' is required, but it is missing")
+            return default
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        text = str(value).strip()
+        if text.isascii() and text.lstrip("+-").isdigit() and len(text) < 40:
+            return int(text)
+        raise ShapeInferenceError(f"the attribute '{name}' must be an integer, but got '{value}'")
+
+    def ints(self, name: str, default: tuple[int, ...] = ()) -> tuple[int, ...]:
+        """A comma-separated integer list attribute (``"1,0,1"``; ``""`` is empty)."""
+        text = self.get(name)
+        if text is None or not str(text).strip():
+            return default
+        parts = [p.strip() for p in str(text).split(",")]
+        if all(p.isascii() and p.lstrip("+-").isdigit() and len(p) < 40 for p in parts):
+            return tuple(int(p) for p in parts)
+        raise ShapeInferenceError(
+            f"the attribute '{name}' must be a list of integers, but got '{text}'")
+
+    def bool(self, name: str, default: bool) -> bool:
+        """A boolean attribute (``true``/``false``, also ``1``/``0``)."""
+        text = self.get(name)
+        if text is None:
+            return default
+        word = str(text).strip().lower()
+        if word in ("true", "1"):
+            return True
+        if word in ("false", "0"):
+            return False
+        raise ShapeInferenceError(f"the attribute '{name}' must be true or false, but got '{text}'")
+
+
+@dataclass
+class Step:
+    """One check a rule made: the rule in words, whether it held, what was seen."""
+
+    rule: str
+    ok: bool
+    detail: str
+
+
+@dataclass
+class Trace:
+    """The steps a rule took, in order, for ``explain`` to print.
+
+    ``facts`` holds what the rule worked out on the way under names the op's
+    explanation knows (GatherND: ``k``, the merged ``batch`` rows, the ``fold``).
+    """
+
+    steps: list[Step] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed_rule(self) -> str | None:
+        return next((s.rule for s in self.steps if not s.ok), None)
+
+
+class Checks:
+    """A rule's checks in order: each one is recorded in the trace (when there is one)
+    and the first broken one raises, its message the rule, then what was seen.
+
+    ``detail`` may be a callable, so that the hot path (no trace) builds no text.
+    """
+
+    __slots__ = ("trace", "op", "seen")
+
+    def __init__(self, trace: Trace | None, op: str, seen: Callable[[], str]) -> None:
+        self.trace, self.op, self.seen = trace, op, seen
+
+    def require(self, ok: bool, rule: str, detail: str | Callable[[], str] = "") -> None:
+        if self.trace is None and ok:
+            return
+        text = detail() if callable(detail) else detail
+        if self.trace is not None:
+            self.trace.steps.append(Step(rule, ok, text))
+        if not ok:
+            said = f"{rule} ({text})" if text else rule
+            raise ShapeInferenceError(f"{self.op}: {said}, {self.seen()}")
+
+    def note(self, rule: str, detail: str | Callable[[], str]) -> None:
+        """A step that holds by construction (say, "the rank is unknown: nothing to check")."""
+        if self.trace is not None:
+            self.trace.steps.append(Step(rule, True, detail() if callable(detail) else detail))
+
+    def fact(self, name: str, value: Any) -> None:
+        if self.trace is not None:
+            self.trace.facts[name] = value
+
+
+Rule = Callable[[list, Attrs, "Trace | None"], list]
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One version of one op type.
+
+    ``since``/``until``: the opsets that hold this version. ``rule``: its shape rule.
+    ``words``: the output rule in words (used in messages). ``reference``: its NumPy
+    reference, ``reference(data, indices, attrs) -> ndarray`` with ``attrs`` holding
+    ``axis`` and ``batch_dims`` as numbers. ``inputs``: how ``validate`` makes valid
+    concrete inputs (an ``ops.inputs.InputMaker``). ``build``: how the runtime bridge
+    builds the op, ``build(opset_modules, data, indices, case) -> openvino node``
+    (the bridge passes the openvino modules in; nothing here imports openvino).
+    ``family``: ``"gather"`` for the ops explain, validate, extract and show centre on.
+    ``views``: extra outputs ``explain`` shows beside the versions' own, as
+    ``views(outputs, facts, attrs) -> {name: (output or None, note)}`` (GatherND's ONNX
+    forms). ``known_crash``: ``known_crash(case) -> reason or None``, why the CPU plugin
+    would crash on a runtime ``OpCase`` (the bridge then does not run it).
+    """
+
+    type: str
+    version: int
+    since: int
+    rule: Rule
+    until: int = LAST_OPSET - 1
+    words: str = ""
+    reference: Callable[..., Any] | None = None
+    inputs: Any = None
+    build: Callable[..., Any] | None = None
+    family: str = ""
+    views: Callable[..., Any] | None = None
+    known_crash: Callable[..., str | None] | None = None
+
+    @property
+    def name(self) -> str:
+        """``GatherND-8``: the op as OpenVINO's specification names it."""
+        return f"{self.type}-{self.version}"
+
+    def infer(self, ins: list, data: Mapping[str, str] | None = None, n_outputs: int = 1,
+              trace: Trace | None = None) -> list:
+        """Run the rule on ``ins`` with the attribute text ``data``."""
+        return self.rule(ins, Attrs(data, self.version, n_outputs), trace)
+
+
+def since(op_type: str, rule: Rule, *rows: tuple[int, int], **extra: Any) -> list[OpSpec]:
+    """Specs for ``op_type`` from ``(op version, first opset)`` rows, each holding until
+    the next row's opset; the same rule for all of them (it reads ``attrs.version``).
+
+    >>> [s.name + f"@{s.since}..{s.until}" for s in since("Squeeze", None, (1, 1), (15, 15))]
+    ['Squeeze-1@1..14', 'Squeeze-15@15..16']
+    """
+    specs = []
+    for n, (version, first) in enumerate(rows):
+        last = rows[n + 1][1] - 1 if n + 1 < len(rows) else LAST_OPSET - 1
+        specs.append(OpSpec(op_type, version, first, rule, until=last, **extra))
+    return specs
+
+
+def specs_of(rules: dict[str, Rule],
+             versions: dict[str, tuple[tuple[int, int], ...]] | None = None) -> list[OpSpec]:
+    """Specs for a table of rules: one version from opset1 on, unless ``versions`` gives
+    an op's ``(op version, first opset)`` rows (its rule then reads ``attrs.version``).
+
+    Most of these ops are accepted in any opset up to the last: which opsets really hold
+    them is not pinned down yet, so the walk stays as lenient as before.
+    """
+    versions = versions or {}
+    return [s for op, rule in rules.items() for s in since(op, rule, *versions.get(op, ((1, 1),)))]
