@@ -23,6 +23,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from ..element_types import precision_of
 from ..errors import OvgatherError, RewriteError, ShapeError, UnsupportedOpError
 from ..graph import consumers, output_port, producer
 from ..ops import registry
@@ -35,7 +36,7 @@ from .base import Pass, PassResult
 __all__ = ["ConvertGatherND", "convert_gather_nd"]
 
 _TARGETS = {"opset5": 5, "opset8": 8}
-_I64 = "I64"
+_I64 = precision_of("i64")
 
 
 class ConvertGatherND(Pass):
