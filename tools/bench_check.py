@@ -1,15 +1,25 @@
-"""Benchmark ``ovgather check`` against OpenVINO's own ``read_model`` (issue 4).
+"""Benchmark ``ovgather check`` as a user runs it against OpenVINO's own ``read_model``.
 
-Both run as whole processes on the same generated IR (``gen_models.big_ir``), alternating,
-in the same run; the median ratio is printed (target ≤ 1.0×). Then the shape inference
-alone is timed on the graph in memory (target ≤ 15 ms per 1k layers).
+Whole processes, as a user waits for them: the installed ``ovgather`` console script
+(``ovgather check --json MODEL``) against a process that only runs
+``openvino.Core().read_model(MODEL)``, paired and alternating on the same file, medians
+of ``--repeat`` (7 or more) runs each; the ratio is the median of the per-pair ratios.
+Peak memory is each process's own maximum resident set (``os.wait4``). Then, inside one
+process, ``read_ir`` and ``check`` are timed per 1k layers from 10k to 100k layers, so
+that a cost that grows faster than the model shows.
 
-    python tools/bench_check.py [--layers 20000] [--repeat 7]
+The IRs: generated chains (``gen_models.big_ir``) of 1k, 20k and 100k layers, plus any
+``--model`` given (a transformer IR of a few hundred layers, say).
+
+    python tools/bench_check.py [--sizes 1000,20000,100000] [--model X.xml ...]
+                                [--repeat 7] [--scaling 10000,20000,50000,100000]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -18,92 +28,113 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
 
-def _timed(cmd: list[str]) -> tuple[float, int]:
+def console_script() -> str:
+    """The installed ``ovgather`` beside this interpreter (what ``pip install`` made)."""
+    found = Path(sys.executable).with_name("ovgather")
+    if found.exists():
+        return str(found)
+    which = shutil.which("ovgather")
+    if which is None:
+        raise SystemExit("install ovgather first (pip install .): no ovgather console script")
+    return which
+
+
+def _run(cmd: list[str]) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS in MiB, exit code) of one process, from outside the repo
+    so that the installed package is what runs."""
     start = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
-    return time.perf_counter() - start, done.returncode
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            cwd=tempfile.gettempdir())
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_maxrss / 1024, proc.returncode
 
 
-def bench_processes(xml: Path, repeat: int) -> tuple[list[float], list[float]]:
-    ours = [sys.executable, "-m", "ovgather", "check", str(xml)]
-    theirs = [sys.executable, "-c",
-              f"import openvino as ov; ov.Core().read_model({str(xml)!r})"]
-    _timed(ours), _timed(theirs)  # warm the file cache
-    t_ours, t_theirs = [], []
+def bench_processes(xml: Path, repeat: int) -> dict[str, float]:
+    ours = [console_script(), "check", "--json", str(xml)]
+    theirs = [sys.executable, "-c", f"import openvino as ov; ov.Core().read_model({str(xml)!r})"]
+    _run(ours), _run(theirs)  # warm the file cache and the bytecode
+    rows = []
     for _ in range(repeat):
-        t, rc = _timed(ours)
-        if rc != 0:
+        t_ours, m_ours, rc = _run(ours)
+        if rc not in (0, 1):
             raise SystemExit(f"ovgather check exited {rc} on {xml}")
-        t_ours.append(t)
-        t_theirs.append(_timed(theirs)[0])
-    return t_ours, t_theirs
+        t_theirs, m_theirs, _ = _run(theirs)
+        rows.append((t_ours, t_theirs, m_ours, m_theirs))
+    ours_t, theirs_t, ours_m, theirs_m = (statistics.median(c) for c in zip(*rows, strict=True))
+    ratio = statistics.median(a / b for a, b, _, _ in rows)
+    return {"check_s": ours_t, "read_model_s": theirs_t, "ratio": ratio,
+            "check_mib": ours_m, "read_model_mib": theirs_m}
 
 
 _PHASES = """
-import time
-t0 = time.perf_counter()
-from ovgather.cli import build_parser
-build_parser()
-t1 = time.perf_counter()
+import gc, time
 from ovgather.ir import read_ir
-G = read_ir({xml!r})
-t2 = time.perf_counter()
 from ovgather.infer import check
+gc.collect()
+t0 = time.perf_counter()
+G = read_ir({xml!r})
+t1 = time.perf_counter()
 check(G)
-t3 = time.perf_counter()
-print(t1 - t0, t2 - t1, t3 - t2)
+t2 = time.perf_counter()
+print(G.number_of_nodes(), t1 - t0, t2 - t1)
 """
 
 
-def bench_phases(xml: Path, repeat: int) -> list[float]:
-    """Median seconds of (imports, read_ir, check) inside one ``check``-like process."""
+def bench_scaling(xml: Path, repeat: int) -> tuple[int, float, float]:
+    """(layers, read_ir ms per 1k layers, check ms per 1k layers), medians, each run in a
+    fresh process (no cache from an earlier run helps)."""
     runs = []
     for _ in range(repeat):
-        done = subprocess.run([sys.executable, "-c", _PHASES.format(xml=str(xml))], cwd=ROOT,
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run([sys.executable, "-c", _PHASES.format(xml=str(xml))],
+                              capture_output=True, text=True, check=True,
+                              cwd=tempfile.gettempdir())
         runs.append([float(x) for x in done.stdout.split()])
-    return [statistics.median(col) for col in zip(*runs, strict=True)]
+    n, read_s, check_s = (statistics.median(c) for c in zip(*runs, strict=True))
+    return int(n), read_s * 1e6 / n, check_s * 1e6 / n
 
 
-def bench_in_memory(xml: Path, repeat: int) -> tuple[int, float]:
-    from ovgather.infer import check
-    from ovgather.ir import read_ir
-
-    G = read_ir(xml)
-    check(G)  # warm up (lazy weights, caches)
-    times = []
-    for _ in range(repeat):
-        start = time.process_time()  # CPU time: the machine may be shared
-        check(G)
-        times.append(time.process_time() - start)
-    return G.number_of_nodes(), statistics.median(times)
+def _layers(xml: Path) -> int:
+    return sum(1 for line in xml.open() if "<layer " in line)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--layers", type=int, default=20000)
+    ap.add_argument("--sizes", default="1000,20000,100000")
+    ap.add_argument("--model", action="append", default=[], help="an IR .xml to time too")
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--scaling", default="10000,20000,50000,100000",
+                    help="layer counts for the per-1k-layer figures ('' to skip)")
     args = ap.parse_args()
+    import openvino as ov
     from gen_models import big_ir
 
+    print(f"openvino {ov.__version__}; ovgather: {console_script()}; paired alternating "
+          f"processes, medians of {args.repeat}")
     with tempfile.TemporaryDirectory() as tmp:
-        xml = big_ir(args.layers, Path(tmp) / "big.xml")
-        t_ours, t_theirs = bench_processes(xml, args.repeat)
-        ratios = [a / b for a, b in zip(t_ours, t_theirs, strict=True)]
-        n, t_mem = bench_in_memory(xml, args.repeat)
-        phases = bench_phases(xml, max(3, args.repeat // 2))
-    print(f"IR: {n} layers")
-    print(f"ovgather check (process):      median {statistics.median(t_ours) * 1e3:.0f} ms")
-    print(f"openvino read_model (process): median {statistics.median(t_theirs) * 1e3:.0f} ms")
-    print(f"median ratio check/read_model: {statistics.median(ratios):.2f}x (target <= 1.0x)")
-    print("inside the check process: imports {:.0f} ms, read_ir {:.0f} ms, check {:.0f} ms"
-          .format(*(p * 1e3 for p in phases)))
-    print(f"shape inference in memory: {t_mem * 1e3:.0f} ms = "
-          f"{t_mem * 1e3 / (n / 1000):.1f} ms per 1k layers (target <= 15)")
+        files = [Path(m).resolve() for m in args.model]
+        for n in [int(s) for s in args.sizes.split(",") if s]:
+            files.append(big_ir(n, Path(tmp) / f"big_{n}.xml"))
+        print("\n| IR | layers | ovgather check --json | read_model | ratio | check peak RSS "
+              "| read_model peak RSS |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for xml in files:
+            r = bench_processes(xml, args.repeat)
+            print(f"| {xml.name} | {_layers(xml)} | {r['check_s']:.2f} s | "
+                  f"{r['read_model_s']:.2f} s | {r['ratio']:.2f}x | {r['check_mib']:.0f} MiB | "
+                  f"{r['read_model_mib']:.0f} MiB |", flush=True)
+        sizes = [int(s) for s in args.scaling.split(",") if s]
+        if sizes:
+            print("\n| layers | read_ir ms / 1k layers | check ms / 1k layers |")
+            print("| ---: | ---: | ---: |")
+            for n in sizes:
+                xml = big_ir(n, Path(tmp) / f"scale_{n}.xml")
+                layers, read_ms, check_ms = bench_scaling(xml, max(3, args.repeat // 2))
+                print(f"| {layers} | {read_ms:.1f} | {check_ms:.1f} |", flush=True)
 
 
 if __name__ == "__main__":
