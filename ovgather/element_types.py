@@ -23,6 +23,7 @@ __all__ = [
     "ElementType",
     "ELEMENT_TYPES",
     "INT_TYPES",
+    "FLOAT_VALUE_TYPES",
     "element_type_name",
     "is_integral_number",
     "is_real",
@@ -88,6 +89,10 @@ ELEMENT_TYPES: dict[str, ElementType] = {
 
 #: The integer types whose small tensors the walk tracks as values (shape arithmetic).
 INT_TYPES = frozenset({"i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "u1", "u4", "i4"})
+
+#: The real types whose small constant tensors the walk tracks too (a shape computed
+#: through Convert -> Divide -> Floor -> Convert, as Swin's window partition does).
+FLOAT_VALUE_TYPES = frozenset({"f32", "f64", "f16"})
 
 #: Precision text (upper case) → name, with the spellings older IRs use.
 _BY_PRECISION = {e.precision: e.name for e in ELEMENT_TYPES.values()}

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import struct
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -49,7 +50,7 @@ from typing import Any
 
 import networkx as nx
 
-from .element_types import INT_TYPES, element_type_name
+from .element_types import FLOAT_VALUE_TYPES, INT_TYPES, element_type_name
 from .errors import (
     IRStructureError,
     ShapeError,
@@ -422,7 +423,7 @@ def _const(G, node, attrs, data) -> Tensor:
             shape = PartialShape.of(())
     else:
         shape = _parse_shape(text)
-    if etype in INT_TYPES and shape.dims is not None:
+    if (etype in INT_TYPES or etype in FLOAT_VALUE_TYPES) and shape.dims is not None:
         n = 1
         for d in shape.dims:
             n = n * d.lo if d.lo == d.hi else MAX_VALUE_SIZE + 1
@@ -438,29 +439,31 @@ def _parse_shape(text: str) -> PartialShape:
 
 
 _STRUCT = {"i64": "q", "i32": "i", "i16": "h", "i8": "b",
-           "u64": "Q", "u32": "I", "u16": "H", "u8": "B"}
+           "u64": "Q", "u32": "I", "u16": "H", "u8": "B", "f64": "d", "f32": "f", "f16": "e"}
 
 
 def _const_value(G, node, attrs, n: int):
-    """The ``n`` integers of a Const, straight from the weights buffer when possible
+    """The ``n`` numbers of a Const, straight from the weights buffer when possible
     (``struct`` on the documented ``G.graph["weights"]``: 10× cheaper than a numpy view
     per Const); ``ir.const_value`` does the checked, general read otherwise."""
     data = attrs.get("data") or {}
     code = _STRUCT.get(data.get("element_type"))
     buf = G.graph.get("weights")
+    vals = None
     if attrs.get("value") is None and code is not None and buf is not None:
         try:
-            offset = int(data["offset"])
-            vals = struct.unpack_from(f"<{n}{code}", buf, offset)
-            return vals, vals
+            vals = struct.unpack_from(f"<{n}{code}", buf, int(data["offset"]))
         except (KeyError, ValueError, struct.error):
             pass
-    arr = attrs.get("value")
-    if arr is None:
-        from .ir import const_value
+    if vals is None:
+        arr = attrs.get("value")
+        if arr is None:
+            from .ir import const_value
 
-        arr = const_value(G, node)
-    vals = tuple(int(v) for v in arr.reshape(-1).tolist())
+            arr = const_value(G, node)
+        vals = tuple(arr.reshape(-1).tolist())
+    if any(isinstance(v, float) and not math.isfinite(v) for v in vals):
+        return None  # inf and nan are no bounds
     return vals, vals
 
 

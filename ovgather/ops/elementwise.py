@@ -19,6 +19,9 @@ whose inputs are all exact gives an exact value (OpenVINO folds it).
 
 from __future__ import annotations
 
+import math
+
+from ..element_types import FLOAT_VALUE_TYPES
 from ..errors import ShapeInferenceError
 from ..shapes import Dimension, PartialShape
 from .spec import Attrs, Rule, Trace, specs_of
@@ -191,19 +194,36 @@ _VALUE_FNS = {
 }
 
 
+def _real_div_bounds(alo, ahi, blo, bhi):
+    """A real Divide by a positive constant: monotonic, so the bounds divide."""
+    if blo != bhi or blo <= 0:
+        return None
+    return (alo if alo <= NINF else alo / blo), (ahi if ahi >= INF else ahi / blo)
+
+
+#: Real types divide truly (the integer ones floor); the rest is the same arithmetic.
+_REAL_EXACT_FNS = {"Divide": lambda a, b: a / b, "FloorMod": None, "Mod": None}
+_REAL_VALUE_FNS = {"Divide": _real_div_bounds}
+
+
 def _binary(op: str) -> Rule:
     value_fn = _VALUE_FNS.get(op)
     exact_fn = _exact(_EXACT_FNS[op]) if op in _EXACT_FNS else None
+    real_value_fn = _REAL_VALUE_FNS.get(op, value_fn)
+    real = _REAL_EXACT_FNS.get(op, _EXACT_FNS.get(op))
+    real_exact_fn = _exact(real) if real is not None else None
 
     def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
         shape = _out_shape(ins[:2], data)
         value = None
         a, b = ins[0].value, ins[1].value
-        if a is not None and b is not None and ins[0].etype in INT_TYPES:
-            if exact_fn is not None and a[0] == a[1] and b[0] == b[1]:
-                value = _pairwise(a, b, exact_fn)
-            elif value_fn is not None:
-                value = _pairwise(a, b, value_fn)
+        real = ins[0].etype in FLOAT_VALUE_TYPES
+        if a is not None and b is not None and (real or ins[0].etype in INT_TYPES):
+            exact, bounds = (real_exact_fn, real_value_fn) if real else (exact_fn, value_fn)
+            if exact is not None and a[0] == a[1] and b[0] == b[1]:
+                value = _pairwise(a, b, exact)
+            elif bounds is not None:
+                value = _pairwise(a, b, bounds)
         return [Tensor(shape, ins[0].etype, value)]
 
     return rule
@@ -222,15 +242,46 @@ def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> 
 
 
 def _convert(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    """Convert keeps the shape and (OpenVINO evaluates its bounds) the value."""
+    """Convert keeps the shape and (OpenVINO evaluates its bounds) the value: to i32/i64
+    real bounds are truncated toward zero, to a real type they are kept."""
     etype = data.text("destination_type", "dynamic")
-    value = ins[0].value if etype in ("i64", "i32") else None
-    return [Tensor(ins[0].shape, etype, value)]
+    return [Tensor(ins[0].shape, etype, _converted(ins[0].value, etype))]
+
+
+def _converted(value: Value | None, etype: str) -> Value | None:
+    if value is None or etype in FLOAT_VALUE_TYPES:
+        return value
+    if etype not in ("i64", "i32"):
+        return None
+    try:
+        lo, hi = ([v if abs(v) >= INF else int(v) for v in side] for side in value)
+    except (OverflowError, ValueError):
+        return None
+    return tuple(lo), tuple(hi)
+
+
+def _rounding(fn) -> Rule:
+    """Floor and Ceiling of an exact value (OpenVINO folds them); they have no bound
+    evaluation, so an interval gives no value at all (checked on 2026.4.1: a Reshape
+    whose target goes through Floor of ``8..64`` loses every target element)."""
+
+    def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+        value = ins[0].value
+        if value is not None and value[0] != value[1]:
+            value = None
+        if value is not None:
+            try:
+                value = tuple(tuple(v if abs(v) >= INF else fn(v) for v in side)
+                              for side in value)
+            except (OverflowError, ValueError):
+                value = None
+        return [Tensor(ins[0].shape, ins[0].etype, value)]
+
+    return rule
 
 
 def _convert_like(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    value = ins[0].value if ins[1].etype in ("i64", "i32") else None
-    return [Tensor(ins[0].shape, ins[1].etype, value)]
+    return [Tensor(ins[0].shape, ins[1].etype, _converted(ins[0].value, ins[1].etype))]
 
 
 def _select(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -253,6 +304,8 @@ _RULES: dict[str, Rule] = {
     "IsNaN": _logical_not,
     "IsInf": _logical_not,
     "IsFinite": _logical_not,
+    "Floor": _rounding(math.floor),
+    "Ceiling": _rounding(math.ceil),
     "Convert": _convert,
     "ConvertLike": _convert_like,
     "Select": _select,

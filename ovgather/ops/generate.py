@@ -10,6 +10,8 @@ OpenVINO does (a ``[3,6]`` input gives ``[2,..18]``):
 
 from __future__ import annotations
 
+import math
+
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .shape_ops import normalize_axis
@@ -41,6 +43,8 @@ def range_length(start: int, stop: int, step: int) -> int:
     """The number of elements of Range(start, stop, step) (0 for an empty range)."""
     if step == 0:
         raise ShapeInferenceError("the Range step must not be 0, but got 0")
+    if isinstance(start, float) or isinstance(stop, float) or isinstance(step, float):
+        return max(0, math.ceil((stop - start) / step))
     return max(0, -(-(stop - start) // step))
 
 
@@ -58,7 +62,7 @@ def _range(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
         return [Tensor(PartialShape.dynamic(1), etype)]
     n = range_length(start, stop, step)
     value = None
-    if n <= MAX_VALUE_SIZE and etype in ("i64", "i32"):
+    if n <= MAX_VALUE_SIZE and etype in ("i64", "i32") and isinstance(start + stop + step, int):
         vals = tuple(range(start, start + n * step, step))
         value = (vals, vals)
     return [Tensor(PartialShape.of((Dimension.static(n),)), etype, value)]
