@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true",
                         help="show tracebacks (for bug reports); works anywhere on the line")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
+                                help="the subcommand to run",
                                 title="commands (ovgather COMMAND --help for each)")
     sub.required = True
     for module in (check, convert, validate, explain, extract, show):

@@ -94,6 +94,15 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
+def _columns() -> int:
+    """The bar's width: the terminal's, at most ``WIDTH`` (a new pty may report 0)."""
+    try:
+        cols = os.get_terminal_size(_tty.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        cols = 0
+    return min(cols or WIDTH, WIDTH)
+
+
 def _delay() -> float:
     try:
         return max(0.0, float(os.environ.get("OVGATHER_PROGRESS_DELAY", "0.5")))
@@ -123,7 +132,7 @@ class Progress:
                 _tty = sys.stderr
         self.delay = _delay()
         self.bar = tqdm(total=total, desc=desc, unit=unit, file=_tty, leave=False,
-                        delay=self.delay, dynamic_ncols=True, mininterval=0.1)
+                        delay=self.delay, ncols=_columns(), mininterval=0.1)
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._tick, daemon=True)
         self._ticker.start()
