@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import textwrap
 import threading
@@ -25,6 +26,7 @@ __all__ = ["WIDTH", "wrap", "say", "say_err", "error", "warning", "print_json", 
 
 WIDTH = 100
 HANG = 4
+_COUNT = re.compile(r"(?<!\S)(\d+) (?=\S)")
 
 _bars: list[Progress] = []  # the live bars: lines are printed above them
 _lock = threading.RLock()  # one writer at a time: the ticker threads and the main thread
@@ -44,8 +46,10 @@ def wrap(line: str, hang: int | None = None, width: int = WIDTH) -> list[str]:
         return [line]
     lead = len(line) - len(line.lstrip(" "))
     indent = " " * min(lead + HANG if hang is None else hang, width // 2)
-    return textwrap.wrap(line, width=width, subsequent_indent=indent, break_on_hyphens=False,
-                         break_long_words=True, replace_whitespace=False) or [line]
+    glued = _COUNT.sub("\\1\0", line)  # "0 unchecked", "id 14" stay on one line
+    lines = textwrap.wrap(glued, width=width, subsequent_indent=indent, break_on_hyphens=False,
+                          break_long_words=True, replace_whitespace=False) or [glued]
+    return [piece.replace("\0", " ") for piece in lines]
 
 
 def _write(text: str, stream: Any) -> None:
