@@ -191,7 +191,8 @@ def _print_report(report: Any, all_layers: bool) -> None:
     if rows:
         _table(("status", "layer", "id", "type", "declared", "inferred", "line", "why"), [(
             lr.status, lr.name, lr.id, f"{lr.type}/{lr.version}", " ".join(lr.declared),
-            " ".join(lr.inferred), "" if lr.line is None else str(lr.line), lr.message,
+            NO_SHAPE if lr.status == "invalid" else " ".join(lr.inferred),
+            "" if lr.line is None else str(lr.line), lr.message,
         ) for lr in rows])
     s = report.summary
     verdict = "OK" if report.ok else "PROBLEMS"
