@@ -69,9 +69,9 @@ def test_help_imports_no_numpy_networkx_lxml_or_openvino(argv):
     assert not [m for m in modules if m.split(".")[0] in HEAVY], argv
 
 
-def test_help_answers_in_well_under_a_second():
+def test_help_answers_in_under_0_3_seconds():
     """Median of 7 runs of the console script; 0.07 s measured on an idle core (it was 1.2 s
-    when numpy and networkx were imported). The bound leaves room for a loaded machine."""
+    when numpy and networkx were imported); the bound is the 0.3 s that --help must meet."""
     script = Path(sys.executable).with_name("ovgather")
     argv = [str(script)] if script.exists() else [sys.executable, "-m", "ovgather"]
     times = []
@@ -79,7 +79,14 @@ def test_help_answers_in_well_under_a_second():
         start = time.perf_counter()
         subprocess.run([*argv, "--help"], capture_output=True, check=True)
         times.append(time.perf_counter() - start)
-    assert sorted(times)[3] < 0.6, times
+    assert sorted(times)[3] < 0.3, times
+
+
+@pytest.mark.parametrize("argv", [["--help"]] + [[c, "--help"] for c in COMMANDS])
+def test_help_fits_100_columns_on_a_wide_terminal(argv):
+    done = _cli(*argv, env=dict(os.environ, COLUMNS="200"))
+    assert done.returncode == 0 and "usage: ovgather" in done.stdout
+    assert max(len(line) for line in done.stdout.splitlines()) <= WIDTH
 
 
 def test_version_prints_the_package_version():

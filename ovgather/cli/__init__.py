@@ -44,6 +44,14 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message} (see: {self.prog} --help)")
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        """Help text as wide as the terminal, but never wider than the 100 columns that
+        every other line of ovgather keeps to."""
+        import shutil
+
+        width = min(shutil.get_terminal_size().columns, output.WIDTH) - 2
+        return self.formatter_class(prog=self.prog, width=width)
+
 
 EPILOG = """exit codes: 0 all good, 1 the model has a problem (a mismatch, an invalid layer, a
 disagreement with the runtime), 2 the input could not be used (one 'error:' line on
