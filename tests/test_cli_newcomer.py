@@ -356,7 +356,9 @@ def _fake_install(tmp_path: Path, with_walk: bool) -> dict[str, str]:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ovgather\nVersion: 0.1.0\n")
     files = ["ovgather/__init__.py,,"]
     if with_walk:
-        files.append("ovgather/_fastwalk.cpython-311-x86_64-linux-gnu.so,,")
+        import importlib.machinery
+
+        files.append(f"ovgather/_fastwalk{importlib.machinery.EXTENSION_SUFFIXES[0]},,")
     (info / "RECORD").write_text("\n".join(files) + "\n")
     return dict(os.environ, PYTHONPATH=f"{src}{os.pathsep}{site}")
 
