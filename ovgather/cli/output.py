@@ -114,6 +114,10 @@ def _delay() -> float:
         return 0.5
 
 
+#: a step of unknown length: what it is and the time spent so far
+_UNSIZED = "{desc} … {elapsed}"
+
+
 class Progress:
     """A progress bar on stderr, or nothing when stderr is not a terminal.
 
@@ -136,7 +140,8 @@ class Progress:
                 _tty = sys.stderr
         self.delay = _delay()
         self.bar = tqdm(total=total, desc=desc, unit=unit, file=_tty, leave=False,
-                        delay=self.delay, ncols=_columns(), mininterval=0.1)
+                        delay=self.delay, ncols=_columns(), mininterval=0.1,
+                        bar_format=None if total is not None else _UNSIZED)
         self._stop = threading.Event()
         self._ticker = threading.Thread(target=self._tick, daemon=True)
         self._ticker.start()
@@ -168,10 +173,11 @@ class Progress:
         if self.bar is not None:
             with _lock:
                 start = self.bar.start_t
-                self.bar.reset(total=total)
-                self.bar.start_t = start
                 if desc is not None:
                     self.bar.set_description_str(desc, refresh=False)
+                self.bar.bar_format = None if total is not None else _UNSIZED
+                self.bar.reset(total=total)
+                self.bar.start_t = start
 
     def close(self) -> None:
         if self.bar is not None:

@@ -52,7 +52,7 @@ def run_validate(args: argparse.Namespace) -> int:
     for path in args.models:
         name = os.path.basename(path)
         try:
-            with Progress(None, unit="layer") as bar:
+            with Progress(None, f"reading {name}", unit="layer") as bar:
                 G = load(path, bar, args.debug)  # an IR, or an ONNX model (convert_model)
                 if args.whole_model:
                     bar.describe(f"compiling {name} (whole model)")
