@@ -51,7 +51,7 @@ def test_clean_model_exits_0_with_a_one_line_summary(capsys):
 def test_a_mismatch_exits_1_and_shows_a_table_row(capsys):
     assert main(["check", str(WRONG)]) == 1
     out, _ = capsys.readouterr()
-    lines = out.splitlines()
+    lines = out.replace("\n    ", " ").splitlines()  # lines wrapped at 100 columns, joined
     assert lines[0].split() == ["status", "layer", "id", "type", "declared", "inferred",
                                 "line", "why"]
     row = lines[1].split()

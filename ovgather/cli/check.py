@@ -178,12 +178,22 @@ def _print_reshape(effect: dict[str, Any] | None) -> None:
 
 def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
     """Aligned columns, the last one free; a row too wide for the screen goes on below,
-    indented by 4 (output.wrap)."""
+    indented by 4 (output.wrap). When the aligned columns leave the last one less than
+    30 columns and some row has text there, it goes on its own indented line under each
+    row instead."""
+    from .output import WIDTH
+
     table = [head, *rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(head) - 1)]
+    below = sum(widths) + 2 * len(widths) > WIDTH - 30 and any(row[-1] for row in rows)
     for row in table:
         cells = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
-        say("  ".join(cells + [row[-1]]).rstrip())
+        if below:
+            say("  ".join(cells).rstrip())
+            if row[-1]:
+                say("    " + row[-1])
+        else:
+            say("  ".join(cells + [row[-1]]).rstrip())
 
 
 def _print_report(report: Any, all_layers: bool) -> None:
