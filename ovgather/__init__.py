@@ -3,43 +3,95 @@
 Read an IR into a ``networkx.MultiDiGraph``, re-infer every layer's output shape and
 compare it with the dims the IR declares, rewrite the graph (GatherND-5 ⇄ GatherND-8),
 and prove the gather layers against the OpenVINO CPU runtime.
+
+The public names below are loaded on first use (PEP 562), so that ``import ovgather``,
+and with it ``ovgather --help``, does not pay for numpy, networkx and lxml before a
+command needs them. ``_PUBLIC`` is the explicit table of which module holds each name.
+The first use also warns when the compiled IR walk is missing but was installed
+(``_walkcheck.py``).
 """
 
 from __future__ import annotations
 
-from . import errors, graph, reference, shapes
-from .errors import *  # noqa: F403 (the whole exception family, listed in errors.__all__)
-from .infer import CheckReport, check, infer_shapes
-from .interop import from_openvino, load_model, to_openvino
-from .ir import const_value, parse_ir, read_ir, write_ir
-from .ops import gather_elements_shape, gather_nd_shape, gather_shape, onnx_gather_nd_shape
-from .passes import ConvertGatherND, Pass, PassResult, convert_gather_nd
-from .rewrite import (
-    add_const,
-    add_layer,
-    find_layers,
-    insert_after,
-    reinfer,
-    remove_layer,
-    replace_layer,
-)
-from .shapes import Dimension, PartialShape
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from . import errors as _errors
+from ._walkcheck import warn_if_walk_missing
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "read_ir", "parse_ir", "write_ir", "const_value", "check", "infer_shapes", "CheckReport",
-    "gather_nd_shape", "gather_elements_shape", "gather_shape", "onnx_gather_nd_shape",
-    "convert_gather_nd", "ConvertGatherND", "Pass", "PassResult", "find_layers", "add_layer",
-    "add_const", "insert_after", "replace_layer", "remove_layer", "reinfer",
-    "from_openvino", "to_openvino", "load_model", "reference",
+#: public name -> the module (relative to this package) that defines it
+_PUBLIC: dict[str, str] = {
+    # reading, checking and writing
+    "read_ir": ".ir", "parse_ir": ".ir", "write_ir": ".ir", "const_value": ".ir",
+    "check": ".infer", "infer_shapes": ".infer", "CheckReport": ".infer",
+    # shape rules
+    "gather_nd_shape": ".ops", "gather_elements_shape": ".ops", "gather_shape": ".ops",
+    "onnx_gather_nd_shape": ".ops",
+    # rewriting
+    "convert_gather_nd": ".passes", "ConvertGatherND": ".passes", "Pass": ".passes",
+    "PassResult": ".passes", "find_layers": ".rewrite", "add_layer": ".rewrite",
+    "add_const": ".rewrite", "insert_after": ".rewrite", "replace_layer": ".rewrite",
+    "remove_layer": ".rewrite", "reinfer": ".rewrite",
+    # OpenVINO in memory
+    "from_openvino": ".interop", "to_openvino": ".interop", "load_model": ".interop",
     # shapes
-    "Dimension",
-    "PartialShape",
-    # errors: the whole family
-    *errors.__all__,
-    # modules
-    "errors",
-    "graph",
-    "shapes",
-]
+    "Dimension": ".shapes", "PartialShape": ".shapes",
+    # errors: the whole family (a small module with no imports of its own)
+    **dict.fromkeys(_errors.__all__, ".errors"),
+}
+_MODULES = ("errors", "graph", "reference", "shapes")
+
+__all__ = [*_PUBLIC, *_MODULES]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        warn_if_walk_missing()
+        value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
+    elif name in _MODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'ovgather' has no attribute '{name}'")
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if TYPE_CHECKING:  # what type checkers and editors see
+    from . import errors, graph, reference, shapes  # noqa: F401
+    from .errors import (  # noqa: F401
+        IRError,
+        IRStructureError,
+        OvgatherError,
+        ShapeError,
+        ShapeInferenceError,
+        ShapeParseError,
+        UnsupportedOpError,
+        WeightsError,
+        XMLSyntaxError,
+    )
+    from .infer import CheckReport, check, infer_shapes  # noqa: F401
+    from .interop import from_openvino, load_model, to_openvino  # noqa: F401
+    from .ir import const_value, parse_ir, read_ir, write_ir  # noqa: F401
+    from .ops import (  # noqa: F401
+        gather_elements_shape,
+        gather_nd_shape,
+        gather_shape,
+        onnx_gather_nd_shape,
+    )
+    from .passes import ConvertGatherND, Pass, PassResult, convert_gather_nd  # noqa: F401
+    from .rewrite import (  # noqa: F401
+        add_const,
+        add_layer,
+        find_layers,
+        insert_after,
+        reinfer,
+        remove_layer,
+        replace_layer,
+    )
+    from .shapes import Dimension, PartialShape  # noqa: F401

@@ -128,7 +128,7 @@ def explain_op(op_type: str, ins: list[Tensor], attrs: Mapping[str, str] | None 
     data, indices = ins[0], ins[1]
     e = Explanation(op_type, str(data.shape), str(indices.shape), _shown_type(indices.etype),
                     _int_or_zero(attrs.get("batch_dims")))
-    for s in versions:
+    for s in (main, *(v for v in versions if v is not main)):  # the layer's own first
         out, trace = _run(s, ins, attrs)
         if s is main:
             e.steps, e.facts = trace.steps, trace.facts

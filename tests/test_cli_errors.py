@@ -175,7 +175,6 @@ def test_message_stays_on_one_line_when_a_name_holds_a_newline(
 
 
 @pytest.mark.parametrize("argv", [
-    [],
     ["no-such-command"],
     ["check"],
     ["check", "{model}", "--no-such-option"],
@@ -185,7 +184,7 @@ def test_message_stays_on_one_line_when_a_name_holds_a_newline(
     ["convert", "{model}", "--to", "opset9", "-o", "{tmp}/o.xml"],
     ["convert", "{model}", "--to", "opset5"],
     ["validate", "{model}", "--seed", "x"],
-], ids=lambda a: " ".join(a) or "nothing")
+], ids=lambda a: " ".join(a))
 def test_bad_option_exit_2_one_line(argv: list[str], good: Path, tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     argv = [a.format(model=good, tmp=tmp_path) for a in argv]

@@ -7,8 +7,10 @@ registers itself through ``add_parsers(sub)``, which sets each subparser's handl
 into one ``error:`` line and exit code 2; ``--debug`` (anywhere on the command line)
 prints the traceback before that line, and nothing else ever prints one.
 
-Exit codes (SPEC.md §3): 0 all good, 1 the model has a problem, 2 the input could not
-be used.
+Exit codes: 0 all good, 1 the model has a problem, 2 the input could not be used
+(docs/cli.md). Everything is printed through ``output.py`` (the width, the JSON style,
+the progress bars). ``ovgather --help`` imports none of numpy, networkx, lxml or
+openvino: the subcommand modules import them inside their handlers.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import traceback
 from collections.abc import Sequence
 
 from ..errors import OvgatherError, UsageError
+from . import output
 
 EXIT_OK, EXIT_PROBLEM, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_SIGPIPE = 141  # what a shell reports for a command killed by SIGPIPE
@@ -39,15 +42,38 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises UsageError instead of printing usage and exiting."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: {message} (see: {self.prog} --help)")
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        """Help text as wide as the terminal, but never wider than the 100 columns that
+        every other line of ovgather keeps to."""
+        import shutil
+
+        width = min(shutil.get_terminal_size().columns, output.WIDTH) - 2
+        return self.formatter_class(prog=self.prog, width=width)
+
+
+EPILOG = """exit codes: 0 all good, 1 the model has a problem (a mismatch, an invalid layer, a
+disagreement with the runtime), 2 the input could not be used (one 'error:' line on
+stderr). Every subcommand takes --json (one JSON document on stdout) and --debug."""
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
     from . import check, convert, explain, extract, show, validate
 
-    parser = _Parser(prog="ovgather", description="Check, convert and validate OpenVINO IR models.")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks (for bug reports)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser = _Parser(prog="ovgather", epilog=EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     description="Check, convert and validate OpenVINO IR models (MODEL.xml "
+                     "with its .bin beside it;\ncheck, infer, validate, explain, extract and "
+                     "show also take an .onnx model).")
+    parser.add_argument("--version", action="version", version=f"ovgather {__version__}",
+                        help="print the version and exit")
+    parser.add_argument("--debug", action="store_true",
+                        help="show tracebacks (for bug reports); works anywhere on the line")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
+                                help="the subcommand to run",
+                                title="commands (ovgather COMMAND --help for each)")
     sub.required = True
     for module in (check, convert, validate, explain, extract, show):
         module.add_parsers(sub)
@@ -78,7 +104,12 @@ def print_error(err: BaseException, debug: bool = False) -> None:
     """
     if debug:
         traceback.print_exception(err)
-    print(f"error: {_one_line(str(err))}", file=sys.stderr)
+    output.error(_one_line(str(err)))
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Python warnings as ``warning: …`` lines (no file name and source line)."""
+    output.warning(str(message))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -87,11 +118,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     Only ``--debug`` ever shows a traceback: every error, even a bug in ovgather, is
     otherwise one ``error:`` line on stderr. Handlers see the flag as ``args.debug``.
     """
+    import warnings
+
     argv, debug = _split_debug(list(sys.argv[1:] if argv is None else argv))
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        if not argv:  # `ovgather` alone: the usage and the commands, exit 2 (a usage error)
+            parser.print_help(sys.stderr)
+            return EXIT_BAD_INPUT
+        args = parser.parse_args(argv)
         args.debug = debug
-        return int(args.run(args))
+        from .._walkcheck import warn_if_walk_missing
+
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            warn_if_walk_missing()
+            return int(args.run(args))
     except OvgatherError as err:
         print_error(err, debug)
         return EXIT_BAD_INPUT
@@ -101,13 +143,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         if debug:
             traceback.print_exc()
-        print("error: interrupted", file=sys.stderr)
+        output.error("interrupted")
         return 130
     except Exception as err:  # a bug in ovgather: still one line unless --debug
         if debug:
             traceback.print_exc()
-        print(_one_line(f"error: internal error ({type(err).__name__}: {err}); "
-                        "rerun with --debug and report it"), file=sys.stderr)
+        output.error(_one_line(f"internal error ({type(err).__name__}: {err}); "
+                               "rerun with --debug and report it"))
         return EXIT_BAD_INPUT
 
 

@@ -1,4 +1,4 @@
-"""``ovgather check`` and ``ovgather infer`` (SPEC.md §3).
+"""``ovgather check`` and ``ovgather infer`` (docs/cli.md).
 
 ``check MODEL.xml [MODEL.xml …] [--shape NAME=SHAPE …] [--json] [--all]`` re-infers every
 layer and compares with the declared port dims; ``infer`` prints what it inferred. The
@@ -9,11 +9,12 @@ check path never imports openvino: it must start and finish faster than OpenVINO
 from __future__ import annotations
 
 import argparse
-import json
-import sys
+import os
 from typing import Any
 
 from ..errors import OvgatherError, UsageError
+from .models import add_model_argument, load
+from .output import Progress, print_json, say
 
 __all__ = ["add_parsers", "parse_shape_options", "run_check", "run_infer"]
 
@@ -25,13 +26,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="compare declared output shapes with re-inferred ones",
                        description="Re-infer every layer's output shapes and report the "
                        "layers whose declared dims contradict them.")
-    p.add_argument("models", nargs="+", metavar="MODEL.xml")
+    add_model_argument(p, many=True)
     _shape_and_json(p)
     p.add_argument("--all", action="store_true", help="list every layer, not only problems")
     p.set_defaults(run=run_check)
     q = sub.add_parser("infer", help="print every layer's inferred output shapes",
                        description="Print every layer's inferred output shapes.")
-    q.add_argument("models", nargs="+", metavar="MODEL.xml")
+    add_model_argument(q, many=True)
     _shape_and_json(q)
     q.set_defaults(run=run_infer)
 
@@ -40,8 +41,10 @@ def _shape_and_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shape", action="append", default=[], metavar="NAME=SHAPE",
                    help="override a Parameter shape like openvino.Model.reshape: NAME=SHAPE "
                    "or NAME[SHAPE] (data[1,?,4], ids[1..8,3]); several separated by "
-                   "commas or repeated")
-    p.add_argument("--json", action="store_true", help="machine output on stdout")
+                   "commas or repeated; applied to each MODEL, and a MODEL without such a "
+                   "Parameter is an error for that MODEL only")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON document on stdout (see docs/json.md)")
 
 
 # -- --shape ------------------------------------------------------------------------------
@@ -99,53 +102,49 @@ def _one_override(item: str) -> tuple[str, str]:
         raise UsageError(f"--shape needs a name and a shape, but got '{item}'")
     return name.strip(), shape.strip()
 
-
 # -- running --------------------------------------------------------------------------------
-def _each_model(args: argparse.Namespace, work) -> tuple[list[Any], int]:
-    """Apply ``work(G, shapes)`` to every model; a model that cannot be used prints one
-    error line and makes the exit code 2, the others still run."""
+def _each_model(args: argparse.Namespace, work, show=None) -> tuple[list[Any], int]:
+    """Apply ``work(G, shapes)`` to every model and ``show(result)`` as soon as each is
+    done (human output). A model that cannot be used (a missing file, a --shape name it
+    does not have) prints one error line and makes the exit code 2; the others still run.
+    """
     from . import print_error
 
     shapes = parse_shape_options(args.shape)
     results, code = [], EXIT_OK
-    progress = sys.stderr.isatty() and len(args.models) > 1
-    for path in args.models:
-        if progress:
-            print(f"checking {path} …", file=sys.stderr)
-        try:
-            results.append(work(_load(path), shapes))
-        except UsageError:
-            raise
-        except OvgatherError as err:
-            err.located(file=path)
-            print_error(err, getattr(args, "debug", False))
-            code = EXIT_BAD_INPUT
+    debug = getattr(args, "debug", False)
+    with Progress(2 * len(args.models), unit="step") as bar:
+        for path in args.models:
+            try:
+                G = load(path, bar, debug)
+                bar.update()
+                bar.describe(f"checking {os.path.basename(path)} "
+                             f"({G.number_of_nodes():,} layers)")
+                result = work(G, shapes)
+                bar.update()
+            except OvgatherError as err:
+                err.located(file=path)
+                print_error(err, debug)
+                code = EXIT_BAD_INPUT
+                continue
+            results.append(result)
+            if show is not None and not args.json:
+                show(result)
     return results, code
-
-
-def _load(path: str):
-    """An IR through the lean reader; an ONNX model through openvino (only then imported)."""
-    if path.lower().endswith(".onnx"):
-        from ..interop import load_model
-
-        return load_model(path)
-    from ..ir import read_ir
-
-    return read_ir(path)
 
 
 def run_check(args: argparse.Namespace) -> int:
     """Check every model; exit 1 when a layer is mismatch or invalid, 2 on unusable input."""
     from ..infer import check
 
-    reports, code = _each_model(args, _check_reshaped if args.shape else check)
+    def show(report: Any) -> None:
+        _print_report(report, args.all)
+        _print_reshape(getattr(report, "reshape", None))
+
+    reports, code = _each_model(args, _check_reshaped if args.shape else check, show)
     if args.json and reports:  # nothing at all on stdout when no model could be used
-        doc = {"models": [_with_reshape(r, r.to_dict(all_layers=args.all)) for r in reports]}
-        print(json.dumps(doc, indent=1))
-    else:
-        for r in reports:
-            _print_report(r, args.all)
-            _print_reshape(getattr(r, "reshape", None))
+        print_json({"models": [_with_reshape(r, r.to_dict(all_layers=args.all))
+                               for r in reports]})
     if code == EXIT_OK and not all(r.ok for r in reports):
         code = EXIT_PROBLEM
     return code
@@ -169,52 +168,84 @@ def _with_reshape(report: Any, doc: dict[str, Any]) -> dict[str, Any]:
 def _print_reshape(effect: dict[str, Any] | None) -> None:
     if effect is None:
         return
-    print(f"--shape changes {len(effect['changed'])} layer(s):")
+    say(f"--shape changes {len(effect['changed'])} layer(s):")
     for row in effect["changed"]:
-        print(f"  {row['name']} ({row['type']}): {' '.join(row['before'])} -> "
-              f"{' '.join(row['after'])}")
+        say(f"  {row['name']} ({row['type']}): {' '.join(row['before'])} -> "
+            f"{' '.join(row['after'])}")
     for row in effect["stopped"]:
-        print(f"  stopped at {row['name']} ({row['type']}, {row['status']}): {row['why']}")
+        say(f"  stopped at {row['name']} ({row['type']}, {row['status']}): {row['why']}")
+
+
+def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    """Aligned columns, the last one free; a row too wide for the screen goes on below,
+    indented by 4 (output.wrap). When the aligned columns leave the last one less than
+    30 columns and some row has text there, it goes on its own indented line under each
+    row instead."""
+    from .output import WIDTH
+
+    table = [head, *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(head) - 1)]
+    below = sum(widths) + 2 * len(widths) > WIDTH - 30 and any(row[-1] for row in rows)
+    for row in table:
+        cells = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
+        if below:
+            say("  ".join(cells).rstrip())
+            if row[-1]:
+                say("    " + row[-1])
+        else:
+            say("  ".join(cells + [row[-1]]).rstrip())
 
 
 def _print_report(report: Any, all_layers: bool) -> None:
     rows = report.layers if all_layers else report.problems()
     if rows:
-        head = ("status", "layer", "id", "type", "declared", "inferred", "line", "why")
-        table = [head] + [(
+        _table(("status", "layer", "id", "type", "declared", "inferred", "line", "why"), [(
             lr.status, lr.name, lr.id, f"{lr.type}/{lr.version}", " ".join(lr.declared),
-            " ".join(lr.inferred), "" if lr.line is None else str(lr.line), lr.message,
-        ) for lr in rows]
-        widths = [max(len(row[i]) for row in table) for i in range(len(head) - 1)]
-        for row in table:
-            cells = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
-            print("  ".join(cells + [row[-1]]).rstrip())
+            NO_SHAPE if lr.status == "invalid" else " ".join(lr.inferred),
+            "" if lr.line is None else str(lr.line), lr.message,
+        ) for lr in rows])
     s = report.summary
     verdict = "OK" if report.ok else "PROBLEMS"
-    print(f"{report.path}: {verdict}: {s['layers']} layers, {s['ok']} ok, {s['mismatch']} "
-          f"mismatch, {s['invalid']} invalid, {s['unchecked']} unchecked")
+    say(f"{report.path}: {verdict}: {s['layers']} layers, {s['ok']} ok, {s['mismatch']} "
+        f"mismatch, {s['invalid']} invalid, {s['unchecked']} unchecked")
+
+
+#: the inferred column of an invalid layer: its rule failed, so it has no inferred shape
+NO_SHAPE = "—"
+
+
+def _infer_rows(report: Any) -> list[tuple[str, ...]]:
+    rows = []
+    for lr in report.layers:
+        if lr.status == "invalid":
+            shown, note = NO_SHAPE, f"invalid: {lr.message}"
+        else:
+            shown = " ".join(lr.inferred) if lr.inferred else "(no outputs)"
+            note = ("unchecked: op not known, declared dims kept"
+                    if lr.status == "unchecked" else "")
+        rows.append((lr.id, lr.name, f"{lr.type}/{lr.version}", shown, note))
+    return rows
+
+
+def _print_infer(report: Any) -> None:
+    say(f"{report.path}:")
+    _table(("id", "layer", "type", "inferred", "note"), _infer_rows(report))
+
+
+def _infer_doc(report: Any) -> dict[str, Any]:
+    return {"path": report.path, "ir_version": report.ir_version, "layers": [{
+        "id": lr.id, "name": lr.name, "type": lr.type, "version": lr.version,
+        "inferred": None if lr.status == "invalid" else lr.inferred, "status": lr.status,
+        "line": lr.line, "message": lr.message} for lr in report.layers]}
 
 
 def run_infer(args: argparse.Namespace) -> int:
     """Print every layer's inferred output shapes; exit 1 when a layer is invalid."""
     from ..infer import check
 
-    reports, code = _each_model(args, check)
+    reports, code = _each_model(args, check, _print_infer)
     if args.json and reports:
-        doc = {"models": [{
-            "path": r.path, "ir_version": r.ir_version,
-            "layers": [{"id": lr.id, "name": lr.name, "type": lr.type, "version": lr.version,
-                        "inferred": lr.inferred, "status": lr.status, "line": lr.line}
-                       for lr in r.layers],
-        } for r in reports]}
-        print(json.dumps(doc, indent=1))
-    else:
-        for r in reports:
-            print(f"{r.path}:")
-            for lr in r.layers:
-                shown = " ".join(lr.inferred) if lr.inferred else "(no outputs)"
-                note = "" if lr.status in ("ok", "mismatch") else f"  ({lr.status})"
-                print(f"  {lr.id:>5}  {lr.name}  {lr.type}/{lr.version}  {shown}{note}")
+        print_json({"models": [_infer_doc(r) for r in reports]})
     if code == EXIT_OK and any(lr.status == "invalid" for r in reports for lr in r.layers):
         code = EXIT_PROBLEM
     return code

@@ -3,19 +3,20 @@
 Reads the IR, converts every GatherND (passes/convert_gather_nd.py), re-checks the shapes
 of the result and writes OUT.xml + OUT.bin atomically. Nothing is written when the
 conversion or the check finds a problem, and the input is never overwritten unless OUT is
-the input and ``--in-place`` is given (SPEC.md §3).
+the input and ``--in-place`` is given; nothing is written either when the model has no
+GatherND to convert (docs/cli.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 from ..errors import RewriteError, UsageError
+from .models import add_model_argument, load
+from .output import Progress, error, print_json, say
 
 __all__ = ["add_parsers", "run"]
 
@@ -27,12 +28,17 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("convert", help="convert every GatherND to opset5 or opset8",
                        description="Rewrite every GatherND into the requested version, "
                        "inserting a Reshape where the batch layouts differ.")
-    p.add_argument("model", metavar="MODEL.xml")
-    p.add_argument("--to", required=True, choices=("opset5", "opset8"))
-    p.add_argument("-o", "--output", required=True, metavar="OUT.xml")
+    add_model_argument(p, onnx=False)
+    p.add_argument("--to", required=True, choices=("opset5", "opset8"),
+                   help="the GatherND version to convert to: opset5 (OpenVINO-style, batch "
+                   "dims flattened) or opset8 (ONNX-style, batch dims kept)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT.xml",
+                   help="the IR to write (OUT.bin goes beside it); written only when a "
+                   "GatherND was converted")
     p.add_argument("--in-place", action="store_true",
                    help="allow OUT to be MODEL itself (it is replaced atomically)")
-    p.add_argument("--json", action="store_true", help="machine output on stdout")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON document on stdout (see docs/json.md)")
     p.set_defaults(run=run)
 
 
@@ -58,40 +64,52 @@ def _problems(report: Any) -> list[Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Convert, check, write; exit 0, or 1 with nothing written when the model is bad."""
-    from ..ir import read_ir, write_ir
+    from ..ir import write_ir
     from ..passes.convert_gather_nd import ConvertGatherND
     from ..rewrite import reinfer
 
     _check_paths(args)
-    G = read_ir(args.model)
-    before = _problems(reinfer(G))
-    if before:  # converting would carry a broken model over: say so, write nothing
-        return _fail(args.model, before, "the input model has a problem, so nothing was "
-                     "converted (see ovgather check)")
-    try:
-        result = ConvertGatherND(args.to).call(G)
-    except RewriteError as err:  # a layer of the model breaks a rule: exit 1, no OUT
-        print(f"error: {err.located(file=args.model)}", file=sys.stderr)
-        return EXIT_PROBLEM
-    report = reinfer(G)
-    problems = _problems(report)
-    if problems:
-        return _fail(args.model, problems, "the converted model does not check, so it was "
-                     "not written")
-    write_ir(G, args.output)
+    with Progress(5, unit="step") as bar:
+        G = load(args.model, bar, args.debug, ir_only=True)
+        bar.update()
+        bar.describe(f"checking {G.number_of_nodes():,} layers")
+        before = _problems(reinfer(G))
+        if before:  # converting would carry a broken model over: say so, write nothing
+            return _fail(args.model, before, "the input model has a problem, so nothing was "
+                         "converted (see ovgather check)")
+        bar.update()
+        bar.describe(f"converting GatherND to {args.to}")
+        try:
+            result = ConvertGatherND(args.to).call(G)
+        except RewriteError as err:  # a layer of the model breaks a rule: exit 1, no OUT
+            error(str(err.located(file=args.model)))
+            return EXIT_PROBLEM
+        bar.update()
+        bar.describe("checking the converted model")
+        report = reinfer(G)
+        problems = _problems(report)
+        if problems:
+            return _fail(args.model, problems, "the converted model does not check, so it "
+                         "was not written")
+        bar.update()
+        if result.changes:
+            bar.describe(f"writing {os.path.basename(args.output)}")
+            write_ir(G, args.output)
+        bar.update()
     if args.json:
-        print(json.dumps({"path": args.model, "output": args.output, "to": args.to,
-                          "modified": result.modified, "converted": result.changes,
-                          "summary": report.summary}))
+        print_json({"path": args.model,
+                    "output": args.output if result.changes else None, "to": args.to,
+                    "modified": result.modified, "converted": result.changes,
+                    "summary": report.summary})
     else:
-        _print_human(args, result.changes)
+        _print_human(args, G, result.changes)
     return EXIT_OK
 
 
 def _fail(model: str, problems: list[Any], what: str) -> int:
     """One ``error:`` line naming the first problem layer; exit code 1."""
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    print(f"error: {model}: {what}: {_describe(problems[0])}{more}", file=sys.stderr)
+    error(f"{model}: {what}: {_describe(problems[0])}{more}")
     return EXIT_PROBLEM
 
 
@@ -101,14 +119,19 @@ def _describe(entry: Any) -> str:
             f"{getattr(entry, 'message', '') or ''}").rstrip(": ")
 
 
-def _print_human(args: argparse.Namespace, changes: list[dict[str, Any]]) -> None:
+def _print_human(args: argparse.Namespace, G: Any, changes: list[dict[str, Any]]) -> None:
     if not changes:
-        print(f"{args.model}: every GatherND already is {args.to}; wrote {args.output}")
+        from ..rewrite import find_layers
+
+        found = len(find_layers(G, type="GatherND"))
+        why = (f"its {found} GatherND layer(s) already are {args.to}" if found
+               else "it has no GatherND layer")
+        say(f"{args.model}: nothing to convert ({why}); nothing written")
         return
     for change in changes:
         added = ", ".join(f"{c['type']} '{c['name']}'" for c in change["inserted"])
         tail = f"; inserted {added}" if added else ""
-        print(f"{change['name']} (id {change['id']}): GatherND {change['from']} -> "
-              f"{change['to']}, batch_dims={change['batch_dims']}{tail}")
-    print(f"converted {len(changes)} GatherND layer(s); wrote {args.output}")
+        say(f"{change['name']} (id {change['id']}): GatherND {change['from']} -> "
+            f"{change['to']}, batch_dims={change['batch_dims']}{tail}")
+    say(f"converted {len(changes)} GatherND layer(s); wrote {args.output}")
 

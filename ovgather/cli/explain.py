@@ -1,13 +1,15 @@
 """`ovgather explain MODEL --layer NAME [--shape …] [--json]`: one gather layer's rule walk.
 
 Exit 0 when the layer is valid and its declared dims fit the inferred ones, 1 when a
-rule breaks or the IR declares something else, 2 for unusable input (SPEC.md §3).
+rule breaks or the IR declares something else, 2 for unusable input (docs/cli.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+
+from .models import add_model_argument, load
+from .output import print_json, say
 
 EXIT_OK, EXIT_PROBLEM = 0, 1
 
@@ -21,10 +23,11 @@ def parse_shape_overrides(values: list[str] | None) -> dict[str, str] | None:
 
 def add_common(p: argparse.ArgumentParser) -> None:
     """The options explain, extract and show share."""
-    p.add_argument("model", help="the model: an IR .xml (with its .bin) or an .onnx file")
+    add_model_argument(p)
     p.add_argument("--shape", action="append", metavar="NAME=SHAPE",
                    help="input shape override, as for check (repeatable)")
-    p.add_argument("--json", action="store_true", help="machine output on stdout")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON document on stdout (see docs/json.md)")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -40,14 +43,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..explain import explain_layer
-    from ..interop import load_model
 
-    G = load_model(args.model)
+    G = load(args.model, debug=args.debug)
     e = explain_layer(G, args.layer, parse_shape_overrides(args.shape))
     problem = e.failed_rule is not None or (e.layer or {}).get("status") in ("mismatch",
                                                                              "invalid")
     if args.json:
-        print(json.dumps(e.to_json(), indent=2))
+        print_json(e.to_json())
     else:
-        print(e.to_text())
+        say(e.to_text())
     return EXIT_PROBLEM if problem else EXIT_OK

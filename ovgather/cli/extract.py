@@ -7,11 +7,12 @@ file to attach to a bug report. Exit 0 when written, 2 for unusable input.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 
 from ..errors import UsageError
 from .explain import add_common, parse_shape_overrides
+from .models import load
+from .output import print_json, say
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -29,22 +30,21 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..extract import write_extract
-    from ..interop import load_model
 
     out = args.output
     if not out.lower().endswith(".xml"):
         raise UsageError(f"-o must name an .xml file, but got '{out}'")
     if os.path.exists(out) and os.path.samefile(out, args.model):
         raise UsageError(f"-o '{out}' is the input model; extract never overwrites it")
-    G = load_model(args.model)
+    G = load(args.model, debug=args.debug)
     H = write_extract(G, args.layer, out, args.depth, parse_shape_overrides(args.shape))
     summary = _summary(H, out)
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print_json(summary)
     else:
         params = ", ".join(f"{p['name']} {p['shape']} {p['element_type']}"
                            for p in summary["parameters"])
-        print(f"wrote {out}: {summary['layers']} layers; inputs at the cut: {params or 'none'}")
+        say(f"wrote {out}: {summary['layers']} layers; inputs at the cut: {params or 'none'}")
     return 0
 
 

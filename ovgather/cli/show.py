@@ -7,11 +7,12 @@ it when it is missing (exit 2). Exit 0 when the picture is written.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 
 from ..errors import UsageError
 from .explain import add_common, parse_shape_overrides
+from .models import load
+from .output import print_json, say
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -30,18 +31,17 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..interop import load_model
     from ..show import write_picture
 
     fmt = args.format or _format_of(args.output)
     if os.path.exists(args.output) and os.path.samefile(args.output, args.model):
         raise UsageError(f"-o '{args.output}' is the input model; show never overwrites it")
-    G = load_model(args.model)
+    G = load(args.model, debug=args.debug)
     write_picture(G, args.output, fmt, args.layer, args.depth, parse_shape_overrides(args.shape))
     if args.json:
-        print(json.dumps({"path": args.output, "format": fmt}))
+        print_json({"path": args.output, "format": fmt})
     else:
-        print(f"wrote {args.output} ({fmt})")
+        say(f"wrote {args.output} ({fmt})")
     return 0
 
 

@@ -2,23 +2,23 @@
 
 Runs every gather layer on the OpenVINO CPU runtime and compares shapes with ovgather's
 inference and values with its NumPy reference (``ovgather.validate``). Exit codes
-(SPEC.md §3): 0 every layer agrees, 1 a layer disagrees (it is named), 2 the input could
-not be used (the CLI frame prints the ``error:`` line). A progress bar goes to stderr,
-only when stderr is a terminal and there are many layers.
+(docs/cli.md): 0 every layer agrees, 1 a layer disagrees (it is named), 2 an input could
+not be used (its ``error:`` line is printed and the other models still run). A progress
+bar goes to stderr, only when stderr is a terminal and the run takes more than a moment.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
+import os
 from typing import Any
 
-__all__ = ["add_parsers", "run_validate", "PROGRESS_MIN_LAYERS"]
+from .models import add_model_argument, load
+from .output import Progress, print_json, say
 
-EXIT_OK, EXIT_PROBLEM = 0, 1
-#: Fewer gather layers than this validate too fast to need a progress bar.
-PROGRESS_MIN_LAYERS = 200
+__all__ = ["add_parsers", "run_validate"]
+
+EXIT_OK, EXIT_PROBLEM, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -28,11 +28,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Run every gather layer (GatherND, GatherElements, Gather) on the OpenVINO "
         "CPU runtime with random valid inputs; compare its output shape with ovgather's "
         "inference and its values with ovgather's NumPy reference.")
-    p.add_argument("models", nargs="+", metavar="MODEL.xml")
+    add_model_argument(p, many=True)
     p.add_argument("--layer", action="append", default=[], metavar="NAME",
                    help="validate only this layer (friendly name or id); repeatable")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    p.add_argument("--json", action="store_true", help="machine output on stdout")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON document on stdout (see docs/json.md)")
     p.add_argument("--whole-model", action="store_true",
                    help="compile the whole model with extra outputs at the gather layers and "
                    "compare their real output shapes with ovgather's inference")
@@ -42,52 +43,38 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from ..interop import load_model
-    from ..validate import validate, validate_whole_model
+    """Validate every model, printing each one's result as soon as it is done."""
+    from ..errors import OvgatherError
+    from ..validate import gather_layers, validate, validate_whole_model
+    from . import print_error
 
-    reports = []
+    reports, code = [], EXIT_OK
     for path in args.models:
-        G = load_model(path)  # an IR, or an ONNX model through convert_model
-        if args.whole_model:
-            report = validate_whole_model(G, layers=args.layer, seed=args.seed)
-        else:
-            with _progress(G, args.layer) as tick:
-                report = validate(G, layers=args.layer, seed=args.seed,
-                                  batch_size=args.batch_size, progress=tick)
+        name = os.path.basename(path)
+        try:
+            with Progress(None, f"reading {name}", unit="layer") as bar:
+                G = load(path, bar, args.debug)  # an IR, or an ONNX model (convert_model)
+                if args.whole_model:
+                    bar.describe(f"compiling {name} (whole model)")
+                    report = validate_whole_model(G, layers=args.layer, seed=args.seed)
+                else:
+                    bar.reset(len(gather_layers(G, args.layer)), f"validating {name}")
+                    report = validate(G, layers=args.layer, seed=args.seed,
+                                      batch_size=args.batch_size, progress=bar.update)
+        except OvgatherError as err:
+            err.located(file=path)
+            print_error(err, args.debug)
+            code = EXIT_BAD_INPUT
+            continue
         report.path = report.path or path  # an ONNX model has no xml_path
         reports.append(report)
-    if args.json:
-        import json
-
-        print(json.dumps({"models": [r.to_dict() for r in reports]}))
-    else:
-        for report in reports:
+        if not args.json:
             _print_human(report)
-    return EXIT_OK if all(r.ok for r in reports) else EXIT_PROBLEM
-
-
-class _progress:
-    """A tqdm bar on stderr when it is a terminal and there are many layers."""
-
-    def __init__(self, G: Any, names: list[str]) -> None:
-        from ..validate import gather_layers
-
-        self.total = len(gather_layers(G, names))
-        self.bar: Any = None
-
-    def __enter__(self) -> Callable[[int], None] | None:
-        if not sys.stderr.isatty() or self.total < PROGRESS_MIN_LAYERS:
-            return None
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            return None
-        self.bar = tqdm(total=self.total, unit="layer", file=sys.stderr, leave=False)
-        return self.bar.update
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.close()
+    if args.json and reports:
+        print_json({"models": [r.to_dict() for r in reports]})
+    if code == EXIT_OK and not all(r.ok for r in reports):
+        code = EXIT_PROBLEM
+    return code
 
 
 def _print_human(report: Any) -> None:
@@ -95,10 +82,10 @@ def _print_human(report: Any) -> None:
     counts = ", ".join(f"{s[k]} {k}" for k in ("ok", "mismatch", "invalid", "error", "skipped")
                        if s[k])
     mode = " (whole model)" if report.mode == "whole-model" else ""
-    print(f"{report.path}: {s['layers']} gather layers{mode}: {counts or 'none'}")
+    say(f"{report.path}: {s['layers']} gather layers{mode}: {counts or 'none'}")
     for lv in report.layers:
         if lv.status == "ok":  # notes on ok layers are in --json
             continue
         where = f"line {lv.line}, " if lv.line is not None else ""
-        print(f"  {lv.status:8s} {lv.name} ({where}id {lv.id}, {lv.type} {lv.version}): "
-              f"{lv.message}")
+        say(f"  {lv.status:8s} {lv.name} ({where}id {lv.id}, {lv.type} {lv.version}): "
+            f"{lv.message}")

@@ -64,11 +64,11 @@ def infer_gather_elements(data: PartialShape, indices: PartialShape, axis: int,
                       "the indices must be i32 or i64", lambda: f"indices are {indices_type}")
     d, i = data.dims, indices.dims
     if i is not None:
-        check.require(len(i) > 0, "indices must have rank at least 1", "rank 0")
+        check.require(len(i) > 0, "indices must have rank at least 1", lambda: f"rank {len(i)}")
     if d is None:
         check.note("the output has the indices shape", "the rank of data is unknown")
         return indices if i is not None else DYNAMIC_RANK
-    check.require(len(d) > 0, "data must have rank at least 1", "rank 0")
+    check.require(len(d) > 0, "data must have rank at least 1", lambda: f"rank {len(d)}")
     at = axis_from_front(axis, len(d))
     check.require(at is not None, f"the axis must lie in [-{len(d)}, {len(d) - 1}] for data "
                   f"of rank {len(d)}", lambda: f"axis = {axis}")

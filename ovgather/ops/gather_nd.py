@@ -81,7 +81,8 @@ def infer_gather_nd(
             check.note(f"{what} must have rank at least 1 and more than batch_dims",
                        f"the rank of {what} is unknown: nothing to check")
             continue
-        check.require(len(dims) > 0, f"{what} must have rank at least 1", "rank 0")
+        check.require(len(dims) > 0, f"{what} must have rank at least 1",
+                      lambda dims=dims: f"rank {len(dims)}")
         check.require(len(dims) > b, f"batch_dims must be less than the rank of {what}",
                       lambda dims=dims: f"batch_dims {batch_dims}, rank {len(dims)}")
     if d is None or i is None or i[-1].lo != i[-1].hi:
@@ -106,7 +107,9 @@ def infer_gather_nd(
     if trace is not None:
         trace.facts["note"] = (
             f"batch dims folded into one: {' x '.join(map(str, kept))} = {batch[0]} -> {out}"
-            if version == 5 and b > 1 else "batch dims kept" if version == 8
+            if version == 5 and b > 1 else f"batch dims kept: {PartialShape.of(kept)} + I[b:-1] = "
+            f"{PartialShape.of(i[b:-1])} + D[b+k:] = {PartialShape.of(d[b + k:])} -> {out}"
+            if version == 8
             else f"b = {b} <= 1: nothing to fold, the same as GatherND-8")
     return out
 

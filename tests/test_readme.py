@@ -1,0 +1,109 @@
+"""Every example in README.md runs and prints exactly what the README shows.
+
+* a ```console block is a sequence of ``$ ovgather …`` commands, each followed by its whole
+  output (stdout and stderr as a terminal would interleave them; nothing is normalised,
+  the examples print no timings);
+* a ```python block runs, and what it prints is the ```text block right after it (or
+  nothing when none follows);
+* a ```sh set-up command that ends in ``ovgather …`` prints the ```text block after it;
+  the set-up command that runs the tests is the one .ci/run runs, verbatim.
+
+Everything runs in a folder holding a copy of ``ir_samples/``, so the files the examples
+write land there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BLOCKS = [(m.group(1), m.group(2)) for m in
+          re.finditer(r"^```(\w*)\n(.*?)^```$", README, flags=re.M | re.S)]
+
+
+def _console_examples() -> list[tuple[str, str]]:
+    examples = []
+    for lang, body in BLOCKS:
+        if lang != "console":
+            continue
+        for chunk in re.split(r"^\$ ", body, flags=re.M)[1:]:
+            command, _, output = chunk.partition("\n")
+            examples.append((command, output))
+    return examples
+
+
+def _followed_by_text(lang: str) -> list[tuple[str, str | None]]:
+    out = []
+    for i, (kind, body) in enumerate(BLOCKS):
+        if kind == lang:
+            nxt = BLOCKS[i + 1] if i + 1 < len(BLOCKS) else None
+            out.append((body, nxt[1] if nxt and nxt[0] == "text" else None))
+    return out
+
+
+@pytest.fixture
+def samples_copy(tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "ir_samples", tmp_path / "ir_samples")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _run(command: str, cwd: Path) -> str:
+    argv = shlex.split(command)
+    assert argv[0] == "ovgather", f"a README example that is not ovgather: {command}"
+    done = subprocess.run([sys.executable, "-m", "ovgather", *argv[1:]], cwd=cwd,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return done.stdout
+
+
+def test_the_readme_has_examples_of_every_subcommand():
+    commands = {shlex.split(c)[1] for c, _ in _console_examples()}
+    assert commands == {"check", "infer", "convert", "validate", "explain", "extract", "show"}
+
+
+@pytest.mark.parametrize("command,expected", _console_examples(),
+                         ids=[c for c, _ in _console_examples()])
+def test_console_example_prints_exactly_what_the_readme_shows(command, expected,
+                                                              samples_copy):
+    assert _run(command, samples_copy) == expected
+
+
+@pytest.mark.parametrize("code,expected", _followed_by_text("python"),
+                         ids=[f"python block {i + 1}"
+                              for i in range(len(_followed_by_text("python")))])
+def test_python_example_prints_exactly_what_the_readme_shows(code, expected, samples_copy):
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, "README.md", "exec"), {})  # noqa: S102
+    assert printed.getvalue() == (expected or "")
+
+
+def test_there_are_exactly_two_set_up_commands_and_ci_runs_the_second():
+    setups = _followed_by_text("sh")
+    assert len(setups) == 2
+    (install, _), (tests, _) = setups
+    assert "pip install -q ." in install and install.strip().endswith(
+        "ovgather check ir_samples/gather_nd8_bd3.xml")
+    assert tests.strip() in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
+def test_the_first_set_up_command_prints_what_the_readme_shows(samples_copy):
+    (install, expected), _ = _followed_by_text("sh")
+    command = install.strip().split("&&")[-1].strip()
+    assert expected is not None and _run(command, samples_copy) == expected
+
+
+def test_the_readme_says_how_long_the_tests_take_and_what_they_need():
+    assert re.search(r"takes \d+[–-]\d+ minutes", README)
+    for need in ("Graphviz", "C compiler", "OpenVINO"):
+        assert need in README
