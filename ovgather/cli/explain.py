@@ -30,15 +30,24 @@ def add_common(p: argparse.ArgumentParser) -> None:
                    help="one JSON document on stdout (see docs/json.md)")
 
 
+def add_layer_command(sub: argparse._SubParsersAction, name: str, summary: str,
+                      description: str, run, layer_help: str = "the layer's name (or id)",
+                      layer_required: bool = True) -> argparse.ArgumentParser:
+    """Register a subcommand about one layer of a model (explain, extract, show): the
+    model, ``--shape``, ``--json`` and ``--layer``; the caller adds its own options."""
+    p = sub.add_parser(name, help=summary, description=description)
+    add_common(p)
+    p.add_argument("--layer", required=layer_required, help=layer_help)
+    p.set_defaults(run=run)
+    return p
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register `explain` on ``sub``."""
-    p = sub.add_parser("explain", help="explain the shape rule of one gather layer",
-                       description="Walk the shape rule of one gather layer in plain words: "
-                       "b, k, the batch dims and how they merge, and the output under "
-                       "GatherND-5, GatherND-8 and ONNX.")
-    add_common(p)
-    p.add_argument("--layer", required=True, help="the layer's name (or id)")
-    p.set_defaults(run=run)
+    add_layer_command(sub, "explain", "explain the shape rule of one gather layer",
+                      "Walk the shape rule of one gather layer in plain words: b, k, the batch "
+                      "dims and how they merge, and the output under GatherND-5, GatherND-8 "
+                      "and ONNX.", run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,22 +10,19 @@ import argparse
 import os
 
 from ..errors import UsageError
-from .explain import add_common, parse_shape_overrides
+from .explain import add_layer_command, parse_shape_overrides
 from .models import load
 from .output import print_json, say
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register `extract` on ``sub``."""
-    p = sub.add_parser("extract", help="cut a layer and its neighbourhood into a small IR",
-                       description="Write a standalone IR of a layer and the layers within "
-                       "--depth edges of it: Parameters where the cut is (with the shapes "
-                       "ovgather inferred there), Results at the outputs, Consts kept.")
-    add_common(p)
-    p.add_argument("--layer", required=True, help="the layer's name (or id)")
+    p = add_layer_command(sub, "extract", "cut a layer and its neighbourhood into a small IR",
+                          "Write a standalone IR of a layer and the layers within --depth "
+                          "edges of it: Parameters where the cut is (with the shapes ovgather "
+                          "inferred there), Results at the outputs, Consts kept.", run)
     p.add_argument("--depth", type=int, default=1, help="edges to follow each way (default 1)")
     p.add_argument("-o", "--output", required=True, metavar="SUB.xml", help="the IR to write")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

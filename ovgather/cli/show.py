@@ -10,24 +10,23 @@ import argparse
 import os
 
 from ..errors import UsageError
-from .explain import add_common, parse_shape_overrides
+from .explain import add_layer_command, parse_shape_overrides
 from .models import load
 from .output import print_json, say
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register `show` on ``sub``."""
-    p = sub.add_parser("show", help="draw the model with shapes and check status",
-                       description="Draw the model (or a layer's neighbourhood): each edge "
-                       "labelled with its shape, layers coloured by check status (ok, "
-                       "mismatch, invalid, unchecked).")
-    add_common(p)
-    p.add_argument("--layer", help="draw only this layer's neighbourhood")
+    p = add_layer_command(sub, "show", "draw the model with shapes and check status",
+                          "Draw the model (or a layer's neighbourhood): each edge labelled "
+                          "with its shape, layers coloured by check status (ok, mismatch, "
+                          "invalid, unchecked).", run,
+                          layer_help="draw only this layer's neighbourhood",
+                          layer_required=False)
     p.add_argument("--depth", type=int, default=2, help="edges to follow each way (default 2)")
     p.add_argument("--format", choices=("dot", "svg", "png"), default=None,
                    help="picture format (default: from the -o suffix, else dot)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
