@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -41,6 +41,7 @@ __all__ = [
     "known_crash",
     "ModelRun",
     "run_model_with_outputs",
+    "output_shapes",
 ]
 
 #: With fewer cases than this, run_cases compiles one model (no worker threads).
@@ -224,7 +225,8 @@ def _compile(model: Any, threads: int | None) -> Any:
         raise RuntimeBridgeError(f"the CPU plugin could not compile: {_first_line(err)}") from err
 
 
-def _infer(compiled: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+def _ran(compiled: Any, inputs: Sequence[np.ndarray]) -> Any:
+    """An infer request of ``compiled`` that has run on ``inputs`` (its outputs are ready)."""
     request = compiled.create_infer_request()
     ov = openvino()
     for i, array in enumerate(inputs):
@@ -233,6 +235,11 @@ def _infer(compiled: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         request.infer()
     except RuntimeError as err:
         raise RuntimeBridgeError(f"the CPU plugin failed to run: {_first_line(err)}") from err
+    return request
+
+
+def _infer(compiled: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    request = _ran(compiled, inputs)
     return [request.get_output_tensor(i).data.copy() for i in range(len(compiled.outputs))]
 
 
@@ -400,3 +407,40 @@ def run_model_with_outputs(
     for name in wanted:
         run.outputs[name] = outputs[slot[name]]
     return run
+
+
+def output_shapes(
+    xml_path: str,
+    wanted: Sequence[tuple[str, int]],
+    feeds: Mapping[str, np.ndarray],
+    *,
+    threads: int | None = None,
+) -> dict[tuple[str, int], str]:
+    """Run the IR at ``xml_path`` on ``feeds`` (arrays by Parameter friendly name) with an
+    extra output at each ``(layer friendly name, output position)`` of ``wanted``; return
+    the shape of each as text (``[2,3]``). Layers whose name is not unique are left out:
+    they cannot be told apart."""
+    model = read_model(xml_path)
+    counts: dict[str, int] = {}
+    for op in model.get_ops():
+        counts[op.get_friendly_name()] = counts.get(op.get_friendly_name(), 0) + 1
+    by_name = {op.get_friendly_name(): op for op in model.get_ops()
+               if counts[op.get_friendly_name()] == 1}
+    asked = [(n, i) for n, i in wanted if n in by_name and i < by_name[n].get_output_size()]
+    if asked:
+        model.add_outputs([by_name[n].output(i) for n, i in asked])
+    slot: dict[tuple[str, int], int] = {}
+    for k, result in enumerate(model.get_results()):
+        source = result.input_value(0)
+        slot.setdefault((source.get_node().get_friendly_name(), source.get_index()), k)
+    # the model is reshaped to the sizes run: the CPU plugin compiles no dynamic rank
+    feed = [feeds[p.get_friendly_name()] for p in model.get_parameters()]
+    try:
+        model.reshape({p.output(0): openvino().PartialShape(list(a.shape))
+                       for p, a in zip(model.get_parameters(), feed, strict=True)})
+    except RuntimeError as err:
+        raise RuntimeBridgeError(f"OpenVINO could not reshape the model: "
+                                 f"{_first_line(err)}", file=xml_path) from err
+    request = _ran(_compile(model, threads), feed)  # shapes only: no output is copied
+    return {key: "[" + ",".join(map(str, request.get_output_tensor(slot[key]).shape)) + "]"
+            for key in asked if key in slot}

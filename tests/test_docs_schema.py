@@ -48,6 +48,8 @@ RUNS = [
     ("convert", ["convert", "ir_samples/gather_versions.xml", "--to", "opset5", "-o", "q.xml"]),
     ("validate", ["validate", "ir_samples/gather_versions.xml", "ir_samples/mixed_ops.xml"]),
     ("validate", ["validate", "ir_samples/dynamic_gathers.xml", "--whole-model"]),
+    ("validate", ["validate", "ir_samples/mixed_ops.xml", "ir_samples/dynamic_rank.xml",
+                  "--all-layers"]),
     ("explain", ["explain", "ir_samples/gather_nd8_bd3.xml", "--layer", "gather_nd8_bd3"]),
     ("explain", ["explain", "ir_samples/gather_versions.xml", "--layer", "gather7_axis_m3_bd1"]),
     ("explain", ["explain", "ir_samples/wrong_gather_nd8_bd3_v5_layout.xml",

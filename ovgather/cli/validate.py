@@ -39,12 +39,18 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "compare their real output shapes with ovgather's inference")
     p.add_argument("--batch-size", type=int, default=1000, metavar="N",
                    help="layers per compiled model (default 1000)")
+    p.add_argument("--all-layers", action="store_true",
+                   help="prove every layer's shape, not only the gathers': compile the model "
+                   "with an extra output at every layer, run it at two or three input sizes "
+                   "inside the dynamic dims' bounds and compare each real output shape with "
+                   "ovgather's inference for those sizes")
     p.set_defaults(run=run_validate)
 
 
 def run_validate(args: argparse.Namespace) -> int:
     """Validate every model, printing each one's result as soon as it is done."""
     from ..errors import OvgatherError
+    from ..prove import prove_all_layers
     from ..validate import gather_layers, validate, validate_whole_model
     from . import print_error
 
@@ -54,7 +60,10 @@ def run_validate(args: argparse.Namespace) -> int:
         try:
             with Progress(None, f"reading {name}", unit="layer") as bar:
                 G = load(path, bar, args.debug)  # an IR, or an ONNX model (convert_model)
-                if args.whole_model:
+                if args.all_layers:
+                    bar.describe(f"proving every layer of {name}")
+                    report = prove_all_layers(G, seed=args.seed)
+                elif args.whole_model:
                     bar.describe(f"compiling {name} (whole model)")
                     report = validate_whole_model(G, layers=args.layer, seed=args.seed)
                 else:
@@ -78,6 +87,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def _print_human(report: Any) -> None:
+    if report.mode == "all-layers":
+        _print_proof(report)
+        return
     s = report.summary
     counts = ", ".join(f"{s[k]} {k}" for k in ("ok", "mismatch", "invalid", "error", "skipped")
                        if s[k])
@@ -89,3 +101,15 @@ def _print_human(report: Any) -> None:
         where = f"line {lv.line}, " if lv.line is not None else ""
         say(f"  {lv.status:8s} {lv.name} ({where}id {lv.id}, {lv.type} {lv.version}): "
             f"{lv.message}")
+
+
+def _print_proof(report: Any) -> None:
+    """The summary, then the layers whose shape differs and those whose declared dims
+    are wrong (declared, inferred and real side by side)."""
+    from ..prove import declared_rows, problem_rows, summary_line
+
+    say(summary_line(report))
+    for line in [*problem_rows(report), *declared_rows(report)]:
+        say(line)
+    if report.layers and not report.sizes:  # nothing ran: say why once
+        say(f"  {report.layers[0].message}")
