@@ -50,6 +50,8 @@ CHUNK_OUTPUTS = 4000
 #: Default budget for the tensors one run holds (inputs and every extra output).
 DEFAULT_BUDGET = 2 << 30
 _SKIPPED_TYPES = ("Const", "Constant", "Result")
+#: Sizes tried last: image sides and audio lengths that pass convolution and pooling.
+_LARGER_SIZES = (32, 64, 224, 400, 1600)
 
 
 @dataclass
@@ -142,30 +144,38 @@ def input_sizes(G: nx.MultiDiGraph, rank: int = 2) -> dict[str, dict[str, Partia
 
 def _fallback_sizes(G: nx.MultiDiGraph, rank: int) -> list[dict[str, PartialShape]]:
     """Other sizes to try when the runtime refuses one: the static dims of the inputs,
-    most frequent first (a dynamic dim often has to equal one of them), then 1."""
+    most frequent first (a dynamic dim often has to equal one of them), then 1, then the
+    sizes images and audio need (a kernel or a stride wider than a small input fails)."""
     params = _parameter_shapes(G)
     counts: dict[int, int] = {}
     for s in params.values():
         for d in s.dims or ():
             if d.is_static and d.lo > 1:
                 counts[d.lo] = counts.get(d.lo, 0) + 1
-    sizes = [*sorted(counts, key=lambda v: (-counts[v], v)), 1]
-    return [{n: _concrete(s, v, rank) for n, s in params.items()} for v in sizes]
+    sizes = list(dict.fromkeys([*sorted(counts, key=lambda v: (-counts[v], v)), 1]))
+    plans = [{n: _concrete(s, v, rank) for n, s in params.items()} for v in sizes]
+    for v in _LARGER_SIZES:  # with a batch of 1 first: exports often bake it in
+        plans += [{n: _concrete(s, v, rank, first=1) for n, s in params.items()},
+                  {n: _concrete(s, v, rank) for n, s in params.items()}]
+    return plans
 
 
-def _concrete(shape: PartialShape, size: int, rank: int = 2) -> PartialShape:
+def _concrete(shape: PartialShape, size: int, rank: int = 2,
+              first: int | None = None) -> PartialShape:
     """``shape`` with ``size`` clipped into each dynamic dim (a dynamic rank: ``rank`` of
-    them)."""
+    them); ``first``, when given, is the size of dim 0 (the batch) instead."""
     dims = shape.dims if shape.dims is not None else (Dimension.dynamic(),) * rank
     return PartialShape.of(tuple(
-        d if d.is_static else Dimension.static(min(max(size, d.lo), d.hi)) for d in dims))
+        d if d.is_static else Dimension.static(
+            min(max(first if first is not None and i == 0 else size, d.lo), d.hi))
+        for i, d in enumerate(dims)))
 
 
 def _zeros_or_noise(shape: PartialShape, etype: str, rng: np.random.Generator) -> np.ndarray:
     dims = [d.lo for d in shape.dims]
     name = numpy_dtype(element_type_name(etype)) or "float32"
     if np.dtype(name).kind == "f":
-        return rng.standard_normal(dims).astype(name)
+        return rng.standard_normal(dims, dtype=np.float32).astype(name, copy=False)
     return np.zeros(dims, dtype=name)
 
 
@@ -186,6 +196,11 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0, budget: int = DEFAULT
             break  # sizes of one rank ran: the others would only repeat them
         label = label or f"fallback {len(report.sizes) + 1}"
         if {n: str(s) for n, s in sizes.items()} in report.sizes.values():
+            continue
+        need = sum(_bytes(str(s), _parameter_type(G, n)) for n, s in sizes.items())
+        if need > budget // 4:  # the inputs alone would crowd out the outputs
+            last_error = (f"not run: inputs of {need} bytes at these sizes exceed a quarter "
+                          f"of the memory budget of {budget}")
             continue
         rows = {lr.id: lr for lr in check(G, shapes=sizes).layers}
         feeds = {n: _zeros_or_noise(s, _parameter_type(G, n), rng) for n, s in sizes.items()}
