@@ -47,10 +47,8 @@ from __future__ import annotations
 import gc
 import os
 import re
-import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -1120,68 +1118,48 @@ def write_ir(G: nx.MultiDiGraph, path: str | os.PathLike[str]) -> None:
     slices once); Const layers with a ``value`` have it appended, with element_type,
     shape, offset and size set from it. ``G`` itself is not changed.
 
-    All or nothing: both files are written to temporary files in the target folder and
-    renamed at the end, the .bin first. An old .bin is kept (hard-linked) until the .xml
-    is in place, and put back if that last rename fails, so any failure, Ctrl-C included,
-    leaves the old files byte for byte and no temporary file behind.
+    The graph is checked against the schema (:mod:`ovgather.graph`) first, and an
+    OutputError names the layer and attribute that would make an unreadable IR. The
+    destination must not be a file of the model ``G`` was read from in another role
+    (its .bin as the .xml, say); writing an IR over its own .xml and .bin is allowed.
+
+    All or nothing, through :class:`ovgather.atomic.AtomicOutput`: both files are
+    written under private temporary names and renamed at the end, the .bin first, so any
+    failure or signal leaves the old files byte for byte and no temporary file behind.
     """
+    from .atomic import AtomicOutput
+    from .graph import validate_graph
+
     xml_path = Path(path)
     bin_path = xml_path.with_suffix(".bin")
-    folder = xml_path.parent
-    temps: list[str] = []
-    backup = None
-    try:
-        bin_tmp = _temp_file(folder, bin_path.name, temps)
-        with open(bin_tmp, "wb") as f:
+    _check_destination(G, xml_path, bin_path)
+    validate_graph(G)
+    with AtomicOutput([bin_path, xml_path], "the IR") as out:
+        with out.open(bin_path, "wb") as f:
             text = _net_xml(G, _BinWriter(f, G))
-        xml_tmp = _temp_file(folder, xml_path.name, temps)
-        with open(xml_tmp, "w", encoding="utf-8") as f:
+        with out.open(xml_path, "w") as f:
             f.write(text)
-        if bin_path.is_file():
-            backup = _temp_file(folder, bin_path.name + ".old", temps, create=False)
-            try:
-                os.link(bin_path, backup)
-            except OSError:  # a file system without hard links
-                shutil.copyfile(bin_path, backup)
-        try:
-            os.replace(bin_tmp, bin_path)
-            os.replace(xml_tmp, xml_path)
-        except BaseException:
-            # Decide from the files, not from how far the code got: Ctrl-C can land
-            # between a rename and the next statement.
-            if os.path.exists(xml_tmp) and not os.path.exists(bin_tmp):
-                _restore(backup, bin_path)  # new .bin, old .xml: put the old .bin back
-            raise
-    except OSError as err:
-        raise OutputError(f"the IR cannot be written: {err.strerror or err}",
-                          file=str(xml_path)) from err
-    finally:
-        for tmp in temps:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
-def _temp_file(folder: Path, name: str, temps: list[str], create: bool = True) -> str:
-    """A new temporary path beside the target (``.name.XXXX.tmp``), recorded in ``temps``
-    for clean-up; created empty (mode 0644) unless ``create`` is false."""
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-    temps.append(tmp)
-    os.close(fd)
-    if create:
-        os.chmod(tmp, 0o644)
-    else:
-        os.unlink(tmp)
-    return tmp
+def _check_destination(G: nx.MultiDiGraph, xml_path: Path, bin_path: Path) -> None:
+    """Refuse an .xml that would be its own .bin, or a destination that is a file of
+    the source model in the other role (``write_ir(G, "model.bin")`` would put XML over
+    the weights it is about to copy)."""
+    from .atomic import _same
 
-
-def _restore(backup: str | None, bin_path: Path) -> None:
-    """Put the old .bin back after the .xml rename failed (or drop the new one)."""
-    try:
-        if backup is not None:
-            os.replace(backup, bin_path)
-        else:
-            os.unlink(bin_path)
-    except OSError:
-        pass
+    if xml_path.suffix.lower() == ".bin" or _same(xml_path, bin_path):
+        raise OutputError("an IR's path must be the .xml (the .bin goes beside it), but "
+                          "got a .bin path", file=str(xml_path))
+    src_xml, src_bin = G.graph.get("xml_path"), G.graph.get("bin_path")
+    pairs = []
+    if src_bin:
+        pairs.append((xml_path, Path(src_bin), "weights (.bin)"))
+    if src_xml:
+        pairs.append((bin_path, Path(src_xml), "IR (.xml)"))
+    if src_bin and _same(bin_path, Path(src_bin)) and not (
+            src_xml and _same(xml_path, Path(src_xml))):
+        pairs.append((bin_path, Path(src_bin), "weights (.bin) without its .xml"))
+    for dest, src, role in pairs:
+        if _same(dest, src):
+            raise OutputError(f"the destination must not overwrite the source model's "
+                              f"{role}, but {dest} is {src}", file=str(xml_path))

@@ -98,11 +98,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `ovgather infer big.xml | head`: the reader has gone
         _silence_stdout()
         return EXIT_SIGPIPE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM/SIGHUP during a write
         if debug:
             traceback.print_exc()
-        print("error: interrupted", file=sys.stderr)
-        return 130
+        signum = getattr(err, "signum", 2)
+        name = "" if signum == 2 else f" ({err.signal_name})"
+        print(f"error: interrupted{name}", file=sys.stderr)
+        return 128 + signum
     except Exception as err:  # a bug in ovgather: still one line unless --debug
         if debug:
             traceback.print_exc()
