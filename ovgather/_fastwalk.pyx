@@ -102,7 +102,7 @@ cdef long long _dim(xmlNode* node) except -2:
 
 
 cdef object _port_id(str text):
-    if text is None or not text.isdigit() or not text.isascii():
+    if text is None or not text.isdigit() or not text.isascii() or len(text) > 19:
         raise _Unusual
     return int(text)
 
@@ -181,7 +181,8 @@ def read_layers(layers, reader, rt_text, split_names, const_types):
             name = attrs.pop("name", None)
             op_type = attrs.pop("type", None)
             version = attrs.pop("version", None)
-            if (node_id is None or not node_id.isdigit() or node_id in nodes or name is None
+            if (node_id is None or not node_id.isdigit() or not node_id.isascii()
+                    or len(node_id) > 19 or node_id in nodes or name is None
                     or op_type is None):
                 return None
             op_type = intern(op_type)

@@ -145,15 +145,33 @@ _DTYPE_TO_ET = {e.dtype: name for name, e in ELEMENT_TYPES.items() if not e.raw}
 # ---------------------------------------------------------------------------------------
 # The hardened XML parse
 # ---------------------------------------------------------------------------------------
-def _parser() -> etree.XMLParser:
-    """A fresh lxml parser that never touches the network, DTDs or entities (SPEC §5)."""
+_CDATA_IN_DIM = re.compile(rb"<dim\s*>[^<]*(?:<(?:!--|\?)[^>]*>[^<]*)*<!\[CDATA\[")
+
+
+def _drop_markup(root: etree._Element) -> None:
+    """Remove comments and processing instructions, reading a ``<dim>`` split by them
+    as OpenVINO does: its first text piece that is not only whitespace
+    (``<dim>3<!--c-->0</dim>`` is 3, ``<dim><!--c-->30</dim>`` is 30). Parsed with
+    ``remove_comments`` lxml would join the pieces (30)."""
+    for dim in root.iter("dim"):
+        if len(dim):
+            pieces = [dim.text] + [child.tail for child in dim]
+            dim.text = next((p for p in pieces if p is not None and p.strip()), None)
+            for child in list(dim):
+                dim.remove(child)
+    etree.strip_elements(root, etree.Comment, etree.ProcessingInstruction, with_tail=False)
+
+
+def _parser(keep_markup: bool = False) -> etree.XMLParser:
+    """A fresh lxml parser that never touches the network, DTDs or entities (SPEC §5).
+    ``keep_markup`` keeps comments and processing instructions (for ``_drop_markup``)."""
     return etree.XMLParser(
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
         huge_tree=False,
-        remove_comments=True,
-        remove_pis=True,
+        remove_comments=not keep_markup,
+        remove_pis=not keep_markup,
         collect_ids=False,
         remove_blank_text=True,
     )
@@ -198,12 +216,21 @@ def _parse_xml(xml_bytes: bytes, file: str | None) -> etree._Element:
             "an IR must not contain a DOCTYPE, DTD or entity declarations (refused for "
             "safety: they could read other files or expand without bound)", file=file,
             line=line)
+    markup = b"<!--" in xml_bytes or xml_bytes.count(b"<?") > 1
+    cdata = _CDATA_IN_DIM.search(xml_bytes) if b"<![CDATA[" in xml_bytes else None
+    if cdata is not None:
+        raise XMLSyntaxError(
+            "a <dim> must be plain text, but got a CDATA section in one (refused: "
+            "OpenVINO would read only the text before it)", file=file,
+            line=xml_bytes.count(b"\n", 0, cdata.start()) + 1)
     try:
-        root = etree.fromstring(xml_bytes, _parser())
+        root = etree.fromstring(xml_bytes, _parser(keep_markup=markup))
     except etree.XMLSyntaxError as err:
         msg = err.msg or str(err)
         raise XMLSyntaxError(f"the file is not well-formed XML: {msg}", file=file,
                              line=err.lineno or None) from err
+    if markup:
+        _drop_markup(root)
     docinfo = root.getroottree().docinfo
     if docinfo.doctype or docinfo.internalDTD is not None:
         raise XMLSyntaxError(
@@ -255,22 +282,37 @@ def _bad_dim(text: str | None) -> str:
         return (f"a port <dim> must be an integer >= -1, but got '{text}' (OpenVINO would "
                 "silently read it as its lower bound; intervals belong in a Parameter's "
                 "shape attribute)")
-    return f"a port <dim> must be an integer >= -1, but got '{text or ''}'"
+    return (f"a port <dim> must be an integer >= -1 (digits 0-9, at most {_INT64_MAX}), but "
+            f"got '{_short(text or '')}'")
+
+
+#: Digits of the longest integer an IR field may hold (int64 has 19): longer text is an
+#: error, never handed to ``int()`` (which also stops at 4300 digits with a ValueError).
+_MAX_DIGITS = 19
+
+
+def _short(value: str) -> str:
+    """``value`` for a message, cut to 40 characters."""
+    return value if len(value) <= 40 else value[:40] + f"… ({len(value)} characters)"
 
 
 def _int_attr(value: str | None, what: str, minimum: int = 0) -> int:
-    """An integer attribute ≥ ``minimum``; IRStructureError (without location) if not."""
-    if value is not None and value.isascii() and value.isdigit() and minimum <= 0:
+    """An integer attribute ≥ ``minimum`` in ASCII digits within int64; IRStructureError
+    (without location) if not."""
+    if (value is not None and value.isascii() and value.isdigit() and minimum <= 0
+            and len(value) <= _MAX_DIGITS):
         return int(value)
     if value is None:
         raise IRStructureError(f"{what} is required, but it is missing")
     text = value.strip()
-    if not re.fullmatch(r"[+-]?\d+", text) or int(text) < minimum:
-        raise IRStructureError(f"{what} must be an integer >= {minimum}, but got '{value}'")
+    if (not re.fullmatch(r"[+-]?[0-9]+", text) or len(text.lstrip("+-0")) > _MAX_DIGITS
+            or int(text) < minimum or int(text) > _INT64_MAX):
+        raise IRStructureError(f"{what} must be an integer >= {minimum} (digits 0-9, at most "
+                               f"{_INT64_MAX}), but got '{_short(value)}'")
     return int(text)
 
 
-_SHAPE_TEXT = re.compile(r"[ \t]*[0-9]+[ \t]*(?:,[ \t]*[0-9]+[ \t]*)*")
+_SHAPE_TEXT = re.compile(r"[ \t]*[0-9]{1,19}[ \t]*(?:,[ \t]*[0-9]{1,19}[ \t]*)*")
 
 
 def _const_shape(text: str | None) -> tuple[int, ...]:
@@ -281,7 +323,8 @@ def _const_shape(text: str | None) -> tuple[int, ...]:
         return ()
     if _SHAPE_TEXT.fullmatch(text) is None:
         raise IRStructureError(
-            f"a Const's shape must be a list of integers >= 0, but got '{text}'")
+            "a Const's shape must be a list of integers >= 0 (digits 0-9, at most 19 of "
+            f"them), but got '{_short(text)}'")
     return tuple(map(int, text.split(",")))
 
 
@@ -522,7 +565,14 @@ def _walk_lines(xml_bytes: bytes, newlines: np.ndarray,
 
 def _is_uint(text: str | None) -> bool:
     """True for a plain ASCII decimal integer (what ``int()`` parses exactly as OpenVINO)."""
-    return text is not None and text.isascii() and text.isdigit()
+    return (text is not None and text.isascii() and text.isdigit()
+            and len(text) <= _MAX_DIGITS)
+
+
+def _edge_port(text: str | None) -> bool:
+    """An edge's port text as OpenVINO reads it: ASCII digits, maybe a ``+`` and spaces."""
+    value = (text or "").strip()
+    return _is_uint(value) or (value.startswith("+") and _is_uint(value[1:]))
 
 
 def _has_port(ports: list[dict[str, Any]], port_id: int) -> bool:
@@ -668,7 +718,7 @@ class _Reader:
             name = attrs.pop("name", None)
             op_type = attrs.pop("type", None)
             version = attrs.pop("version", None)
-            if (node_id is None or not node_id.isdigit() or node_id in nodes or name is None
+            if (not _is_uint(node_id) or node_id in nodes or name is None
                     or op_type is None):
                 raise self.layer_error(el, node_id, name, op_type)
             op_type = intern(op_type)
@@ -720,14 +770,12 @@ class _Reader:
                                  el, node["name"], node_id)
             attrs = dict(el.items())
             port_text = attrs.pop("id", None)
-            try:
-                port_id = int(port_text)
-            except (TypeError, ValueError):
-                port_id = -1
+            stripped = (port_text or "").strip()
+            port_id = int(stripped) if _is_uint(stripped) else -1
             if port_id < 0:
                 raise self.error(IRStructureError,
-                                 f"a port id must be an integer >= 0, but got {port_text!r}",
-                                 el, node["name"], node_id)
+                                 "a port id must be an integer >= 0 (digits 0-9), but got "
+                                 f"{_short(repr(port_text))}", el, node["name"], node_id)
             precision = attrs.pop("precision", None)
             names = attrs.pop("names", None)
             dims: list[int] = []
@@ -737,8 +785,8 @@ class _Reader:
                 if child.tag == "dim":
                     text = child.text
                     try:
-                        value = int(text)
-                    except (TypeError, ValueError):
+                        value = int(text) if text and text.isascii() and len(text) < 40 else -2
+                    except ValueError:
                         value = -2
                     if value < -1 or value > _INT64_MAX or "_" in text:
                         value = self.odd_dim(child, node, node_id)
@@ -771,7 +819,8 @@ class _Reader:
                     op_type: str | None) -> IRError:
         if not _is_uint(node_id):
             return self.error(IRStructureError,
-                              f"a layer id must be an integer >= 0, but got {node_id!r}",
+                              "a layer id must be an integer >= 0 (digits 0-9), but got "
+                              f"{_short(repr(node_id))}",
                               el, name)
         if node_id in self.nodes:
             return self.error(
@@ -809,8 +858,7 @@ class _Reader:
         key = (data.get("element_type"), data.get("shape"))
         need = self.const_need.get(key)
         if (need is not None and offset is not None and size is not None
-                and offset.isdigit() and size.isdigit() and offset.isascii()
-                and size.isascii() and self.bin_size is not None):
+                and _is_uint(offset) and _is_uint(size) and self.bin_size is not None):
             # the usual Const: a type and shape seen before, plain offset and size
             offset, size = int(offset), int(size)
             if size >= need and offset + size <= self.bin_size:
@@ -844,11 +892,10 @@ class _Reader:
         for el in edges:
             src, dst = el.get("from-layer"), el.get("to-layer")
             fp, tp = el.get("from-port"), el.get("to-port")
-            try:
-                fp, tp = int(fp), int(tp)
-                outputs, inputs = nodes[src]["outputs"], nodes[dst]["inputs"]
-            except (TypeError, ValueError, KeyError):
-                raise self.edge_error(el) from None
+            if not (_edge_port(fp) and _edge_port(tp)) or src not in nodes or dst not in nodes:
+                raise self.edge_error(el)
+            fp, tp = int(fp), int(tp)
+            outputs, inputs = nodes[src]["outputs"], nodes[dst]["inputs"]
             if fp < 0 or tp < 0 or el.tag != "edge":
                 raise self.edge_error(el)
             for port in outputs:
@@ -884,10 +931,9 @@ class _Reader:
                             f"layer {lid!r}")
         src, dst = el.get("from-layer"), el.get("to-layer")
         for attr, node in (("from-port", src), ("to-port", dst)):
-            value = (el.get(attr) or "").strip()
-            if not (_is_uint(value) or (value.startswith("+") and _is_uint(value[1:]))):
-                return fail(f"an edge's {attr} must be an integer >= 0, but got "
-                            f"{el.get(attr)!r}", node)
+            if not _edge_port(el.get(attr)):
+                return fail(f"an edge's {attr} must be an integer >= 0 (digits 0-9), but got "
+                            f"{_short(repr(el.get(attr)))}", node)
         fp, tp = int(el.get("from-port")), int(el.get("to-port"))
         if not _has_port(self.nodes[src]["outputs"], fp):
             return fail(f"an edge must start at an output port, but layer {src} "

@@ -31,7 +31,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("models", nargs="+", metavar="MODEL.xml")
     p.add_argument("--layer", action="append", default=[], metavar="NAME",
                    help="validate only this layer (friendly name or id); repeatable")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--seed", type=_seed, default=0,
+                   help="seed of the random inputs (default 0)")
     p.add_argument("--json", action="store_true", help="machine output on stdout")
     p.add_argument("--whole-model", action="store_true",
                    help="compile the whole model with extra outputs at the gather layers and "
@@ -39,6 +40,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=int, default=1000, metavar="N",
                    help="layers per compiled model (default 1000)")
     p.set_defaults(run=run_validate)
+
+
+def _seed(text: str) -> int:
+    """A seed NumPy accepts: an integer >= 0."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 40:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, but got '{text[:40]}'")
+    return int(text)
 
 
 def run_validate(args: argparse.Namespace) -> int:

@@ -1,0 +1,294 @@
+"""The second round of hostile input: numbers, odd digits, markup inside dims, streams.
+
+Integers of any length (Python's ``int()`` stops at 4300 digits with a ValueError) and
+digits other than ASCII 0-9 (fullwidth ``３``, Arabic-Indic ``٣``, superscript ``³``,
+which OpenVINO refuses) are clear ovgather errors wherever an IR or the command line
+holds a number. A ``<dim>`` split by a comment or processing instruction reads as
+OpenVINO reads it, which the tests ask OpenVINO itself.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ovgather import errors
+from ovgather.cli import main
+from ovgather.ir import parse_ir, read_ir
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "ir_samples" / "mixed_ops.xml"
+
+LONG = "9" * 5000
+ODD_DIGITS = {"fullwidth": "\uff13", "arabic": "\u0663", "superscript": "\u00b3"}
+
+TEMPLATE = """<?xml version="1.0"?>
+<net name="m" version="11">
+<layers>
+<layer id="{pid}" name="x" type="Parameter" version="opset1">
+<data shape="{shape}" element_type="f32"/>
+<output><port id="{port}" precision="FP32">{dims}</port></output>
+</layer>
+<layer id="1" name="c" type="Const" version="opset1">
+<data element_type="i64" shape="{cshape}" offset="{offset}" size="{size}"/>
+<output><port id="0" precision="I64"><dim>1</dim></port></output>
+</layer>
+<layer id="2" name="r" type="Reshape" version="opset1">
+<data special_zero="false"/>
+<input><port id="0" precision="FP32">{dims}</port>
+<port id="1" precision="I64"><dim>1</dim></port></input>
+<output><port id="2" precision="FP32"><dim>6</dim></port></output>
+</layer>
+<layer id="3" name="out" type="Result" version="opset1">
+<input><port id="0" precision="FP32"><dim>6</dim></port></input>
+</layer>
+</layers>
+<edges>
+<edge from-layer="{pid}" from-port="{port}" to-layer="2" to-port="0"/>
+<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
+</edges>
+</net>
+"""
+BIN = (6).to_bytes(8, "little")
+
+
+def ir(**fields: str) -> str:
+    values = {"pid": "0", "shape": "2,3", "port": "0", "dims": "<dim>2</dim><dim>3</dim>",
+              "cshape": "1", "offset": "0", "size": "8"}
+    values.update(fields)
+    return TEMPLATE.format(**values)
+
+
+def openvino_reads(xml: str) -> str | None:
+    """The Parameter's shape as OpenVINO reads the IR, or None when it refuses it."""
+    import numpy as np
+    import openvino as ov
+
+    weights = ov.Tensor(np.frombuffer(BIN, np.uint8).copy())
+    try:
+        model = ov.Core().read_model(xml.encode(), weights)
+    except Exception:  # noqa: BLE001 - any refusal
+        return None
+    return str(model.input().get_partial_shape())
+
+
+def check_cli(xml: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+              *extra: str) -> tuple[int, str, str]:
+    path = tmp_path / "m.xml"
+    path.write_text(xml, encoding="utf-8")
+    path.with_suffix(".bin").write_bytes(BIN)
+    code = main(["check", str(path), *extra])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_clean_error(code: int, err: str) -> None:
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and err.startswith("error: "), err
+    assert "internal error" not in err and "Traceback" not in err
+    assert len(err) < 600, "the message echoes the whole number"
+
+
+# ------------------------------------------------------------------------------------------
+# Long integers
+# ------------------------------------------------------------------------------------------
+LONG_FIELDS = {
+    "dim": {"dims": f"<dim>2</dim><dim>{LONG}</dim>"},
+    "padded_dim": {"dims": f"<dim>2</dim><dim> {LONG} </dim>"},
+    "parameter_shape": {"shape": f"2,{LONG}"},
+    "parameter_interval": {"shape": f"2,{LONG}..{LONG}"},
+    "const_offset": {"offset": LONG},
+    "const_size": {"size": LONG},
+    "const_shape": {"cshape": LONG},
+    "port_id": {"port": LONG},
+    "layer_id": {"pid": LONG},
+}
+
+
+@pytest.mark.parametrize("field", list(LONG_FIELDS))
+def test_integers_past_4300_digits_are_clear_errors(field: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    xml = ir(**LONG_FIELDS[field])
+    code, out, err = check_cli(xml, tmp_path, capsys)
+    if code != 2:  # the Parameter shape is judged by check: a report, exit 1
+        assert code == 1 and field.startswith("parameter"), (code, out, err)
+        assert "at most" in out or "0-9" in out
+        return
+    assert_clean_error(code, err)
+
+
+def test_shape_option_with_5000_digits(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = check_cli(ir(), tmp_path, capsys, "--shape", f"x=[2,{LONG}]")
+    assert_clean_error(code, err)
+    assert "at most" in err
+
+
+# ------------------------------------------------------------------------------------------
+# Digits other than 0-9
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", list(ODD_DIGITS))
+@pytest.mark.parametrize("where", ["dim", "parameter_shape", "const_offset", "port_id",
+                                   "shape_option"])
+def test_odd_digits_are_refused_as_openvino_does(kind: str, where: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    d = ODD_DIGITS[kind]
+    fields = {"dim": {"dims": f"<dim>2</dim><dim>{d}</dim>"},
+              "parameter_shape": {"shape": f"2,{d}"},
+              "const_offset": {"offset": d.replace(d, "\uff10") if kind == "fullwidth"
+                               else d},
+              "port_id": {"port": d},
+              "shape_option": {}}[where]
+    xml = ir(**fields)
+    if where != "shape_option":
+        assert openvino_reads(xml) is None, "OpenVINO reads it: the test is wrong"
+        code, out, err = check_cli(xml, tmp_path, capsys)
+    else:
+        code, out, err = check_cli(xml, tmp_path, capsys, "--shape", f"x=[2,{d}]")
+    if code == 1:  # a Parameter shape is judged by check: reported, exit 1
+        assert where == "parameter_shape" and "0-9" in out, out
+        return
+    assert_clean_error(code, err)
+
+
+def test_superscript_parameter_shape_is_not_an_internal_error() -> None:
+    from ovgather.shapes import PartialShape
+
+    with pytest.raises(errors.ShapeParseError, match="0-9"):
+        PartialShape.parse("2,\u00b3,4")
+
+
+def test_negative_seed_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["validate", str(SAMPLE), "--seed", "-1"])
+    _, err = capsys.readouterr()
+    assert_clean_error(code, err)
+    assert "--seed" in err
+
+
+# ------------------------------------------------------------------------------------------
+# Markup inside <dim>: read as OpenVINO reads it
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("inner", "value"), [
+    ("-1<!--c-->0", -1),      # joined, '-10' would be refused: OpenVINO accepts it
+    ("-1<?p x?>0", -1),       # the same with a processing instruction
+    ("<!--c-->-10", None),    # the first piece is '-10': refused by both
+    (" <!--c-->-10", None),   # a whitespace-only piece does not count
+    ("3<!--c-->0", 3),
+    ("<!--c-->30", 30),
+])
+def test_markup_inside_a_dim_reads_as_openvino_reads_it(inner: str, value: int | None) -> None:
+    """OpenVINO takes a dim's first text piece that is not only whitespace (pugixml's
+    child_value); ovgather reads the same piece, OpenVINO judging every case it can."""
+    xml = ir(dims=f"<dim>2</dim><dim>{inner}</dim>")
+    if value is None:
+        assert openvino_reads(xml) is None
+        with pytest.raises(errors.IRStructureError, match="<dim>"):
+            parse_ir(xml, BIN)
+        return
+    if value == -1:
+        assert openvino_reads(xml) is not None
+    assert parse_ir(xml, BIN).nodes["0"]["outputs"][0]["dims"] == (2, value)
+
+
+def test_openvino_reads_only_the_first_piece_of_a_split_dim() -> None:
+    """The fact the reader follows, asked of OpenVINO: ``-<!--c-->1`` is refused (it read
+    '-'), ``3<!--c-->x`` is accepted (it read '3', the 'x' never)."""
+    assert openvino_reads(ir(dims="<dim>2</dim><dim>-<!--c-->1</dim>")) is None
+    assert openvino_reads(ir(dims="<dim>2</dim><dim>3<!--c-->x</dim>")) is not None
+    with pytest.raises(errors.IRStructureError):
+        parse_ir(ir(dims="<dim>2</dim><dim>-<!--c-->1</dim>"), BIN)
+    assert parse_ir(ir(dims="<dim>2</dim><dim>3<!--c-->x</dim>"), BIN).nodes["0"][
+        "outputs"][0]["dims"] == (2, 3)
+
+
+def test_cdata_inside_a_dim_is_refused() -> None:
+    with pytest.raises(errors.XMLSyntaxError, match="CDATA"):
+        parse_ir(ir(dims="<dim>2</dim><dim>3<![CDATA[0]]></dim>"), BIN)
+
+
+def test_comments_elsewhere_are_dropped_as_before() -> None:
+    G = parse_ir(ir().replace("<layers>", "<layers><!-- a comment --><?pi x?>"), BIN)
+    assert G.number_of_nodes() == 4
+
+
+# ------------------------------------------------------------------------------------------
+# Deep shape chains in extract
+# ------------------------------------------------------------------------------------------
+def test_extract_follows_a_1000_deep_shape_chain(tmp_path: Path) -> None:
+    import numpy as np
+    import openvino as ov
+    from openvino import opset8 as ops
+
+    data = ops.parameter([2, 3], np.float32, name="data")
+    shape = ops.shape_of(data, "i64")
+    for i in range(1000):
+        shape = ops.convert(shape, "i64" if i % 2 else "i32")
+    target = ops.reshape(data, shape, special_zero=False, name="target")
+    model = ov.Model([ops.result(target)], [data], "deep")
+    path = tmp_path / "deep.xml"
+    ov.save_model(model, str(path))
+    from ovgather.extract import extract
+
+    H = extract(read_ir(path), "target", depth=0)
+    assert H.number_of_nodes() > 1000
+
+
+def _run(args: list[str], **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ovgather", *args], capture_output=True,
+                          timeout=120, **kwargs)
+
+
+# ------------------------------------------------------------------------------------------
+# Streams
+# ------------------------------------------------------------------------------------------
+def _non_ascii_model(tmp_path: Path) -> Path:
+    text = SAMPLE.read_text(encoding="utf-8").replace('name="first_rows_nd5"',
+                                                      'name="première_ряд_nd5"')
+    path = tmp_path / "ünï.xml"
+    path.write_text(text, encoding="utf-8")
+    path.with_suffix(".bin").write_bytes(SAMPLE.with_suffix(".bin").read_bytes())
+    return path
+
+
+def test_ascii_stream_encoding_with_non_ascii_names(tmp_path: Path) -> None:
+    path = _non_ascii_model(tmp_path)
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    run = _run(["infer", str(path)], env=env)
+    assert run.returncode == 0, run.stderr
+    assert b"premi\\xe8re" in run.stdout
+    bad = _run(["check", str(tmp_path / "nö.xml")], env=env)
+    assert bad.returncode == 2
+    assert bad.stderr.startswith(b"error: ") and b"Traceback" not in bad.stderr
+
+
+def test_closed_stdout_is_not_a_traceback(tmp_path: Path) -> None:
+    run = subprocess.run(f"{sys.executable} -m ovgather infer {SAMPLE} >&-", shell=True,
+                         capture_output=False, stderr=subprocess.PIPE, timeout=120)
+    assert b"Traceback" not in run.stderr
+    assert run.returncode in (2, 141), run.stderr
+    if run.returncode == 2:
+        assert run.stderr.startswith(b"error: ") and len(run.stderr.splitlines()) == 1
+
+
+def test_closed_stderr_sends_nothing_to_stdout(tmp_path: Path) -> None:
+    run = subprocess.run(f"{sys.executable} -m ovgather check {tmp_path / 'no.xml'} 2>&-",
+                         shell=True, stdout=subprocess.PIPE, timeout=120)
+    assert run.returncode == 2
+    assert run.stdout == b""
+
+
+def test_full_disk_on_stdout_is_a_clean_error(tmp_path: Path) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([sys.executable, "-m", "ovgather", "infer", str(SAMPLE)],
+                             stdout=full, stderr=subprocess.PIPE, timeout=120)
+    assert run.returncode == 2, run.stderr
+    err = run.stderr.decode()
+    assert err.startswith("error: ") and len(err.splitlines()) == 1, err
+    assert "internal error" not in err and "Traceback" not in err
