@@ -575,11 +575,19 @@ def _edge_port(text: str | None) -> bool:
     return _is_uint(value) or (value.startswith("+") and _is_uint(value[1:]))
 
 
-def _has_port(ports: list[dict[str, Any]], port_id: int) -> bool:
-    for port in ports:
-        if port["id"] == port_id:
-            return True
-    return False
+def _has_port(ports: list[dict[str, Any]], port_id: int, ids: dict | None = None,
+              node: str | None = None) -> bool:
+    """Whether ``port_id`` is among ``ports``: a scan for the usual few ports; with
+    ``ids``, a set of the layer's port ids made once (reading stays linear in ports)."""
+    if ids is None or len(ports) <= 8:
+        for port in ports:
+            if port["id"] == port_id:
+                return True
+        return False
+    known = ids.get(node)
+    if known is None:
+        known = ids[node] = {port["id"] for port in ports}
+    return port_id in known
 
 
 def _fill_graph(G: nx.MultiDiGraph, nodes: list[tuple[str, dict]], edges: list[tuple]) -> None:
@@ -889,6 +897,8 @@ class _Reader:
         out: list[tuple] = []
         fed: dict[tuple[str, int], int] = {}
         nodes = self.nodes
+        out_ids: dict[str, set[int]] = {}
+        in_ids: dict[str, set[int]] = {}
         for el in edges:
             src, dst = el.get("from-layer"), el.get("to-layer")
             fp, tp = el.get("from-port"), el.get("to-port")
@@ -898,15 +908,7 @@ class _Reader:
             outputs, inputs = nodes[src]["outputs"], nodes[dst]["inputs"]
             if fp < 0 or tp < 0 or el.tag != "edge":
                 raise self.edge_error(el)
-            for port in outputs:
-                if port["id"] == fp:
-                    break
-            else:
-                raise self.edge_error(el)
-            for port in inputs:
-                if port["id"] == tp:
-                    break
-            else:
+            if not (_has_port(outputs, fp, out_ids, src) and _has_port(inputs, tp, in_ids, dst)):
                 raise self.edge_error(el)
             key = (dst, tp)
             if key in fed:
