@@ -1007,9 +1007,32 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
                           "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
+_XML_NS = "http://www.w3.org/XML/1998/namespace"
+#: Prefixes to write for namespaces every reader knows (others get ns0, ns1, …).
+_PREFIXES = {_XML_NS: "xml", "http://www.w3.org/2001/XMLSchema-instance": "xsi"}
+
+
 def _attrs(items: dict[str, Any]) -> str:
-    """`` k="v"`` pairs in order, values escaped for XML attributes."""
-    return "".join(f' {k}="{str(v).translate(_ESCAPES)}"' for k, v in items.items())
+    """`` k="v"`` pairs in order, values escaped for XML attributes.
+
+    A namespaced name as lxml reads it (``{uri}local``) is written back as
+    ``prefix:local``, with ``xmlns:prefix="uri"`` declared on the same element (the
+    ``xml`` prefix needs no declaration)."""
+    if not any(k[:1] == "{" for k in items):
+        return "".join(f' {k}="{str(v).translate(_ESCAPES)}"' for k, v in items.items())
+    out, declared = [], {}
+    for k, v in items.items():
+        if k[:1] == "{":
+            uri, _, local = k[1:].partition("}")
+            prefix = declared.get(uri) or _PREFIXES.get(uri)
+            if prefix is None or (uri not in declared and prefix in declared.values()):
+                prefix = f"ns{len(declared)}"
+            if uri != _XML_NS and uri not in declared:
+                out.append(f' xmlns:{prefix}="{uri.translate(_ESCAPES)}"')
+            declared[uri] = prefix
+            k = f"{prefix}:{local}"
+        out.append(f' {k}="{str(v).translate(_ESCAPES)}"')
+    return "".join(out)
 
 
 def _check_fragment(text: str, where: str) -> None:

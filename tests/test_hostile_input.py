@@ -292,3 +292,37 @@ def test_full_disk_on_stdout_is_a_clean_error(tmp_path: Path) -> None:
     err = run.stderr.decode()
     assert err.startswith("error: ") and len(err.splitlines()) == 1, err
     assert "internal error" not in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------------------------------
+# Namespaced attributes are written back as they were read
+# ------------------------------------------------------------------------------------------
+NAMESPACED = [
+    ('<net name="m" version="11">', '<net name="m" version="11" xml:lang="en">'),
+    ('<net name="m" version="11">', '<net name="m" version="11" '
+     'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="a b">'),
+    ('<layer id="2" name="r"', '<layer xml:base="http://x/" id="2" name="r"'),
+    ('<data special_zero="false"/>', '<data xmlns:q="urn:q" q:note="1" special_zero="false"/>'),
+    ('<port id="2" precision="FP32">', '<port xmlns:ns0="urn:a" xmlns:p="urn:b" ns0:a="1" '
+     'p:b="2" id="2" precision="FP32">'),
+]
+
+
+@pytest.mark.parametrize("case", range(len(NAMESPACED)))
+def test_namespaced_attributes_round_trip(case: int, tmp_path: Path) -> None:
+    import openvino as ov
+
+    from ovgather.ir import write_ir
+
+    old, new = NAMESPACED[case]
+    xml = ir().replace(old, new, 1)
+    assert openvino_reads(xml) is not None
+    G = parse_ir(xml, BIN)
+    write_ir(G, tmp_path / "out.xml")
+    again = read_ir(tmp_path / "out.xml")
+    assert again.graph["net_attrs"] == G.graph["net_attrs"]
+    for n in G:
+        a, b = G.nodes[n], again.nodes[n]
+        assert (a["layer_attrs"], a["data"]) == (b["layer_attrs"], b["data"])
+        assert [p["attrs"] for p in a["outputs"]] == [p["attrs"] for p in b["outputs"]]
+    ov.Core().read_model(str(tmp_path / "out.xml"))
