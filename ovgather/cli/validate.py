@@ -39,6 +39,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "compare their real output shapes with ovgather's inference")
     p.add_argument("--batch-size", type=int, default=1000, metavar="N",
                    help="layers per compiled model (default 1000)")
+    p.add_argument("--memory-budget", type=_size, default=None, metavar="SIZE",
+                   help="most memory for tensors at once, e.g. 512M or 4GiB (default 2GiB); "
+                   "layers that need more are reported as skipped")
     p.set_defaults(run=run_validate)
 
 
@@ -49,6 +52,15 @@ def _seed(text: str) -> int:
     return int(text)
 
 
+def _size(text: str) -> int:
+    from ..validate import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def run_validate(args: argparse.Namespace) -> int:
     from ..interop import load_model
     from ..validate import validate, validate_whole_model
@@ -56,12 +68,13 @@ def run_validate(args: argparse.Namespace) -> int:
     reports = []
     for path in args.models:
         G = load_model(path)  # an IR, or an ONNX model through convert_model
+        budget = {} if args.memory_budget is None else {"memory_budget": args.memory_budget}
         if args.whole_model:
-            report = validate_whole_model(G, layers=args.layer, seed=args.seed)
+            report = validate_whole_model(G, layers=args.layer, seed=args.seed, **budget)
         else:
             with _progress(G, args.layer) as tick:
                 report = validate(G, layers=args.layer, seed=args.seed,
-                                  batch_size=args.batch_size, progress=tick)
+                                  batch_size=args.batch_size, progress=tick, **budget)
         report.path = report.path or path  # an ONNX model has no xml_path
         reports.append(report)
     if args.json:
