@@ -12,8 +12,11 @@ Graph attributes (``G.graph``)
 ``rt_info``      the net-level ``<rt_info>`` element as XML text (lossless), or None.
 ``xml_path``     the .xml file read (``str``) or None for ``parse_ir`` on bytes.
 ``bin_path``     the .bin file beside it (``str``) or None.
-``weights``      the weights buffer (a read-only numpy uint8 memmap or array over the
-                 .bin) or None; opened lazily by ``const_value``.
+``weights``      the weights given to ``parse_ir`` as a read-only numpy uint8 array, or
+                 None. A .bin file is never mapped: ``const_value`` reads the bytes it
+                 needs (checked against the file's size at that moment, so a .bin that
+                 shrinks is an error, not a SIGBUS) through a reader kept in
+                 ``bin_reader`` (internal, opened on first use).
 ``net_attrs``    every ``<net>`` attribute in XML order (``dict[str, str]``).
 ``extra_xml``    other children of ``<net>`` (besides layers/edges/rt_info) as a list of
                  XML texts, kept so that a round trip loses nothing (written after

@@ -326,3 +326,105 @@ def test_namespaced_attributes_round_trip(case: int, tmp_path: Path) -> None:
         assert (a["layer_attrs"], a["data"]) == (b["layer_attrs"], b["data"])
         assert [p["attrs"] for p in a["outputs"]] == [p["attrs"] for p in b["outputs"]]
     ov.Core().read_model(str(tmp_path / "out.xml"))
+
+
+# ------------------------------------------------------------------------------------------
+# Memory per input byte, a .bin that shrinks, a .bin that links elsewhere
+# ------------------------------------------------------------------------------------------
+def test_a_sparse_8_gb_xml_is_refused_before_it_is_read(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    import time
+
+    from ovgather.ir import MAX_XML_BYTES
+
+    path = tmp_path / "huge.xml"
+    with open(path, "wb") as f:
+        f.write(b'<?xml version="1.0"?>\n<net name="m" version="11"><layers>')
+        f.truncate(8 << 30)  # sparse: no disk space, no memory
+    start = time.perf_counter()
+    with pytest.raises(errors.XMLSyntaxError, match="at most") as info:
+        read_ir(path)
+    assert time.perf_counter() - start < 1.0
+    assert str(MAX_XML_BYTES) in str(info.value) and str(path) in str(info.value)
+    code = main(["check", str(path)])
+    _, err = capsys.readouterr()
+    assert_clean_error(code, err)
+
+
+def test_xml_size_limit_is_a_parameter() -> None:
+    xml = ir()
+    with pytest.raises(errors.XMLSyntaxError, match="at most 100 bytes"):
+        parse_ir(xml, BIN, max_xml_bytes=100)
+    assert parse_ir(xml, BIN, max_xml_bytes=len(xml.encode())).number_of_nodes() == 4
+
+
+SHRINK_SCRIPT = """
+import sys
+from ovgather import errors
+from ovgather.ir import const_value, read_ir, write_ir
+from ovgather.infer import check
+G = read_ir(sys.argv[1])
+const = next(n for n, t in G.nodes(data="type") if t == "Const")
+first = const_value(G, const).copy()
+with open(sys.argv[1][:-4] + ".bin", "r+b") as f:   # `cp small.bin model.bin`: in place
+    f.truncate(0)
+for what, call in (("const_value", lambda: const_value(G, const)),
+                   ("write_ir", lambda: write_ir(G, sys.argv[2])),
+                   ("check", lambda: check(G))):
+    try:
+        call()
+        print(what, "no error")
+    except errors.OvgatherError as err:
+        print(what, "error:", err)
+"""
+
+
+def test_a_bin_that_shrinks_under_a_graph_is_an_error_not_sigbus(tmp_path: Path) -> None:
+    path = tmp_path / "m.xml"
+    path.write_text(ir())
+    path.with_suffix(".bin").write_bytes(BIN + bytes(1 << 16))
+    out = tmp_path / "o.xml"
+    run = subprocess.run([sys.executable, "-c", SHRINK_SCRIPT, str(path), str(out)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, (run.returncode, run.stderr)  # -7 would be SIGBUS
+    lines = dict(line.split(" ", 1) for line in run.stdout.splitlines())
+    assert lines["const_value"].startswith("error:") and "m.bin" in lines["const_value"]
+    assert lines["write_ir"].startswith("error:")
+    assert not out.exists()
+
+
+def test_a_bin_linked_outside_the_model_folder_is_refused(tmp_path: Path) -> None:
+    secret = tmp_path / "secret" / "passwd"
+    secret.parent.mkdir()
+    secret.write_bytes(b"root:x:0:0:root:/root:/bin/bash\n" * 4)
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "m.xml").write_text(ir())
+    (model / "m.bin").symlink_to(secret)
+    with pytest.raises(errors.WeightsError, match="symbolic link") as info:
+        read_ir(model / "m.xml")
+    assert "root:" not in str(info.value)
+
+
+def test_bins_linked_inside_the_model_folder_or_a_cache_are_fine(tmp_path: Path) -> None:
+    # weights in a sub-folder of the model
+    model = tmp_path / "model"
+    (model / "weights").mkdir(parents=True)
+    (model / "m.xml").write_text(ir())
+    (model / "weights" / "m.bin").write_bytes(BIN)
+    (model / "m.bin").symlink_to(Path("weights") / "m.bin")
+    assert read_ir(model / "m.xml").number_of_nodes() == 4
+    # a model cache: both files link into one blob folder
+    blobs = tmp_path / "cache" / "blobs"
+    blobs.mkdir(parents=True)
+    (blobs / "aa").write_text(ir())
+    (blobs / "bb").write_bytes(BIN)
+    snap = tmp_path / "cache" / "snapshots" / "1"
+    snap.mkdir(parents=True)
+    (snap / "m.xml").symlink_to(blobs / "aa")
+    (snap / "m.bin").symlink_to(blobs / "bb")
+    from ovgather.ir import const_value
+
+    G = read_ir(snap / "m.xml")
+    assert const_value(G, "1").tolist() == [6]
