@@ -325,9 +325,15 @@ class AtomicOutput:
                 pass
 
     def _cleanup(self) -> None:
-        if self.temp_dir is not None:
+        if self.temp_dir is None:
+            return
+        try:  # the private folder holds only plain files of ours
+            for name in os.listdir(self.temp_dir):
+                os.unlink(os.path.join(self.temp_dir, name))
+            os.rmdir(self.temp_dir)
+        except OSError:
             shutil.rmtree(self.temp_dir, ignore_errors=True)
-            self.temp_dir = None
+        self.temp_dir = None
 
 
 def _lstat(path: Path) -> os.stat_result | None:

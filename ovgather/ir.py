@@ -312,11 +312,14 @@ def _int_attr(value: str | None, what: str, minimum: int = 0) -> int:
     if value is None:
         raise IRStructureError(f"{what} is required, but it is missing")
     text = value.strip()
-    if (not re.fullmatch(r"[+-]?[0-9]+", text) or len(text.lstrip("+-0")) > 2 * _MAX_DIGITS
-            or int(text) < minimum):
+    digits = text.lstrip("+-").lstrip("0") or "0"  # int() counts leading zeros too
+    number = None
+    if re.fullmatch(r"[+-]?[0-9]+", text) and len(digits) <= 2 * _MAX_DIGITS:
+        number = -int(digits) if text.startswith("-") else int(digits)
+    if number is None or number < minimum:
         raise IRStructureError(f"{what} must be an integer >= {minimum} (digits 0-9), but "
                                f"got '{_short(value)}'")
-    return int(text)
+    return number
 
 
 _SHAPE_TEXT = re.compile(r"[ \t]*[0-9]{1,19}[ \t]*(?:,[ \t]*[0-9]{1,19}[ \t]*)*")

@@ -77,9 +77,10 @@ def _digits(digits: str, text: str) -> int:
     if not digits.isascii():
         raise ShapeParseError(f"a dimension must be written with the digits 0-9, but got "
                               f"'{_cut(text)}'")
-    if len(digits.lstrip("0")) > 19 or int(digits) > INF:
+    significant = digits.lstrip("0") or "0"  # int() counts leading zeros too
+    if len(significant) > 19 or int(significant) > INF:
         raise ShapeParseError(f"a dimension is at most {INF}, but got '{_cut(digits)}'")
-    return int(digits)
+    return int(significant)
 
 
 def _cut(text: str) -> str:
