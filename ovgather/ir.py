@@ -978,7 +978,7 @@ class _Reader:
     def op_version(self, key: tuple[str, str | None]) -> int | None:
         try:
             self.versions[key] = op_version(*key)
-        except UnsupportedOpError:
+        except (UnsupportedOpError, ValueError):  # ValueError: "opset³", 5000 digits
             self.versions[key] = None  # the checker reports it; reading goes on
         return self.versions[key]
 

@@ -46,7 +46,7 @@ def opset_number(opset: str | None) -> int | None:
     if not isinstance(opset, str) or not opset.startswith("opset"):
         return None
     digits = opset[5:]
-    return int(digits) if digits.isdigit() else None
+    return int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 10 else None
 
 
 def op_version(op_type: str, opset: str | None) -> int | None:
