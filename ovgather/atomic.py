@@ -21,19 +21,20 @@ Every output goes through :class:`AtomicOutput`: an IR's .xml + .bin pair
   .bin is hard-linked into the private folder; if the .xml rename fails, the old .bin is
   put back, so a failure leaves the old pair byte for byte.
 * **Signals clean up.** While a write is under way SIGINT, SIGTERM and SIGHUP are caught
-  (the handlers are installed only for the write and restored afterwards, and only in
-  the main thread, where Python runs them). Arriving while the data is written, the
-  signal stops the write and the private folder is removed: the old files stay. Arriving
-  during the commit or the clean-up, it is held until both renames are done and then
-  raised, so an ``--in-place`` write is never left half-renamed by a signal. It is raised
-  as :class:`Interrupted` (a ``KeyboardInterrupt``) carrying the signal number; the CLI
-  exits with ``128 + signal``.
+  (the handlers are installed only for the write and restored afterwards, only in the
+  main thread, where Python runs them, and only for signals that still have their
+  default action: a program's own handler, or SIGHUP ignored under ``nohup``, stays).
+  Arriving while the data is written, the signal stops the write and the private folder
+  is removed: the old files stay. Arriving during the commit or the clean-up, it is held
+  until both renames are done and then raised, so an ``--in-place`` write is never left
+  half-renamed by a signal. It is raised as :class:`Interrupted` (a ``KeyboardInterrupt``)
+  carrying the signal number; the CLI exits with ``128 + signal``.
 
 Only SIGKILL or a power cut inside the commit step (two renames, microseconds) can still
 leave a new .bin beside the old .xml; the private folder then stays behind too, holding
-the old .bin (``bin.old``), which is the recovery: move it back.
+the old .bin (``0.old``), which is the recovery: move it back over the .bin.
 
-Why a folder and not two temporary files beside the outputs: one ``rmtree`` removes
+Why a folder and not two temporary files beside the outputs: one clean-up removes
 everything however far the write got, and nothing in the destination folder except the
 final names ever becomes visible under a guessable name.
 """
@@ -156,11 +157,15 @@ class _Signals:
         self.old: dict[int, Any] = {}
 
     def install(self) -> None:
+        """Take over the signals that still have their default action (a program's own
+        handler, or an ignored SIGHUP under ``nohup``, is left alone)."""
         if threading.current_thread() is not threading.main_thread():
             return  # Python runs handlers in the main thread only
         for signum in _SIGNALS:
             try:
-                self.old[signum] = signal.signal(signum, self.handle)
+                current = signal.getsignal(signum)
+                if current in (signal.SIG_DFL, signal.default_int_handler):
+                    self.old[signum] = signal.signal(signum, self.handle)
             except (OSError, ValueError):  # pragma: no cover
                 pass
 

@@ -328,3 +328,30 @@ def test_two_converts_racing_on_one_output_never_mix(tmp_path: Path) -> None:
 
     ov.Core().compile_model(str(out), "CPU")
     assert sorted(os.listdir(out.parent)) == ["o.bin", "o.xml"]
+
+
+def test_a_programs_own_signal_handlers_are_left_alone(model: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only default actions are taken over during a write, and they are put back."""
+    from ovgather import atomic
+
+    seen = {}
+
+    def hook(point: str) -> None:
+        if point == "written":
+            seen.update({s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP,
+                                                           signal.SIGINT)})
+
+    mine = lambda signum, frame: None  # noqa: E731
+    old_term = signal.signal(signal.SIGTERM, mine)
+    old_hup = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        monkeypatch.setattr(atomic, "_hook", hook)
+        write_ir(read_ir(model), tmp_path / "o.xml")
+        assert seen[signal.SIGTERM] is mine and seen[signal.SIGHUP] == signal.SIG_IGN
+        assert seen[signal.SIGINT] not in (signal.default_int_handler, signal.SIG_DFL)
+        assert signal.getsignal(signal.SIGTERM) is mine
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+        signal.signal(signal.SIGHUP, old_hup)
