@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import shutil
 import signal
@@ -55,6 +54,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import OutputError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no flock, writers do not take turns
+    fcntl = None
 
 __all__ = ["AtomicOutput", "Interrupted", "clashes_with_model", "model_files"]
 
@@ -352,6 +356,8 @@ def _lstat(path: Path) -> os.stat_result | None:
 def _folder_lock(folder: Path) -> Iterator[None]:
     """An exclusive ``flock`` on the folder itself (where the file system allows it)."""
     try:
+        if fcntl is None:
+            raise OSError(errno.ENOSYS, "no flock")
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
         yield

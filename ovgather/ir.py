@@ -430,7 +430,12 @@ class _BinFile:
         view, done = memoryview(out), 0
         while done < size:
             try:
-                got = os.preadv(fd, [view[done:done + (1 << 30)]], offset + done)
+                if hasattr(os, "preadv"):
+                    got = os.preadv(fd, [view[done:done + (1 << 30)]], offset + done)
+                else:  # pragma: no cover - systems without preadv
+                    piece = os.pread(fd, min(size - done, 1 << 30), offset + done)
+                    got = len(piece)
+                    view[done:done + got] = piece
             except OSError as err:
                 raise WeightsError(f"the weights file cannot be read: {err.strerror}",
                                    file=self.path) from err
