@@ -313,13 +313,13 @@ class AtomicOutput:
         backups = {}
         for i, target in enumerate(self.targets[:-1]):
             st = _lstat(target)
-            if st is None or not stat.S_ISREG(st.st_mode):
+            if st is None or not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
                 continue
             backup = os.path.join(self.temp_dir, f"{i}.old")
-            try:
+            try:  # a link is kept as the link itself
                 os.link(target, backup, follow_symlinks=False)
             except OSError:
-                shutil.copyfile(target, backup)
+                shutil.copyfile(target, backup, follow_symlinks=False)
             backups[target] = backup
         return backups
 

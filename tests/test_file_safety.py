@@ -355,3 +355,37 @@ def test_a_programs_own_signal_handlers_are_left_alone(model: Path, tmp_path: Pa
     finally:
         signal.signal(signal.SIGTERM, old_term)
         signal.signal(signal.SIGHUP, old_hup)
+
+
+def test_failed_write_over_links_puts_the_links_back(model: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """out.xml and out.bin are links elsewhere; the .xml rename fails: both links are as
+    before and their targets untouched."""
+    import errno
+
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "a.xml").write_text("xml")
+    (victim / "a.bin").write_text("bin")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "o.xml").symlink_to(victim / "a.xml")
+    (out / "o.bin").symlink_to(victim / "a.bin")
+    G = read_ir(model)
+    real = os.replace
+    calls = []
+
+    def replace(a, b):  # noqa: ANN001, ANN202
+        calls.append(b)
+        if len(calls) == 2:
+            raise OSError(errno.EIO, "simulated")
+        return real(a, b)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(errors.OutputError):
+        write_ir(G, out / "o.xml")
+    monkeypatch.undo()
+    assert os.readlink(out / "o.xml") == str(victim / "a.xml")
+    assert os.readlink(out / "o.bin") == str(victim / "a.bin")
+    assert (victim / "a.xml").read_text() == "xml" and (victim / "a.bin").read_text() == "bin"
+    assert sorted(os.listdir(out)) == ["o.bin", "o.xml"]
