@@ -108,5 +108,8 @@ def test_many_ports_read_in_about_the_time_of_a_chain(wide: str, walk: str,
     G, took = timed_read(files[wide])
     hub = str(N) if wide == "concat" else "2"
     assert G.degree(hub) >= N
+    del G
+    if took > MAX_RATIO * base:  # a busy machine: one more try before failing (n² is 80×)
+        took = min(took, timed_read(files[wide])[1])
     print(f"{wide} ({walk}): {took:.3f} s, chain {base:.3f} s, ratio {took / base:.2f}")
     assert took <= MAX_RATIO * base, f"{wide}: {took:.2f} s vs chain {base:.2f} s"
