@@ -288,7 +288,7 @@ class AtomicOutput:
     # -- commit and clean-up -------------------------------------------------------
     def _commit(self) -> None:
         assert self.temp_dir is not None
-        for target in self.targets:  # a link or folder in the way: refuse before renaming
+        for target in self.targets:  # a folder in the way: refuse before renaming anything
             st = _lstat(target)
             if st is not None and stat.S_ISDIR(st.st_mode):
                 raise IsADirectoryError(errno.EISDIR, "a folder is in the way", str(target))
