@@ -63,18 +63,36 @@ def _is_shape_tensor(G: nx.MultiDiGraph, u: str, port_id: int, memo: dict[str, b
     """True when output ``port_id`` of ``u`` is a small integer tensor computed from a
     ShapeOf (a Reshape target, a Broadcast shape…), the way frontends compute shapes at
     run time."""
+    return _small_int(G, u, port_id) and _from_shape_of(G, u, memo)
+
+
+def _small_int(G: nx.MultiDiGraph, u: str, port_id: int) -> bool:
     port = g.output_port(G, u, port_id)
-    if element_type_name(port.get("precision")) not in _SHAPE_TYPES or len(port["dims"]) > 1:
-        return False
-    return _from_shape_of(G, u, memo)
+    return element_type_name(port.get("precision")) in _SHAPE_TYPES and len(port["dims"]) <= 1
 
 
 def _from_shape_of(G: nx.MultiDiGraph, u: str, memo: dict[str, bool]) -> bool:
-    if u not in memo:
-        memo[u] = False  # a guard while the walk is under way (the graph is acyclic)
-        t = G.nodes[u]["type"]
-        memo[u] = t in ("ShapeOf",) or (t != "Parameter" and any(
-            _is_shape_tensor(G, v, fp, memo) for v, fp, _ in g.input_edges(G, u)))
+    """Whether ``u`` computes from a ShapeOf through small integer tensors: a walk with
+    its own stack (shape chains can be thousands of layers deep)."""
+    stack, entered = [u], set()
+    while stack:
+        n = stack[-1]
+        if n in memo:
+            stack.pop()
+            continue
+        t = G.nodes[n]["type"]
+        if t in ("ShapeOf", "Parameter"):
+            memo[n] = t == "ShapeOf"
+            stack.pop()
+            continue
+        feeds = [v for v, fp, _ in g.input_edges(G, n) if _small_int(G, v, fp)]
+        todo = [v for v in feeds if v not in memo]
+        if todo and n not in entered:
+            entered.add(n)
+            stack.extend(todo)
+            continue
+        memo[n] = any(memo.get(v, False) for v in feeds)
+        stack.pop()
     return memo[u]
 
 

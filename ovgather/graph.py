@@ -12,8 +12,11 @@ Graph attributes (``G.graph``)
 ``rt_info``      the net-level ``<rt_info>`` element as XML text (lossless), or None.
 ``xml_path``     the .xml file read (``str``) or None for ``parse_ir`` on bytes.
 ``bin_path``     the .bin file beside it (``str``) or None.
-``weights``      the weights buffer (a read-only numpy uint8 memmap or array over the
-                 .bin) or None; opened lazily by ``const_value``.
+``weights``      the weights given to ``parse_ir`` as a read-only numpy uint8 array, or
+                 None. A .bin file is never mapped: ``const_value`` reads the bytes it
+                 needs (checked against the file's size at that moment, so a .bin that
+                 shrinks is an error, not a SIGBUS) through a reader kept in
+                 ``bin_reader`` (internal, opened on first use).
 ``net_attrs``    every ``<net>`` attribute in XML order (``dict[str, str]``).
 ``extra_xml``    other children of ``<net>`` (besides layers/edges/rt_info) as a list of
                  XML texts, kept so that a round trip loses nothing (written after
@@ -60,15 +63,29 @@ Edges: one per ``<edge>``
 The key is the pair of port ids, so two edges between the same layers stay distinct.
 ``line`` is the XML line of the ``<edge>`` (None or absent for added edges).
 ``write_ir`` writes the edges in ``G.edges`` order (grouped by producer).
+
+What ``write_ir`` checks first (:func:`validate_graph`)
+-------------------------------------------------------
+So that what it writes can be read again, by ovgather and by OpenVINO: ``ir_version``
+is the int 10 or 11 (or absent); every node id is a plain decimal integer (``"7"`` or
+``7``) and unique as text; ``type`` is present; port ``id`` s are ints >= 0, unique in
+their layer; ``dims`` are ints >= -1; attribute keys (``data``, ``layer_attrs``, port
+``attrs``, ``net_attrs``) are XML names (``{namespace}local`` is allowed and written with
+a prefix); no text holds a character XML 1.0 cannot carry (control characters other
+than tab, newline and carriage return); every edge joins an existing output port to an
+existing input port, every input port has exactly one edge, and the edges form no cycle.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from sys import intern
 from typing import Any
 
 import networkx as nx
+
+from .errors import OutputError
 
 __all__ = [
     "Port",
@@ -83,6 +100,7 @@ __all__ = [
     "producer",
     "consumers",
     "layers_by_type",
+    "validate_graph",
 ]
 
 Port = dict[str, Any]
@@ -112,8 +130,8 @@ def layer_of_xml(attrs: dict[str, str], line: int | None, taken: dict[str, Any]
     name = attrs.pop("name", None)
     op_type = attrs.pop("type", None)
     version = attrs.pop("version", None)
-    if (node_id is None or not node_id.isdigit() or node_id in taken or name is None
-            or op_type is None):
+    if (node_id is None or not (node_id.isascii() and node_id.isdigit()) or len(node_id) > 19
+            or node_id in taken or name is None or op_type is None):
         return node_id, None
     return node_id, new_layer(name, intern(op_type), None if version is None else intern(version),
                               layer_attrs=attrs, line=line)
@@ -182,3 +200,139 @@ def consumers(G: nx.MultiDiGraph, node: str, from_port: int) -> list[tuple[str, 
 def layers_by_type(G: nx.MultiDiGraph, op_type: str) -> Iterator[str]:
     """The ids of the layers of type ``op_type``, in graph order."""
     return (n for n, t in G.nodes(data="type") if t == op_type)
+
+
+# ---------------------------------------------------------------------------------------
+# The schema check before writing
+# ---------------------------------------------------------------------------------------
+_XML_NAME = re.compile(r"(?:\{[^{}]*\})?[^\W\d][\w.\-]*(?::[^\W\d][\w.\-]*)?\Z")
+#: Characters XML 1.0 cannot carry, escaped or not.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_RESERVED = {"layer_attrs": ("id", "name", "type", "version"),
+             "attrs": ("id", "precision", "names")}
+
+
+def _fail(message: str, node: Any = None, attrs: dict | None = None) -> OutputError:
+    name = None if attrs is None else attrs.get("name")
+    return OutputError(f"the graph cannot be written as an IR: {message}",
+                       layer_name=None if name is None else str(name),
+                       layer_id=None if node is None else str(node))
+
+
+def _check_text(value: Any, what: str, node: Any = None, attrs: dict | None = None) -> None:
+    text = value if isinstance(value, str) else str(value)
+    bad = _NOT_XML.search(text)
+    if bad is not None:
+        raise _fail(f"{what} must hold only characters XML can carry, but has "
+                    f"U+{ord(bad.group()):04X} at position {bad.start()}", node, attrs)
+
+
+def _check_attrs(items: Any, what: str, node: Any = None, attrs: dict | None = None,
+                 reserved: tuple[str, ...] = ()) -> None:
+    if items is None:
+        return
+    if not isinstance(items, dict):
+        raise _fail(f"{what} must be a dict of attributes, but got {type(items).__name__}",
+                    node, attrs)
+    for key, value in items.items():
+        if not isinstance(key, str) or not _XML_NAME.match(key):
+            raise _fail(f"an attribute name in {what} must be an XML name, but got {key!r}",
+                        node, attrs)
+        if key in reserved:
+            raise _fail(f"{what} must not repeat the attribute '{key}'", node, attrs)
+        _check_text(value, f"the attribute '{key}' in {what}", node, attrs)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _port_ids(node: Any, attrs: dict, key: str, seen: set) -> set[int]:
+    ports = attrs.get(key) or []
+    ids = set()
+    for port in ports:
+        if not isinstance(port, dict) or "id" not in port:
+            raise _fail(f"every port in '{key}' needs an 'id'", node, attrs)
+        pid = port["id"]
+        if not _is_int(pid) or pid < 0:
+            raise _fail(f"a port id must be an int >= 0, but got {pid!r}", node, attrs)
+        if pid in seen:
+            raise _fail(f"port ids must be unique within a layer, but {pid} is used twice",
+                        node, attrs)
+        seen.add(pid)
+        ids.add(pid)
+        for d in port.get("dims") or ():
+            if not _is_int(d) and not (hasattr(d, "__index__") and not isinstance(d, bool)):
+                raise _fail(f"port {pid}'s dims must be ints, but got {d!r}", node, attrs)
+            if int(d) < -1:
+                raise _fail(f"port {pid}'s dims must be >= -1 (-1 for a dynamic dim), but "
+                            f"got {int(d)}", node, attrs)
+        for name in port.get("names") or ():
+            _check_text(name, f"a tensor name of port {pid}", node, attrs)
+        if port.get("precision") is not None:
+            _check_text(port["precision"], f"the precision of port {pid}", node, attrs)
+        _check_attrs(port.get("attrs"), f"the attributes of port {pid}", node, attrs,
+                     _RESERVED["attrs"])
+    return ids
+
+
+def validate_graph(G: nx.MultiDiGraph) -> None:
+    """Check ``G`` against this schema; an OutputError names the layer (id and name) and
+    the attribute that would make an IR that cannot be read back."""
+    version = G.graph.get("ir_version")
+    if version is not None and (not _is_int(version) or version not in (10, 11)):
+        raise _fail(f"G.graph['ir_version'] must be the int 10 or 11, but got {version!r}")
+    for key in ("name",):
+        if G.graph.get(key) is not None:
+            _check_text(G.graph[key], f"G.graph['{key}']")
+    _check_attrs(G.graph.get("net_attrs"), "G.graph['net_attrs']")
+    ports: dict[Any, tuple[set[int], set[int]]] = {}
+    texts: set[str] = set()
+    for node, attrs in G.nodes(data=True):
+        text = str(node) if _is_int(node) else node
+        if not isinstance(text, str) or not (text.isascii() and text.isdigit()):
+            raise _fail(f"a layer id must be a decimal integer (an IR's ids are), but got "
+                        f"{node!r}", node, attrs)
+        if text in texts:
+            raise _fail(f"layer ids must be unique as text, but {text!r} is used twice",
+                        node, attrs)
+        texts.add(text)
+        op_type = attrs.get("type")
+        if not isinstance(op_type, str) or not op_type:
+            raise _fail("a layer needs a 'type' (the op name), but it is missing", node, attrs)
+        for key in ("name", "type", "version"):
+            if attrs.get(key) is not None:
+                _check_text(attrs[key], f"the layer's '{key}'", node, attrs)
+        _check_attrs(attrs.get("data"), "the layer's data", node, attrs)
+        _check_attrs(attrs.get("layer_attrs"), "the layer's attributes", node, attrs,
+                     _RESERVED["layer_attrs"])
+        seen: set[int] = set()
+        ports[node] = (_port_ids(node, attrs, "inputs", seen),
+                       _port_ids(node, attrs, "outputs", seen))
+    fed: set[tuple[Any, int]] = set()
+    for u, v, key, e in G.edges(keys=True, data=True):
+        fp = e.get("from_port", key[0] if isinstance(key, tuple) else None)
+        tp = e.get("to_port", key[1] if isinstance(key, tuple) else None)
+        if not _is_int(fp) or not _is_int(tp):
+            raise _fail(f"the edge {u} -> {v} must carry int from_port and to_port, but got "
+                        f"{fp!r} and {tp!r}", v, G.nodes[v])
+        if fp not in ports[u][1]:
+            raise _fail(f"the edge {u} -> {v} starts at output port {fp}, which layer {u} "
+                        "does not have", u, G.nodes[u])
+        if tp not in ports[v][0]:
+            raise _fail(f"the edge {u} -> {v} ends at input port {tp}, which layer {v} "
+                        "does not have", v, G.nodes[v])
+        if (v, tp) in fed:
+            raise _fail(f"an input port takes one edge, but port {tp} is fed twice", v,
+                        G.nodes[v])
+        fed.add((v, tp))
+    for node, (inputs, _) in ports.items():
+        for tp in inputs:
+            if (node, tp) not in fed:
+                raise _fail(f"every input port needs an edge, but port {tp} has none", node,
+                            G.nodes[node])
+    if not nx.is_directed_acyclic_graph(G):
+        cycle = nx.find_cycle(G)
+        path = " -> ".join(str(u) for u, *_ in cycle) + f" -> {cycle[0][0]}"
+        raise _fail(f"an IR must be acyclic, but the edges form the cycle {path}",
+                    cycle[0][0], G.nodes[cycle[0][0]])

@@ -407,7 +407,8 @@ def _parse_shape_lenient(text: str) -> PartialShape:
         dims = []
         for p in parts:
             lo, sep, hi = p.partition("..")
-            if sep and lo.isdigit() and hi.isdigit() and int(lo) > int(hi):
+            if sep and lo.isascii() and hi.isascii() and lo.isdigit() and hi.isdigit() \
+                    and len(lo) < 20 and len(hi) < 20 and int(lo) > int(hi):
                 dims.append(Dimension.dynamic())
             else:
                 dims.append(Dimension.parse(p))

@@ -72,6 +72,23 @@ def _clip_minus(a: int, b: int) -> int:
     return a - b
 
 
+def _digits(digits: str, text: str) -> int:
+    """A size written in ASCII digits (OpenVINO refuses other digits, such as ``３`` or
+    ``³``), at most ``INF`` (19 digits: also keeps clear of Python's 4300-digit limit)."""
+    if not digits.isascii():
+        raise ShapeParseError(f"a dimension must be written with the digits 0-9, but got "
+                              f"'{_cut(text)}'")
+    significant = digits.lstrip("0") or "0"  # int() counts leading zeros too
+    if len(significant) > 19 or int(significant) > INF:
+        raise ShapeParseError(f"a dimension is at most {INF}, but got '{_cut(digits)}'")
+    return int(significant)
+
+
+def _cut(text: str) -> str:
+    """``text`` for a message: at most 40 characters."""
+    return text if len(text) <= 40 else f"{text[:40]}… ({len(text)} characters)"
+
+
 class Dimension:
     """One dimension: the interval ``lo..hi`` of sizes it may take (``hi`` may be INF).
 
@@ -139,20 +156,20 @@ class Dimension:
         if s in ("?", "-1"):
             return DYNAMIC
         if s.isdigit():
-            return Dimension.static(int(s))
+            return Dimension.static(_digits(s, text))
         lo_text, sep, hi_text = s.partition("..")
         if sep:
             lo_text, hi_text = lo_text.strip(), hi_text.strip()
             if (not lo_text or lo_text.isdigit()) and (not hi_text or hi_text.isdigit()):
-                lo = int(lo_text) if lo_text else 0
-                hi = int(hi_text) if hi_text else INF
+                lo = _digits(lo_text, text) if lo_text else 0
+                hi = _digits(hi_text, text) if hi_text else INF
                 if lo <= hi:
                     return Dimension.from_bounds(lo, hi)
                 raise ShapeParseError(
                     f"an interval dimension needs lower <= upper, but got '{text}'"
                 )
         raise ShapeParseError(
-            f"a dimension is N, ?, -1, N..M, N.. or ..M, but got '{text}'"
+            f"a dimension is N, ?, -1, N..M, N.. or ..M, but got '{_cut(text)}'"
         )
 
     # -- queries -----------------------------------------------------------------
@@ -313,7 +330,7 @@ class PartialShape:
         s = text.strip()
         if s.startswith("[") or s.endswith("]"):
             if not (s.startswith("[") and s.endswith("]")):
-                raise ShapeParseError(f"unbalanced brackets in shape '{text}'")
+                raise ShapeParseError(f"unbalanced brackets in shape '{_cut(text)}'")
             s = s[1:-1].strip()
         if s == "...":
             return cls.of(None)
@@ -322,7 +339,7 @@ class PartialShape:
         try:
             return cls.of(tuple(Dimension.parse(part) for part in s.split(",")))
         except ShapeParseError as err:
-            raise ShapeParseError(f"{err.message} in shape '{text}'") from None
+            raise ShapeParseError(f"{err.message} in shape '{_cut(text)}'") from None
 
     # -- queries -----------------------------------------------------------------
     @property

@@ -27,6 +27,7 @@ from typing import Any
 import networkx as nx
 
 from . import graph as g
+from .atomic import AtomicOutput
 from .errors import OutputError, UnsupportedOpError, UsageError
 from .explain import (
     check_rows,
@@ -137,40 +138,43 @@ def _legend() -> list[str]:
             f'CELLSPACING="0" CELLPADDING="3"><TR>{cells}</TR></TABLE>>];']
 
 
+#: Seconds Graphviz may take before ``render`` gives up on it.
+DOT_TIMEOUT = 300
+
+
 def render(dot_text: str, fmt: str, path: str | os.PathLike[str]) -> None:
-    """Write ``dot_text`` as ``fmt`` (dot, svg or png) to ``path``."""
+    """Write ``dot_text`` as ``fmt`` (dot, svg or png) to ``path``, atomically (see
+    :mod:`ovgather.atomic`: a private temporary file renamed over ``path``; a link at
+    ``path`` is replaced, never written through)."""
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, but got '{fmt}'")
-    if fmt == "dot":
-        _write_text(dot_text, path)
-        return
-    exe = shutil.which("dot")
-    if exe is None:
-        raise OutputError(_INSTALL_HINT.format(fmt=fmt), file=str(path))
-    tmp = f"{path}.tmp"
+    exe = None
+    if fmt != "dot":
+        exe = shutil.which("dot")
+        if exe is None:
+            raise OutputError(_INSTALL_HINT.format(fmt=fmt), file=str(path))
+    with AtomicOutput([path], "the picture") as out:
+        if exe is None:
+            with out.open(path, "w") as f:
+                f.write(dot_text)
+        else:
+            _run_dot(exe, fmt, dot_text, out.path(path), path)
+
+
+def _run_dot(exe: str, fmt: str, dot_text: str, tmp: str, path: str | os.PathLike[str]) -> None:
     try:
         run = subprocess.run([exe, f"-T{fmt}", "-o", tmp], input=dot_text.encode("utf-8"),
-                             capture_output=True, timeout=300, check=False)
-        if run.returncode != 0:
-            message = run.stderr.decode("utf-8", "replace").strip().splitlines()
-            last = message[-1] if message else f"exit code {run.returncode}"
-            raise OutputError(f"Graphviz 'dot' failed: {last}", file=str(path))
-        os.replace(tmp, path)
-    except OSError as err:
-        raise OutputError(f"the picture cannot be written: {err.strerror or err}",
-                          file=str(path)) from err
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def _write_text(text: str, path: str | os.PathLike[str]) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as err:
-        raise OutputError(f"the DOT file cannot be written: {err.strerror or err}",
-                          file=str(path)) from err
+                             capture_output=True, timeout=DOT_TIMEOUT, check=False)
+    except subprocess.TimeoutExpired:
+        raise OutputError(f"Graphviz 'dot' did not finish within {DOT_TIMEOUT} s (the graph "
+                          "may be too big to lay out: draw a part with --layer and --depth, "
+                          "or write --format dot)", file=str(path)) from None
+    if run.returncode != 0:
+        message = run.stderr.decode("utf-8", "replace").strip().splitlines()
+        last = message[-1] if message else f"exit code {run.returncode}"
+        raise OutputError(f"Graphviz 'dot' failed: {last}", file=str(path))
+    if not os.path.isfile(tmp):
+        raise OutputError("Graphviz 'dot' wrote no picture", file=str(path))
 
 
 def write_picture(

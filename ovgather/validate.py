@@ -36,7 +36,7 @@ import json
 import math
 import os
 import tempfile
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,6 +49,7 @@ from . import graph as g
 from . import runtime
 from .element_types import element_type_name, numpy_dtype
 from .errors import (
+    OvgatherError,
     ReferenceInputError,
     RuntimeBridgeError,
     ShapeError,
@@ -70,6 +71,8 @@ __all__ = [
     "validate",
     "validate_whole_model",
     "gather_layers",
+    "DEFAULT_MEMORY_BUDGET",
+    "parse_size",
 ]
 
 STATUSES = ("ok", "mismatch", "invalid", "error", "skipped")
@@ -81,6 +84,11 @@ MAX_TRIES = 8
 DYNAMIC_RANKS = (3, 2, 4, 1)
 #: The most elements of any input or output tensor validation allocates for a layer.
 MAX_ELEMENTS = 1 << 26
+#: The memory validate may hold for tensors at once, in bytes (``--memory-budget``): the
+#: data, indices and outputs of the layers planned and not yet judged, counted twice
+#: (the runtime's copies and the reference's output). A layer that needs more alone is
+#: ``skipped``; otherwise planning waits until judged layers free enough.
+DEFAULT_MEMORY_BUDGET = 2 << 30
 #: Float tolerance: the ops only move data, so anything but a tiny error is a bug.
 RTOL, ATOL = 1e-6, 1e-6
 #: The most layers validate puts in one compiled model: OpenVINO's compile time grows a
@@ -132,6 +140,8 @@ class ValidationReport:
     seed: int
     mode: str = "layers"
     layers: list[LayerValidation] = field(default_factory=list)
+    #: the most bytes of tensors validate estimated it held at once (not in the JSON)
+    peak_bytes: int = 0
 
     @property
     def summary(self) -> dict[str, int]:
@@ -185,6 +195,62 @@ class _Plan:
     ins: list[Tensor] = field(default_factory=list)
     #: the concrete data and indices shapes picked and the output shape inferred for them
     concrete: tuple[tuple[int, ...], tuple[int, ...], str] | None = None
+    #: the memory budget this plan reserves from (None: no total budget) and its share
+    budget: _Budget | None = None
+    cost: int = 0
+
+
+class _Budget:
+    """The bytes of tensors held at once by validate's planned, not yet judged layers.
+
+    ``reserve`` is called with a layer's estimated bytes before its tensors exist; when
+    they do not fit, ``make_room`` (set by :func:`validate`) judges and frees the oldest
+    planned layers, and a layer that does not fit even alone is skipped."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.used, self.peak = int(total), 0, 0
+        self.make_room: Callable[[], bool] = lambda: False
+
+    def reserve(self, plan: _Plan, cost: int) -> None:
+        if cost > self.total:
+            raise NoValidInputs("skipped", f"its tensors need about {_size_text(cost)}, more "
+                                           f"than the memory budget of {_size_text(self.total)} "
+                                           "(--memory-budget)")
+        while self.used + cost > self.total and self.make_room():
+            pass
+        plan.cost = cost
+        self.used += cost
+        self.peak = max(self.peak, self.used)
+
+    def release(self, plan: _Plan) -> None:
+        self.used -= plan.cost
+        plan.cost = 0
+        plan.case = None  # the arrays go with it
+
+
+def _size_text(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def parse_size(text: str) -> int:
+    """``2GiB``, ``512M``, ``1e9``, ``100000`` → bytes (units K, M, G, T of 1024, with
+    or without ``iB``/``B``); ValueError when it is not a size.
+
+    >>> parse_size("2GiB"), parse_size("512k"), parse_size("1000")
+    (2147483648, 524288, 1000)
+    """
+    import re
+
+    match = re.fullmatch(r"\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*([kmgt]?)(?:i?b)?\s*",
+                         text.lower())
+    if match is None:
+        raise ValueError(f"a size is a number with an optional unit K, M, G or T (powers "
+                         f"of 1024), such as 2GiB or 512M, but got '{text[:40]}'")
+    number, unit = match.groups()
+    return int(float(number) * (1 << (10 * " kmgt".index(unit or " "))))
 
 
 def _etype_of(G: nx.MultiDiGraph, node: str, port: g.Port) -> str:
@@ -219,11 +285,11 @@ def _const_array(G, u: str) -> np.ndarray:
     return np.array(const_value(G, u))
 
 
-def _plan(G, node, shapes, rng) -> _Plan:
+def _plan(G, node, shapes, rng, budget: _Budget | None = None) -> _Plan:
     attrs = G.nodes[node]
     result = LayerValidation(node, attrs["name"], attrs["type"], attrs.get("version"),
                              attrs.get("line"))
-    plan = _Plan(result, attrs=dict(attrs.get("data") or {}))
+    plan = _Plan(result, attrs=dict(attrs.get("data") or {}), budget=budget)
     try:
         _plan_case(G, node, attrs, shapes, rng, plan)
     except NoValidInputs as why:
@@ -295,6 +361,16 @@ def _check_budget(plan: _Plan, dsize: list[int], isize: list[int]) -> None:
         raise NoValidInputs("skipped", f"a tensor of {biggest} elements exceeds the validation "
                                        f"budget of {MAX_ELEMENTS} (concrete data "
                                        f"{_shape_text(dsize)}, indices {_shape_text(isize)})")
+    if plan.budget is not None:
+        widths = [_itemsize(plan.ins[0].etype), _itemsize(plan.ins[1].etype)]
+        counts = [math.prod(int(d) for d in s) for s in sizes]
+        cost = sum(c * w for c, w in zip(counts, widths + widths[:1], strict=False))
+        plan.budget.reserve(plan, 2 * cost)
+
+
+def _itemsize(etype: str) -> int:
+    name = numpy_dtype(etype)
+    return np.dtype(name).itemsize if name else 8
 
 
 def _infer_concrete(plan: _Plan, dsize: Sequence[int], isize: Sequence[int]) -> PartialShape:
@@ -391,9 +467,14 @@ def validate(
     threads: int | None = None,
     progress: Callable[[int], None] | None = None,
     reference: Callable[..., np.ndarray] | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
 ) -> ValidationReport:
     """Run every gather layer (or those named in ``layers``) on the CPU plugin and
     compare its shapes with ovgather's inference and its values with the reference.
+
+    ``memory_budget`` bounds the bytes of tensors held at once (see
+    ``DEFAULT_MEMORY_BUDGET``): layers are planned, run, judged and freed a chunk at a
+    time within it, and a layer that needs more on its own is reported ``skipped``.
 
     At most ``batch_size`` layers share one compiled model (fewer when there are many:
     see ``CHUNK_LAYERS``). ``reference`` replaces ``reference.for_layer`` (tests use it
@@ -411,21 +492,49 @@ def validate(
     shapes = infer_shapes(G)
     rng = np.random.default_rng(seed)
     size = _chunk_size(len(nodes), batch_size)
+    budget = _Budget(memory_budget)
     plans: list[_Plan] = []
+    chunk: list[_Plan] = []
+    pending: deque = deque()
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        pending = []
-        for start in range(0, len(nodes), size):
-            chunk = [_plan(G, n, shapes, rng) for n in nodes[start : start + size]]
-            plans += chunk
+
+        def submit() -> None:
             runnable = [p for p in chunk if p.case is not None and p.result.status == "ok"]
-            cases = [p.case for p in runnable]
+            kept = {id(p) for p in runnable}
+            for p in chunk:
+                if id(p) not in kept and p.cost:
+                    budget.release(p)
             pending.append((runnable, pool.submit(
-                runtime.run_cases, cases, batch_size=size, threads=threads,
-                progress=progress, workers=1)))
-        for runnable, future in pending:
+                runtime.run_cases, [p.case for p in runnable], batch_size=size,
+                threads=threads, progress=progress, workers=1)))
+            chunk.clear()
+
+        def judge_oldest() -> bool:
+            """Judge the oldest planned layers and free their tensors (the chunk being
+            planned is sent first when it is all there is)."""
+            if not pending:
+                if not chunk:
+                    return False
+                submit()
+            runnable, future = pending.popleft()
             for plan, run in zip(runnable, future.result(), strict=True):
                 _judge(plan, run, reference or for_layer)
+                budget.release(plan)
+            return True
+
+        budget.make_room = judge_oldest
+        for n in nodes:
+            plan = _plan(G, n, shapes, rng, budget)
+            plans.append(plan)
+            chunk.append(plan)
+            if len(chunk) == size:
+                submit()
+        if chunk:
+            submit()
+        while judge_oldest():
+            pass
     report.layers = [p.result for p in plans]
+    report.peak_bytes = budget.peak
     return report
 
 
@@ -443,10 +552,16 @@ def validate_whole_model(
     layers: Sequence[str] | None = None,
     seed: int = 0,
     threads: int | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
 ) -> ValidationReport:
     """Compile the whole IR with an extra output at every gather layer, run it on random
     inputs, and compare each gather's real output shape with ovgather's inference for
     the same input sizes.
+
+    ``memory_budget`` bounds the estimated bytes of one run (the inputs, the gather
+    outputs and twice the largest other tensor, from ovgather's inference for the sizes
+    picked); over it nothing is allocated and every gather layer is reported
+    ``skipped`` with its own output size.
 
     Dynamic Parameter dims get sizes inside their bounds: first one size for all of
     them (so that a batch ``N`` shared by several inputs stays shared), then the static
@@ -461,7 +576,21 @@ def validate_whole_model(
     if not nodes:
         return report
     names = [G.nodes[n]["name"] for n in nodes]
-    run = _run_whole(G, names, seed, threads)
+    try:
+        run = _run_whole(G, names, seed, threads, nodes, memory_budget)
+    except _OverBudget as over:
+        for node, name in zip(nodes, names, strict=True):
+            attrs = G.nodes[node]
+            res = LayerValidation(node, name, attrs["type"], attrs.get("version"),
+                                  attrs.get("line"), status="skipped",
+                                  inputs=dict(over.concrete))
+            res.inferred_shape = over.outputs.get(node)
+            res.message = (f"the whole model needs about {_size_text(over.cost)} for these "
+                           f"input sizes (this layer's output {res.inferred_shape}), more "
+                           f"than the memory budget of {_size_text(memory_budget)} "
+                           "(--memory-budget)")
+            report.layers.append(res)
+        return report
     concrete = {name: _shape_text(a.shape) for name, a in run.inputs.items()}
     inferred = infer_shapes(G, shapes=concrete)
     for node, name in zip(nodes, names, strict=True):
@@ -469,8 +598,39 @@ def validate_whole_model(
     return report
 
 
-def _run_whole(G, names: list[str], seed: int, threads: int | None) -> runtime.ModelRun:
-    """Run the whole model on the first of the size strategies that the runtime accepts."""
+class _OverBudget(Exception):
+    def __init__(self, cost: int, concrete: dict[str, str], outputs: dict[str, str]) -> None:
+        super().__init__(cost)
+        self.cost, self.concrete, self.outputs = cost, concrete, outputs
+
+
+def _whole_cost(G, nodes: list[str], concrete: dict[str, str]) -> tuple[int, dict[str, str]]:
+    """Estimated bytes of one whole-model run with the Parameters at ``concrete``: the
+    inputs, the gather outputs, and twice the largest other tensor (OpenVINO reuses
+    memory between layers); unknown sizes count as 0. Also the gather output shapes."""
+    inferred = infer_shapes(G, shapes=concrete)
+    wanted = set(nodes)
+    total = biggest = 0
+    outputs = {}
+    for node, shapes_out in inferred.items():
+        attrs = G.nodes[node]
+        for port, shape in zip(attrs.get("outputs") or [], shapes_out, strict=False):
+            count = math.prod(d.lo for d in shape.dims) if shape.is_static else 0
+            width = _itemsize(_etype_of(G, node, port))
+            if attrs["type"] == "Parameter" or node in wanted:
+                total += count * width
+            else:
+                biggest = max(biggest, count * width)
+        if node in wanted and shapes_out:
+            outputs[node] = str(shapes_out[0])
+    return total + 2 * biggest, outputs
+
+
+def _run_whole(G, names: list[str], seed: int, threads: int | None,
+               nodes: list[str] | None = None,
+               memory_budget: int | None = None) -> runtime.ModelRun:
+    """Run the whole model on the first of the size strategies that the runtime accepts
+    (and whose estimated memory is inside ``memory_budget``)."""
     rng = np.random.default_rng(seed)
     candidates = [int(rng.integers(2, SPAN + 1)), *_static_sizes(G), 1]
     strategies: list[Callable[[Dimension], int]] = [
@@ -481,12 +641,18 @@ def _run_whole(G, names: list[str], seed: int, threads: int | None) -> runtime.M
     tries = [(size_of, rank) for rank in DYNAMIC_RANKS for size_of in strategies][:4 * MAX_TRIES]
     if not _has_dynamic_rank(G):
         tries = [(size_of, 0) for size_of in strategies]
+    checked: set[str] = set()
     for size_of, rank in tries:
+        checked.clear()
+
         def make_input(name: str, shape_text: str, dtype: np.dtype, size_of=size_of, rank=rank):
             shape = PartialShape.parse(shape_text)
             if shape.rank is None:  # the model is reshaped to the array's shape
                 shape = PartialShape.dynamic(rank)
             sizes = [size_of(d) for d in shape]
+            if memory_budget is not None and name not in checked:
+                _check_whole_budget(G, nodes or [], size_of, rank, memory_budget)
+                checked.add(name)
             if np.dtype(dtype).kind in "iu":
                 return np.zeros(sizes, dtype)
             return random_data(rng, sizes, dtype)
@@ -500,6 +666,36 @@ def _run_whole(G, names: list[str], seed: int, threads: int | None) -> runtime.M
     assert error is not None
     raise RuntimeBridgeError(f"the runtime ran the model on none of the input sizes tried: "
                              f"{error.message}", file=G.graph.get("xml_path")) from error
+
+
+def _check_whole_budget(G, nodes: list[str], size_of, rank: int, budget: int) -> None:
+    """Raise _OverBudget before any input is made when one run with the Parameters at
+    the sizes ``size_of`` picks would need more than ``budget`` bytes."""
+    concrete = {}
+    for _, attrs in G.nodes(data=True):
+        if attrs.get("type") != "Parameter":
+            continue
+        text = (attrs.get("data") or {}).get("shape", "")
+        try:
+            shape = PartialShape.parse(text) if text.strip() != "..." else None
+        except ShapeError:
+            continue
+        if shape is None or shape.rank is None:
+            shape = PartialShape.dynamic(rank or 1)
+        concrete[attrs["name"]] = _shape_text([size_of(d) for d in shape])
+    inputs = 0
+    for node, attrs in G.nodes(data=True):
+        if attrs.get("type") == "Parameter" and attrs["name"] in concrete:
+            port = (attrs.get("outputs") or [{}])[0]
+            count = math.prod(PartialShape.parse(concrete[attrs["name"]]).to_list())
+            inputs += count * _itemsize(_etype_of(G, node, port))
+    try:
+        cost, outputs = _whole_cost(G, nodes, concrete)
+    except (OvgatherError, ValueError):  # the runtime will say what is wrong
+        cost, outputs = inputs, {}
+    cost = max(cost, inputs)
+    if cost > budget:
+        raise _OverBudget(cost, concrete, outputs)
 
 
 def _has_dynamic_rank(G: nx.MultiDiGraph) -> bool:

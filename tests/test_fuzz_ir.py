@@ -6,6 +6,10 @@ attributes changed, dropped and doubled; elements deleted, doubled and swapped; 
 rewired and added; the .bin cut, flipped, dropped or padded — and runs what a user runs:
 ``read_ir``, ``check``, ``write_ir`` and ``read_ir`` again, and the ``check`` command line.
 
+The mutations include the second round of hostile input: namespaced attributes (which
+must be written back readable), integers of thousands of digits, digits other than 0-9,
+and comments or processing instructions inside a ``<dim>``.
+
 The property: every failure is an ``ovgather`` error that names the file (never a bare
 ``KeyError``, ``ValueError``, ``MemoryError``, ``RecursionError`` …), no example takes 2 s,
 what ``write_ir`` writes can be read back, and the command line answers 0, 1 or 2 with one
@@ -103,6 +107,7 @@ VALUES = [
     "1,2", "?,?", "...", "-1,-1", "opset1", "opset5", "opset8", "opset99", "f32", "i64",
     "i32", "u1", "u4", "string", "boolean", "bogus", "Const", "Parameter", "GatherND",
     "Gather", "Reshape", "Result", "FP32", "I64", "numpy", "none", "true", "&amp;", "&lt;",
+    "9" * 5000, "\uff13", "2,\u00b3,4", "\u0663..\u0665",
 ]
 ATTR = re.compile(r'([\w:-]+)="([^"]*)"')
 TAGS = ["layer", "port", "dim", "edge", "data", "input", "output", "rt_info", "info", "layers",
@@ -218,10 +223,59 @@ def _edge_add(draw, text: str) -> str:
     return text[:pos] + edge + text[pos:]
 
 
+# The second round of hostile input: namespaced attributes, integers past Python's 4300-digit
+# limit, digits other than 0-9 (which OpenVINO refuses), markup inside a <dim>.
+NAMESPACED = [' xml:lang="en"', ' xml:base="http://x/"',
+              ' xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="a b"',
+              ' xmlns:q="urn:q" q:note="1"']
+LONG_DIGITS = ["9" * 5000, "0" * 4400 + "1", "1" * 4301, "9" * 20]
+ODD_DIGITS = ["\uff13", "\u0663", "\u00b3", "\u00b2", "\u2463", "\U0001d7d1"]
+MARKUP = ["<!--c-->", "<!---->", "<?p x?>", " <!--c--> "]
+START_TAG = re.compile(r"<(net|layer|data|port|edge)[\s>/]")
+NUMBER = re.compile(r'(?<=")[0-9][0-9, ]*(?=")|(?<=<dim>)[^<]*(?=</dim>)')
+
+
+def _namespaced_attr(draw, text: str) -> str:
+    tags = list(START_TAG.finditer(text))
+    if not tags:
+        return text
+    m = draw(st.sampled_from(tags))
+    pos = m.start() + 1 + len(m.group(1))
+    return text[:pos] + draw(st.sampled_from(NAMESPACED)) + text[pos:]
+
+
+def _long_digits(draw, text: str) -> str:
+    numbers = list(NUMBER.finditer(text))
+    if not numbers:
+        return text
+    m = draw(st.sampled_from(numbers))
+    return text[:m.start()] + draw(st.sampled_from(LONG_DIGITS)) + text[m.end():]
+
+
+def _odd_digits(draw, text: str) -> str:
+    numbers = [m for m in NUMBER.finditer(text) if m.group()]
+    if not numbers:
+        return text
+    m = draw(st.sampled_from(numbers))
+    pos = draw(st.integers(m.start(), m.end() - 1))
+    return text[:pos] + draw(st.sampled_from(ODD_DIGITS)) + text[pos + 1:]
+
+
+def _markup_in_dim(draw, text: str) -> str:
+    dims = [m for m in re.finditer(r"<dim>([^<]*)</dim>", text)]
+    if not dims:
+        return text
+    m = draw(st.sampled_from(dims))
+    pos = draw(st.integers(m.start(1), m.end(1)))
+    return text[:pos] + draw(st.sampled_from(MARKUP)) + text[pos:]
+
+
+HOSTILE = [_namespaced_attr, _long_digits, _odd_digits, _markup_in_dim]
+
 # Weighted towards the structured mutations: most character-level ones end as XML syntax
 # errors, while the structured ones reach the graph checks and the shape inference.
 STRUCTURED = [*[_attr_drop] * 2, *[_attr_change] * 6, *[_element_op] * 4, *[_edge_rewire] * 3,
-              _edge_add]
+              _edge_add, *HOSTILE]
 XML_MUTATIONS = [_delete_chars, _insert_chars, _swap_chars, _attr_double, *STRUCTURED]
 
 

@@ -140,17 +140,72 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `ovgather infer big.xml | head`: the reader has gone
         _silence_stdout()
         return EXIT_SIGPIPE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM/SIGHUP during a write
         if debug:
             traceback.print_exc()
-        output.error("interrupted")
-        return 130
+        signum = getattr(err, "signum", 2)
+        name = "" if signum == 2 else f" ({err.signal_name})"
+        output.error(f"interrupted{name}")
+        return 128 + signum
     except Exception as err:  # a bug in ovgather: still one line unless --debug
         if debug:
             traceback.print_exc()
         output.error(_one_line(f"internal error ({type(err).__name__}: {err}); "
                                "rerun with --debug and report it"))
         return EXIT_BAD_INPUT
+
+
+class _Stdout:
+    """sys.stdout, with a failed write (a full disk, ``> /dev/full``, an I/O error) turned
+    into an OutputError, so it ends as one ``error:`` line and exit 2. A closed pipe
+    stays a BrokenPipeError (the quiet exit 141)."""
+
+    def __init__(self, stream) -> None:  # noqa: ANN001
+        self._stream = stream
+
+    def _guard(self, fn, *args):  # noqa: ANN001, ANN002, ANN202
+        try:
+            return fn(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            from ..errors import OutputError
+
+            raise OutputError("the standard output cannot be written: "
+                              f"{err.strerror or err}") from err
+
+    def write(self, text: str) -> int:
+        return self._guard(self._stream.write, text)
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        return getattr(self._stream, name)
+
+
+def _guard_streams() -> bool:
+    """Make the standard streams safe to use; False when stdout is closed.
+
+    A closed stream (``>&-``, ``2>&-``) is None in Python: its descriptor is taken by
+    /dev/null so no file opened later becomes fd 1 or 2, and messages never go to the
+    other stream. Text that the stream's encoding cannot hold (``PYTHONIOENCODING=ascii``
+    and a layer named ``première``) is written as ``\\xe8`` instead of failing.
+    """
+    import os
+
+    closed_stdout = sys.stdout is None
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            fd = os.open(os.devnull, os.O_WRONLY)
+            setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))  # noqa: SIM115
+        stream = getattr(sys, name)
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):  # not a TextIOWrapper (captured in tests)
+            pass
+    sys.stdout = _Stdout(sys.stdout)
+    return not closed_stdout
 
 
 def console_main() -> None:
@@ -161,14 +216,24 @@ def console_main() -> None:
     """
     import os
 
-    code = main()
+    if not _guard_streams():
+        print("error: the standard output is closed, so there is nowhere to write the "
+              "result", file=sys.stderr)
+        code = EXIT_BAD_INPUT
+    else:
+        code = main()
     try:
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()
         code = code or EXIT_SIGPIPE
+    except OvgatherError as err:  # the output did not fit (a full disk)
+        _silence_stdout()
+        if code != EXIT_BAD_INPUT:
+            print_error(err)
+        code = EXIT_BAD_INPUT
     try:
         sys.stderr.flush()
-    except BrokenPipeError:
+    except OSError:
         pass
     os._exit(code)

@@ -42,20 +42,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return a.resolve() == b.resolve()
-
-
 def _check_paths(args: argparse.Namespace) -> None:
-    src, out = Path(args.model), Path(args.output)
+    from ..atomic import clashes_with_model
+
+    out = Path(args.output)
     if out.suffix.lower() != ".xml":
         raise UsageError(f"OUT must be an .xml path (its .bin goes beside it), but got '{out}'")
-    clash = _same_file(src, out) or _same_file(src.with_suffix(".bin"), out.with_suffix(".bin"))
-    if clash and not args.in_place:
-        raise UsageError(f"OUT '{out}' is the input model; pass --in-place to replace it")
+    clash = clashes_with_model([out, out.with_suffix(".bin")], args.model)
+    if clash is not None and not args.in_place:
+        raise UsageError(f"OUT '{out}' would overwrite the input model ('{clash}' is one of "
+                         "its files); pass --in-place to replace it")
 
 
 def _problems(report: Any) -> list[Any]:

@@ -26,13 +26,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..atomic import clashes_with_model
     from ..extract import write_extract
 
     out = args.output
     if not out.lower().endswith(".xml"):
         raise UsageError(f"-o must name an .xml file, but got '{out}'")
-    if os.path.exists(out) and os.path.samefile(out, args.model):
-        raise UsageError(f"-o '{out}' is the input model; extract never overwrites it")
+    clash = clashes_with_model([out, os.path.splitext(out)[0] + ".bin"], args.model)
+    if clash is not None:
+        raise UsageError(f"-o '{out}' would overwrite the input model ('{clash}' is one of "
+                         "its files); extract never overwrites it")
     G = load(args.model, debug=args.debug)
     H = write_extract(G, args.layer, out, args.depth, parse_shape_overrides(args.shape))
     summary = _summary(H, out)

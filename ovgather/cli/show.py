@@ -30,11 +30,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..atomic import clashes_with_model
     from ..show import write_picture
 
     fmt = args.format or _format_of(args.output)
-    if os.path.exists(args.output) and os.path.samefile(args.output, args.model):
-        raise UsageError(f"-o '{args.output}' is the input model; show never overwrites it")
+    clash = clashes_with_model([args.output], args.model)
+    if clash is not None:
+        raise UsageError(f"-o '{args.output}' would overwrite the input model ('{clash}' is "
+                         "one of its files); show never overwrites it")
     G = load(args.model, debug=args.debug)
     write_picture(G, args.output, fmt, args.layer, args.depth, parse_shape_overrides(args.shape))
     if args.json:

@@ -31,7 +31,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     add_model_argument(p, many=True)
     p.add_argument("--layer", action="append", default=[], metavar="NAME",
                    help="validate only this layer (friendly name or id); repeatable")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--json", action="store_true",
                    help="one JSON document on stdout (see docs/json.md)")
     p.add_argument("--whole-model", action="store_true",
@@ -44,7 +44,31 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "with an extra output at every layer, run it at two or three input sizes "
                    "inside the dynamic dims' bounds and compare each real output shape with "
                    "ovgather's inference for those sizes")
+    p.add_argument("--memory-budget", type=_size, default=None, metavar="SIZE",
+                   help="most memory for tensors at once, e.g. 512M or 4GiB (default 2GiB); "
+                   "layers that need more are reported as skipped")
     p.set_defaults(run=run_validate)
+
+
+def _seed(text: str) -> int:
+    """A seed NumPy accepts: an integer >= 0."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 40:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, but got '{text[:40]}'")
+    return int(text)
+
+
+def _size(text: str) -> int:
+    from ..validate import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _proof_budget(budget: dict[str, int]) -> dict[str, int]:
+    """validate's ``memory_budget`` option under the name ``prove_all_layers`` takes."""
+    return {"budget": budget["memory_budget"]} if budget else {}
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -57,19 +81,22 @@ def run_validate(args: argparse.Namespace) -> int:
     reports, code = [], EXIT_OK
     for path in args.models:
         name = os.path.basename(path)
+        budget = {} if args.memory_budget is None else {"memory_budget": args.memory_budget}
         try:
             with Progress(None, f"reading {name}", unit="layer") as bar:
                 G = load(path, bar, args.debug)  # an IR, or an ONNX model (convert_model)
                 if args.all_layers:
                     bar.describe(f"proving every layer of {name}")
-                    report = prove_all_layers(G, seed=args.seed)
+                    report = prove_all_layers(G, seed=args.seed, **_proof_budget(budget))
                 elif args.whole_model:
                     bar.describe(f"compiling {name} (whole model)")
-                    report = validate_whole_model(G, layers=args.layer, seed=args.seed)
+                    report = validate_whole_model(G, layers=args.layer, seed=args.seed,
+                                                  **budget)
                 else:
                     bar.reset(len(gather_layers(G, args.layer)), f"validating {name}")
                     report = validate(G, layers=args.layer, seed=args.seed,
-                                      batch_size=args.batch_size, progress=bar.update)
+                                      batch_size=args.batch_size, progress=bar.update,
+                                      **budget)
         except OvgatherError as err:
             err.located(file=path)
             print_error(err, args.debug)

@@ -44,7 +44,7 @@ def opset_number(opset: str | None) -> int | None:
     if not isinstance(opset, str) or not opset.startswith("opset"):
         return None
     digits = opset[5:]
-    return int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 6 else None
+    return int(digits) if digits.isascii() and digits.isdigit() and len(digits) < 10 else None
 
 
 #: (type, version text) -> spec, None (unknown type) or the error: the walk's hot path.
