@@ -158,12 +158,15 @@ def test_odd_digits_are_refused_as_openvino_does(kind: str, where: str, tmp_path
 
 @pytest.mark.parametrize("version", ["opset\u00b3", "opset\uff18", "opset" + LONG])
 def test_odd_opset_numbers_make_an_unknown_op_not_a_crash(version: str) -> None:
+    from ovgather.graph import op_spec
     from ovgather.infer import check
 
     xml = ir().replace('type="Reshape" version="opset1"', f'type="Reshape" version="{version}"')
     G = parse_ir(xml, BIN)
-    assert G.nodes["2"]["op_version"] is None
-    assert check(G).summary["layers"] == 4
+    with pytest.raises(errors.UnsupportedOpError):  # no opset of that name holds it
+        op_spec(G, "2")
+    row = {lr.id: lr for lr in check(G).layers}["2"]
+    assert check(G).summary["layers"] == 4 and row.status == "invalid"
 
 
 def test_superscript_parameter_shape_is_not_an_internal_error() -> None:
