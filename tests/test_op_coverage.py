@@ -16,8 +16,8 @@ from ovgather.ops.spec import ALIASES
 LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """
-AdaptiveAvgPool AdaptiveMaxPool Assign AvgPool BatchToSpace BinaryConvolution BitwiseNot
-Bucketize CTCGreedyDecoder CTCGreedyDecoderSeqLen CTCLoss Col2Im ConvertPromoteTypes
+AdaptiveAvgPool AdaptiveMaxPool Assign BatchToSpace BinaryConvolution BitwiseNot Bucketize
+CTCGreedyDecoder CTCGreedyDecoderSeqLen CTCLoss Col2Im ConvertPromoteTypes
 ConvolutionBackpropData DFT DeformableConvolution DeformablePSROIPooling DepthToSpace
 DetectionOutput Einsum EmbeddingBagOffsets EmbeddingBagOffsetsSum EmbeddingBagPacked
 EmbeddingBagPackedSum EmbeddingSegmentsSum ExperimentalDetectronDetectionOutput
@@ -25,12 +25,12 @@ ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGrid
 ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs ExtractImagePatches
 Eye FakeConvert GRUCell GRUSequence GatherTree GenerateProposals GridSample
 GroupConvolutionBackpropData GroupNormalization HardSigmoid I420toBGR I420toRGB IDFT IRDFT
-ISTFT If Interpolate Inverse LSTMCell LSTMSequence Loop MatrixNms MaxPool MulticlassNms
-Multinomial NMSRotated NV12toBGR NV12toRGB NonMaxSuppression OneHot PSROIPooling Pad
-PriorBox PriorBoxClustered Proposal RDFT RNNCell RNNSequence ROIAlign ROIAlignRotated
-ROIPooling RandomUniform ReadValue RegionYolo ReorgYolo STFT ScaledDotProductAttention
-SearchSorted SegmentMax ShuffleChannels SliceScatter SpaceToBatch SpaceToDepth
-SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique Xor
+ISTFT If Interpolate Inverse LSTMCell LSTMSequence Loop MatrixNms MulticlassNms Multinomial
+NMSRotated NV12toBGR NV12toRGB NonMaxSuppression OneHot PSROIPooling Pad PriorBox
+PriorBoxClustered Proposal RDFT RNNCell RNNSequence ROIAlign ROIAlignRotated ROIPooling
+RandomUniform ReadValue RegionYolo ReorgYolo STFT ScaledDotProductAttention SearchSorted
+SegmentMax ShuffleChannels SliceScatter SpaceToBatch SpaceToDepth SparseFillEmptyRows
+StringTensorPack StringTensorUnpack TensorIterator Unique Xor
 """.split()
 
 
