@@ -28,9 +28,9 @@ GroupConvolutionBackpropData GroupNormalization HardSigmoid I420toBGR I420toRGB 
 ISTFT If Interpolate Inverse LSTMCell LSTMSequence Loop MatrixNms MulticlassNms Multinomial
 NMSRotated NV12toBGR NV12toRGB NonMaxSuppression OneHot PSROIPooling Pad PriorBox
 PriorBoxClustered Proposal RDFT RNNCell RNNSequence ROIAlign ROIAlignRotated ROIPooling
-RandomUniform ReadValue RegionYolo ReorgYolo STFT ScaledDotProductAttention SearchSorted
-SegmentMax ShuffleChannels SliceScatter SpaceToBatch SpaceToDepth SparseFillEmptyRows
-StringTensorPack StringTensorUnpack TensorIterator Unique Xor
+RandomUniform ReadValue RegionYolo ReorgYolo STFT SearchSorted SegmentMax ShuffleChannels
+SliceScatter SpaceToBatch SpaceToDepth SparseFillEmptyRows StringTensorPack
+StringTensorUnpack TensorIterator Unique Xor
 """.split()
 
 
