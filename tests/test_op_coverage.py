@@ -16,7 +16,7 @@ from ovgather.ops.spec import ALIASES
 LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """
-AdaptiveAvgPool AdaptiveMaxPool Assign BatchToSpace BinaryConvolution BitwiseNot Bucketize
+AdaptiveAvgPool AdaptiveMaxPool BatchToSpace BinaryConvolution BitwiseNot Bucketize
 CTCGreedyDecoder CTCGreedyDecoderSeqLen CTCLoss Col2Im ConvertPromoteTypes
 ConvolutionBackpropData DFT DeformableConvolution DeformablePSROIPooling DepthToSpace
 DetectionOutput Einsum EmbeddingBagOffsets EmbeddingBagOffsetsSum EmbeddingBagPacked
@@ -28,9 +28,9 @@ GroupConvolutionBackpropData GroupNormalization HardSigmoid I420toBGR I420toRGB 
 ISTFT If Interpolate Inverse LSTMCell LSTMSequence Loop MatrixNms MulticlassNms Multinomial
 NMSRotated NV12toBGR NV12toRGB NonMaxSuppression OneHot PSROIPooling Pad PriorBox
 PriorBoxClustered Proposal RDFT RNNCell RNNSequence ROIAlign ROIAlignRotated ROIPooling
-RandomUniform ReadValue RegionYolo ReorgYolo STFT SearchSorted SegmentMax ShuffleChannels
-SliceScatter SpaceToBatch SpaceToDepth SparseFillEmptyRows StringTensorPack
-StringTensorUnpack TensorIterator Unique Xor
+RandomUniform RegionYolo ReorgYolo STFT SearchSorted SegmentMax ShuffleChannels SliceScatter
+SpaceToBatch SpaceToDepth SparseFillEmptyRows StringTensorPack StringTensorUnpack
+TensorIterator Unique Xor
 """.split()
 
 

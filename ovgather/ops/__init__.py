@@ -7,7 +7,7 @@ the spec of a layer by its ``type`` and ``version`` text. The op files:
 ``gather_nd`` (GatherND-5/8 and the ONNX views), ``gather_elements`` (GatherElements-6),
 ``gather`` (Gather-1/7/8), and the ops that carry shapes through a model
 (``elementwise``, ``shape_ops``, ``reduce``, ``generate``), and the families of real
-models (``convolution``, ``pooling``, ``attention``). Nothing here knows about
+models (``convolution``, ``pooling``, ``attention``, ``state``). Nothing here knows about
 XML, networkx or openvino.
 """
 
@@ -24,6 +24,7 @@ from . import (
     pooling,
     reduce,
     shape_ops,
+    state,
 )
 from .gather import gather_shape, infer_gather
 from .gather_elements import gather_elements_shape, infer_gather_elements
@@ -32,7 +33,7 @@ from .registry import find, op_version
 
 #: The op files, each with a ``SPECS`` list (registry.py reads them in this order).
 OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce, generate,
-              convolution, pooling, attention)
+              convolution, pooling, attention, state)
 
 __all__ = [
     "gather_nd_shape",
