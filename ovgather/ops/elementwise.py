@@ -221,6 +221,15 @@ def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> 
     return [Tensor(ins[0].shape, "boolean")]
 
 
+def _bitwise_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """BitwiseNot-13 keeps the shape; its input must be an integer or boolean tensor."""
+    etype = ins[0].etype
+    if etype not in INT_TYPES and etype not in ("boolean", "dynamic"):
+        raise ShapeInferenceError(
+            f"BitwiseNot needs an integer or boolean input, but got {etype}")
+    return [Tensor(ins[0].shape, etype)]
+
+
 def _convert(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     """Convert keeps the shape and (OpenVINO evaluates its bounds) the value."""
     etype = data.text("destination_type", "dynamic")
@@ -250,6 +259,7 @@ _RULES: dict[str, Rule] = {
     **{op: _binary(op) for op in BINARY},
     **{op: _logical for op in LOGICAL},
     "LogicalNot": _logical_not,
+    "BitwiseNot": _bitwise_not,
     "IsNaN": _logical_not,
     "IsInf": _logical_not,
     "IsFinite": _logical_not,
