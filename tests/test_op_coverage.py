@@ -26,7 +26,7 @@ ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs ExtractIm
 Eye FakeConvert GRUCell GRUSequence GatherTree GenerateProposals GridSample
 GroupConvolutionBackpropData GroupNormalization HardSigmoid I420toBGR I420toRGB IDFT IRDFT
 ISTFT If Interpolate Inverse LSTMCell LSTMSequence Loop MatrixNms MulticlassNms Multinomial
-NMSRotated NV12toBGR NV12toRGB NonMaxSuppression OneHot PSROIPooling Pad PriorBox
+NMSRotated NV12toBGR NV12toRGB NonMaxSuppression OneHot PSROIPooling PriorBox
 PriorBoxClustered Proposal RDFT RNNCell RNNSequence ROIAlign ROIAlignRotated ROIPooling
 RandomUniform RegionYolo ReorgYolo STFT SearchSorted SegmentMax ShuffleChannels SliceScatter
 SpaceToBatch SpaceToDepth SparseFillEmptyRows StringTensorPack StringTensorUnpack
