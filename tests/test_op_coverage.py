@@ -25,12 +25,12 @@ ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGrid
 ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs ExtractImagePatches
 Eye FakeConvert GRUCell GRUSequence GatherTree GenerateProposals GridSample
 GroupConvolutionBackpropData GroupNormalization HardSigmoid I420toBGR I420toRGB IDFT IRDFT
-ISTFT If Interpolate Inverse LSTMCell LSTMSequence Loop MatrixNms MulticlassNms Multinomial
-NMSRotated NV12toBGR NV12toRGB NonMaxSuppression OneHot PSROIPooling PriorBox
-PriorBoxClustered Proposal RDFT RNNCell RNNSequence ROIAlign ROIAlignRotated ROIPooling
-RandomUniform RegionYolo ReorgYolo STFT SearchSorted SegmentMax ShuffleChannels SliceScatter
-SpaceToBatch SpaceToDepth SparseFillEmptyRows StringTensorPack StringTensorUnpack
-TensorIterator Unique Xor
+ISTFT If Inverse LSTMCell LSTMSequence Loop MatrixNms MulticlassNms Multinomial NMSRotated
+NV12toBGR NV12toRGB NonMaxSuppression OneHot PSROIPooling PriorBox PriorBoxClustered
+Proposal RDFT RNNCell RNNSequence ROIAlign ROIAlignRotated ROIPooling RandomUniform
+RegionYolo ReorgYolo STFT SearchSorted SegmentMax ShuffleChannels SliceScatter SpaceToBatch
+SpaceToDepth SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique
+Xor
 """.split()
 
 

@@ -7,7 +7,8 @@ the spec of a layer by its ``type`` and ``version`` text. The op files:
 ``gather_nd`` (GatherND-5/8 and the ONNX views), ``gather_elements`` (GatherElements-6),
 ``gather`` (Gather-1/7/8), and the ops that carry shapes through a model
 (``elementwise``, ``shape_ops``, ``reduce``, ``generate``), and the families of real
-models (``convolution``, ``pooling``, ``attention``, ``state``, ``pad``). Nothing here knows about
+models (``convolution``, ``pooling``, ``attention``, ``state``, ``pad``,
+``resize``). Nothing here knows about
 XML, networkx or openvino.
 """
 
@@ -24,6 +25,7 @@ from . import (
     pad,
     pooling,
     reduce,
+    resize,
     shape_ops,
     state,
 )
@@ -34,7 +36,8 @@ from .registry import find, op_version
 
 #: The op files, each with a ``SPECS`` list (registry.py reads them in this order).
 OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce, generate,
-              convolution, pooling, attention, state, pad)
+              convolution, pooling, attention, state, pad,
+              resize)
 
 __all__ = [
     "gather_nd_shape",
