@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import openvino as ov
-from ov_oracle import outcome, same
+from ov_oracle import outcome, rng_for, same
 
 from ovgather.errors import ShapeInferenceError
 from ovgather.ops import registry
@@ -71,6 +71,15 @@ def disagreements(cases: Iterable[Case]) -> tuple[int, list[tuple[str, str, str]
         if not same(a, b):
             bad.append((case.label, a, b))
     return n, bad
+
+
+def agree_with_openvino(seed_name: str, make_case, count: int, *args) -> None:
+    """``count`` cases from ``make_case(rng, *args)`` (seeded by ``seed_name``), all of
+    them inferred as OpenVINO infers them."""
+    rng = rng_for(seed_name)
+    n, bad = disagreements(make_case(rng, *args) for _ in range(count))
+    assert n == count
+    assert not bad, bad[:10]
 
 
 def ov_param(shape: str, etype=ov.Type.f32):

@@ -13,9 +13,9 @@ import openvino as ov
 import openvino.opset1 as ov1
 import openvino.opset3 as ov3
 import pytest
-from op_diff import Case, const, disagreements, ov_param, tensor
+from op_diff import Case, agree_with_openvino, const, ov_param, tensor
 from openvino.utils.node_factory import NodeFactory
-from ov_oracle import random_dim, random_shape, rng_for
+from ov_oracle import random_dim, random_shape
 
 from ovgather.ops.values import Tensor, value_of_dims
 from ovgather.shapes import PartialShape
@@ -111,7 +111,4 @@ def interpolate_case(rng, version: int) -> Case:
 
 @pytest.mark.parametrize("version", [1, 4, 11])
 def test_interpolate_infers_what_openvino_infers(version):
-    rng = rng_for(f"interpolate{version}")
-    n, bad = disagreements(interpolate_case(rng, version) for _ in range(CASES))
-    assert n == CASES
-    assert not bad, bad[:10]
+    agree_with_openvino(f"interpolate{version}", interpolate_case, CASES, version)

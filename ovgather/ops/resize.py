@@ -24,8 +24,9 @@ import numpy as np
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
+from .convolution import bounds_dim, shifted, value_dims
 from .spec import Attrs, Trace, specs_of
-from .values import INT_TYPES, Tensor, dim_of_bounds, exact_ints
+from .values import INT_TYPES, Tensor, exact_ints
 
 __all__ = ["scaled", "interpolate_shape", "SPECS"]
 
@@ -42,33 +43,7 @@ def scaled(d: Dimension, scale: float) -> Dimension:
     s = np.float32(s + _EPSILON)
     hi = INF if d.hi == INF else int(np.float32(d.hi) * s)
     lo = hi if d.is_static else int(np.float32(d.lo) * s)
-    return _dim(lo, hi)
-
-
-def _dim(lo: int, hi: int) -> Dimension:
-    """``Dimension(lo, hi)`` as OpenVINO builds it from int64 bounds (-1: no bound)."""
-    lo = max(lo, 0)
-    hi = INF if hi < 0 else hi
-    return Dimension.from_bounds(lo, hi) if lo <= hi else DYNAMIC
-
-
-def _padded(d: Dimension, pad: int) -> Dimension:
-    """OpenVINO's ``dim::padded``: each end plus ``pad``, an end below 0 loses its bound."""
-    if pad == 0:
-        return d
-    hi = -1 if d.hi == INF or d.hi + pad < 0 else d.hi + pad
-    if d.is_static:
-        return _dim(hi, hi) if hi >= 0 else DYNAMIC
-    return _dim(-1 if d.lo + pad < 0 else d.lo + pad, hi)
-
-
-def _shape_values(t: Tensor) -> list[Dimension] | None:
-    """A shape tensor's elements as dims (None when its value is unknown)."""
-    v = t.value
-    if v is None:
-        return None
-    return [dim_of_bounds(lo, hi) if lo != hi else _dim(lo, lo) for lo, hi in zip(*v,
-                                                                                  strict=True)]
+    return bounds_dim(lo, hi)
 
 
 def _one_d(t: Tensor, name: str) -> None:
@@ -93,7 +68,7 @@ def interpolate_shape(data: PartialShape, axes: tuple[int, ...] | None, pads: tu
     if axes is None:
         return PartialShape.dynamic(rank)
     begin, end = (tuple(p[:rank]) + (0,) * (rank - len(p)) for p in pads)
-    out = [_padded(d, b + e) for d, b, e in zip(data.dims, begin, end, strict=True)]
+    out = [shifted(d, b + e) for d, b, e in zip(data.dims, begin, end, strict=True)]
     if values is not None and len(values) < len(axes):
         name = "scales" if use_scales else "sizes"
         raise ShapeInferenceError(
@@ -125,7 +100,7 @@ def _interpolate_1(ins: list[Tensor], attrs: Attrs) -> list[Tensor]:
     rank = len(data.dims)
     if not all(0 <= a < rank for a in axes):
         raise ShapeInferenceError(f"the axes must lie in [0, {rank - 1}], but got {list(axes)}")
-    target = _shape_values(ins[1])
+    target = value_dims(ins[1])
     out = list(data.dims)
     for n, axis in enumerate(axes):
         out[axis] = target[n] if target is not None and n < len(target) else DYNAMIC
@@ -157,7 +132,7 @@ def _interpolate(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) ->
         return [Tensor(data, ins[0].etype)]
     values = values_in.value[0] if use_scales and values_in.value is not None else None
     if not use_scales:
-        values = _shape_values(values_in)
+        values = value_dims(values_in)
     pads = (attrs.ints("pads_begin"), attrs.ints("pads_end"))
     shape = interpolate_shape(data, _axes(axes_in, len(data.dims)), pads, values, use_scales)
     return [Tensor(shape, ins[0].etype)]
