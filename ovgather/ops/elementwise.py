@@ -29,9 +29,9 @@ __all__ = ["broadcast_dims", "broadcast_shapes", "SPECS"]
 
 UNARY = (
     "Abs Acos Acosh Asin Asinh Atan Atanh Ceiling Clamp Cos Cosh Elu Erf Exp Floor Gelu "
-    "HSigmoid HSwish Log LogSoftmax Mish Negative Relu Round Selu Sigmoid Sign Sin Sinh "
-    "SoftPlus SoftSign Softmax Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
-    "GRN PRelu CumSum ReverseSequence ReLU SoftMax Erfinv ErfInv ScatterUpdate "
+    "HSigmoid HSwish Log Mish Negative Relu Round Selu Sigmoid Sign Sin Sinh "
+    "SoftPlus SoftSign Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
+    "GRN PRelu CumSum ReverseSequence ReLU Erfinv ErfInv ScatterUpdate "
     "ScatterNDUpdate ScatterElementsUpdate Roll BatchNormInference Reverse"
 ).split()
 BINARY = (
@@ -230,6 +230,20 @@ def _bitwise_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> 
     return [Tensor(ins[0].shape, etype)]
 
 
+def _softmax(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """Softmax and LogSoftmax keep the shape; their axis must be a dim of the input
+    (Softmax-1 counts from the front only, Softmax-8 and LogSoftmax-5 from either end; a
+    scalar has one axis)."""
+    axis, dims = data.int("axis", 1), ins[0].shape.dims
+    if dims is not None:
+        size = max(len(dims), 1)
+        lowest = 0 if data.version == 1 else -size
+        if not lowest <= axis < size:
+            raise ShapeInferenceError(
+                f"the axis must lie in [{lowest}, {size - 1}], but got {axis}")
+    return [Tensor(ins[0].shape, ins[0].etype)]
+
+
 def _convert(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     """Convert keeps the shape and (OpenVINO evaluates its bounds) the value."""
     etype = data.text("destination_type", "dynamic")
@@ -260,6 +274,9 @@ _RULES: dict[str, Rule] = {
     **{op: _logical for op in LOGICAL},
     "LogicalNot": _logical_not,
     "BitwiseNot": _bitwise_not,
+    "Softmax": _softmax,
+    "SoftMax": _softmax,
+    "LogSoftmax": _softmax,
     "IsNaN": _logical_not,
     "IsInf": _logical_not,
     "IsFinite": _logical_not,
