@@ -7,16 +7,21 @@ do not fit): the inferred text and the valid/invalid verdict must be OpenVINO's.
 
 from __future__ import annotations
 
+import numpy as np
+import openvino as ov
 import openvino.opset1 as ov1
+import openvino.opset3 as ov3
 import openvino.opset8 as ov8
 import openvino.opset14 as ov14
 import openvino.opset16 as ov16
 import pytest
-from op_diff import Case, agree_with_openvino, ints, ov_param, tensor
-from ov_oracle import random_dim
+from op_diff import Case, agree_with_openvino, const, ints, ov_param, tensor
+from ov_oracle import random_dim, random_shape
 
 from ovgather.ops.convolution import PAD_MODES
 from ovgather.ops.pooling import ROUNDING
+from ovgather.ops.values import Tensor, value_of_dims
+from ovgather.shapes import PartialShape
 
 CASES = 1500
 OPSET = {("MaxPool", 1): ov1, ("MaxPool", 8): ov8, ("MaxPool", 14): ov14,
@@ -68,3 +73,29 @@ def pool_case(rng, op: str, version: int) -> Case:
 @pytest.mark.parametrize("op,version", list(OPSET), ids=[f"{t}-{v}" for t, v in OPSET])
 def test_poolings_infer_what_openvino_infers(op, version):
     agree_with_openvino(f"{op}{version}", pool_case, CASES, op, version)
+
+
+def adaptive_case(rng, op: str) -> Case:
+    data = random_shape(rng)
+    n = max((PartialShape.parse(data).rank or 4) - 2, 0)
+    n = n if rng.random() > 0.05 else n + 1
+    pick = rng.random()
+    if pick < 0.5 and n:
+        values = [rng.randint(1, 8) for _ in range(n)]
+        sizes, sizes_build = const(values), lambda: ov1.constant(np.array(values, np.int64))
+    elif pick < 0.75 or not n:
+        shape, etype = rng.choice((f"[{n}]", "[?]", "[]", "[1..3]")), rng.choice(("i64", "i32"))
+        sizes, sizes_build = tensor(shape, etype), lambda: ov_param(shape, getattr(ov.Type, etype))
+    else:
+        dims = "[" + ",".join(random_dim(rng) for _ in range(n)) + "]"
+        bounds = value_of_dims(PartialShape.parse(dims).dims)
+        sizes = Tensor(PartialShape([n]), "i64", bounds)
+        sizes_build = lambda: ov3.shape_of(ov_param(dims))  # noqa: E731
+    make = ov8.adaptive_avg_pool if op == "AdaptiveAvgPool" else ov8.adaptive_max_pool
+    return Case(lambda: make(ov_param(data), sizes_build()), op, 8, [tensor(data), sizes],
+                label=f"{data} {sizes!r}")
+
+
+@pytest.mark.parametrize("op", ["AdaptiveAvgPool", "AdaptiveMaxPool"])
+def test_adaptive_poolings_infer_what_openvino_infers(op):
+    agree_with_openvino(op, adaptive_case, 800, op)

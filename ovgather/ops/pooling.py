@@ -1,4 +1,4 @@
-"""Pooling: MaxPool-1/8/14 and AvgPool-1/14/16.
+"""Pooling: MaxPool-1/8/14, AvgPool-1/14/16, AdaptiveAvgPool-8 and AdaptiveMaxPool-8.
 
 Data is ``[N, C, spatial...]`` (3-D to 5-D, N and C not 0); the kernel, strides, pads and
 dilations (MaxPool-8/14, AvgPool-16) give one value per spatial dim. Each spatial dim of
@@ -22,18 +22,20 @@ whole window in the padding.
 >>> str(pool_shape(P.parse("[1,3,8,2..9]"), (3, 3), (2, 2), (1, 1), (0, 0), (0, 0), "ceil"))
 '[1,3,4,1..4]'
 
-MaxPool-8/14 have a second output, the indices, of the same shape.
+MaxPool-8/14 have a second output, the indices, of the same shape. The adaptive poolings
+take the output spatial dims from their second input (a shape tensor: value bounds give
+intervals); AdaptiveMaxPool-8 also outputs the indices.
 """
 
 from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .convolution import ceil_div, floor_div, pad_mode
+from .convolution import ceil_div, floor_div, pad_mode, value_dims
 from .spec import Attrs, Trace, specs_of
 from .values import Tensor
 
-__all__ = ["pool_shape", "same_pads", "SPECS"]
+__all__ = ["pool_shape", "same_pads", "adaptive_shape", "SPECS"]
 
 ROUNDING = ("floor", "ceil", "ceil_torch")
 
@@ -156,4 +158,32 @@ def _avg_pool(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> li
     return [Tensor(shape, ins[0].etype)]
 
 
-SPECS = specs_of({"MaxPool": _max_pool, "AvgPool": _avg_pool})
+def adaptive_shape(data: PartialShape, sizes: Tensor) -> PartialShape:
+    """The output of an adaptive pooling: batch and channels, then the sizes."""
+    dims = data.dims
+    if dims is not None and len(dims) not in (3, 4, 5):
+        raise ShapeInferenceError(f"the data must be 3-D, 4-D or 5-D, but got {data}")
+    if dims is None:
+        return PartialShape.dynamic()
+    n = len(dims) - 2
+    given = sizes.shape.dims
+    if given is not None and (len(given) != 1 or not given[0].compatible(Dimension.static(n))):
+        raise ShapeInferenceError(
+            f"the output shape input must hold the {n} spatial dims, but got {sizes.shape}")
+    spatial = value_dims(sizes)
+    if spatial is None:
+        return PartialShape.of(dims[:2] + (DYNAMIC,) * n)
+    if len(spatial) != n:
+        raise ShapeInferenceError(
+            f"the output shape input must hold the {n} spatial dims, but got {len(spatial)}")
+    return PartialShape.of(dims[:2] + spatial)
+
+
+def _adaptive(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    shape = adaptive_shape(ins[0].shape, ins[1])
+    return [Tensor(shape, ins[0].etype),
+            Tensor(shape, attrs.text("index_element_type", "i64"))][:max(attrs.n_outputs, 1)]
+
+
+SPECS = specs_of({"MaxPool": _max_pool, "AvgPool": _avg_pool, "AdaptiveAvgPool": _adaptive,
+                  "AdaptiveMaxPool": _adaptive})
