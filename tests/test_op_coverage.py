@@ -17,9 +17,9 @@ LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """
 BatchToSpace BinaryConvolution Bucketize CTCGreedyDecoder CTCGreedyDecoderSeqLen CTCLoss
-Col2Im ConvertPromoteTypes DFT DeformableConvolution DeformablePSROIPooling DepthToSpace
-DetectionOutput Einsum EmbeddingBagOffsets EmbeddingBagOffsetsSum EmbeddingBagPacked
-EmbeddingBagPackedSum EmbeddingSegmentsSum ExperimentalDetectronDetectionOutput
+Col2Im ConvertPromoteTypes DFT DeformableConvolution DeformablePSROIPooling DetectionOutput
+Einsum EmbeddingBagOffsets EmbeddingBagOffsetsSum EmbeddingBagPacked EmbeddingBagPackedSum
+EmbeddingSegmentsSum ExperimentalDetectronDetectionOutput
 ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGridGenerator
 ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs ExtractImagePatches
 Eye FakeConvert GRUCell GRUSequence GatherTree GenerateProposals GridSample
@@ -27,8 +27,8 @@ GroupNormalization HardSigmoid I420toBGR I420toRGB IDFT IRDFT ISTFT If Inverse L
 LSTMSequence Loop MatrixNms MulticlassNms Multinomial NMSRotated NV12toBGR NV12toRGB
 NonMaxSuppression OneHot PSROIPooling PriorBox PriorBoxClustered Proposal RDFT RNNCell
 RNNSequence ROIAlign ROIAlignRotated ROIPooling RandomUniform RegionYolo ReorgYolo STFT
-SearchSorted SegmentMax ShuffleChannels SliceScatter SpaceToBatch SpaceToDepth
-SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique Xor
+SearchSorted SegmentMax ShuffleChannels SliceScatter SpaceToBatch SparseFillEmptyRows
+StringTensorPack StringTensorUnpack TensorIterator Unique Xor
 """.split()
 
 

@@ -8,7 +8,7 @@ the spec of a layer by its ``type`` and ``version`` text. The op files:
 ``gather`` (Gather-1/7/8), and the ops that carry shapes through a model
 (``elementwise``, ``shape_ops``, ``reduce``, ``generate``), and the families of real
 models (``convolution``, ``pooling``, ``attention``, ``state``, ``pad``,
-``resize``). Nothing here knows about
+``resize``, ``depth_space``). Nothing here knows about
 XML, networkx or openvino.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 from . import (
     attention,
     convolution,
+    depth_space,
     elementwise,
     gather,
     gather_elements,
@@ -37,7 +38,7 @@ from .registry import find, op_version
 #: The op files, each with a ``SPECS`` list (registry.py reads them in this order).
 OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce, generate,
               convolution, pooling, attention, state, pad,
-              resize)
+              resize, depth_space)
 
 __all__ = [
     "gather_nd_shape",

@@ -31,7 +31,8 @@ from .spec import Attrs, Trace, specs_of
 from .values import INT_TYPES, Tensor, dim_of_bounds
 
 __all__ = ["conv_shape", "group_conv_shape", "backprop_shape", "floor_div", "ceil_div",
-           "padded", "shifted", "bounds_dim", "value_dims", "dilated", "pad_mode", "SPECS"]
+           "padded", "shifted", "bounds_dim", "value_dims", "divided", "dilated", "pad_mode",
+           "SPECS"]
 
 PAD_MODES = ("explicit", "same_upper", "same_lower", "valid")
 ONE = Dimension.static(1)
@@ -184,7 +185,7 @@ def conv_shape(data: PartialShape, filters: PartialShape, strides: tuple[int, ..
         data, filters, n, strides, dilations, pads_begin, pads_end, mode))
 
 
-def _split(d: Dimension, k: int) -> Dimension | None:
+def divided(d: Dimension, k: int) -> Dimension | None:
     """OpenVINO's ``Dimension / k``: the sizes ``x`` with ``x * k`` in ``d`` (None if none).
 
     As OpenVINO computes it: ``?`` stays ``?``, a division by 0 gives 0, and an unbounded
@@ -218,7 +219,7 @@ def group_conv_shape(data: PartialShape, filters: PartialShape, strides: tuple[i
         groups = filters.dims[0]
         per_group = filters.dims[2]
         if data.dims is not None and per_group.is_static:
-            split = _split(data.dims[1], per_group.lo)
+            split = divided(data.dims[1], per_group.lo)
             groups = groups.merge(split) if split is not None else None
             if groups is None:
                 raise ShapeInferenceError(
@@ -321,7 +322,7 @@ def _backprop_channels(data: PartialShape, filters: PartialShape, group: bool) -
         return filters.dims[1]
     groups, per_group = filters.dims[0], filters.dims[1]
     if data.dims is not None and per_group.is_static:
-        split = _split(data.dims[1], per_group.lo)
+        split = divided(data.dims[1], per_group.lo)
         groups = groups.merge(split) if split is not None else None
         if groups is None:
             raise ShapeInferenceError(

@@ -1,0 +1,26 @@
+"""DepthToSpace-1 and SpaceToDepth-1 against OpenVINO on seeded random shapes and blocks."""
+
+from __future__ import annotations
+
+import openvino.opset1 as ov1
+import pytest
+from op_diff import Case, agree_with_openvino, ov_param, tensor
+from ov_oracle import random_dim
+
+from ovgather.ops.depth_space import MODES
+
+
+def depth_space_case(rng, op: str) -> Case:
+    rank = rng.choice((2, 3, 4, 4, 5, 6, None))
+    dims = [rng.choice(("1", "2", "4", "8", "12", "6", "?", "3..9", "4..", "..7", random_dim(rng)))
+            for _ in range(rank or 0)]
+    data = "[...]" if rank is None else "[" + ",".join(dims) + "]"
+    block, mode = rng.choice((1, 2, 2, 3, 0)), rng.choice(MODES)
+    make = ov1.depth_to_space if op == "DepthToSpace" else ov1.space_to_depth
+    return Case(lambda: make(ov_param(data), mode, block), op, 1, [tensor(data)],
+                {"mode": mode, "block_size": str(block)}, label=f"{data} {block} {mode}")
+
+
+@pytest.mark.parametrize("op", ["DepthToSpace", "SpaceToDepth"])
+def test_depth_space_infers_what_openvino_infers(op):
+    agree_with_openvino(op, depth_space_case, 1000, op)
