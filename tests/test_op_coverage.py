@@ -22,13 +22,13 @@ Einsum EmbeddingBagOffsets EmbeddingBagOffsetsSum EmbeddingBagPacked EmbeddingBa
 EmbeddingSegmentsSum ExperimentalDetectronDetectionOutput
 ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGridGenerator
 ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs ExtractImagePatches
-Eye FakeConvert GRUCell GRUSequence GatherTree GenerateProposals GridSample
-GroupNormalization HardSigmoid I420toBGR I420toRGB IDFT IRDFT ISTFT If Inverse LSTMCell
-LSTMSequence Loop MatrixNms MulticlassNms Multinomial NMSRotated NV12toBGR NV12toRGB
-NonMaxSuppression OneHot PSROIPooling PriorBox PriorBoxClustered Proposal RDFT RNNCell
-RNNSequence ROIAlign ROIAlignRotated ROIPooling RandomUniform RegionYolo ReorgYolo STFT
-SearchSorted SegmentMax ShuffleChannels SliceScatter SpaceToBatch SparseFillEmptyRows
-StringTensorPack StringTensorUnpack TensorIterator Unique Xor
+Eye FakeConvert GRUCell GRUSequence GatherTree GenerateProposals GridSample I420toBGR
+I420toRGB IDFT IRDFT ISTFT If LSTMCell LSTMSequence Loop MatrixNms MulticlassNms Multinomial
+NMSRotated NV12toBGR NV12toRGB NonMaxSuppression OneHot PSROIPooling PriorBox
+PriorBoxClustered Proposal RDFT RNNCell RNNSequence ROIAlign ROIAlignRotated ROIPooling
+RandomUniform RegionYolo ReorgYolo STFT SearchSorted SegmentMax ShuffleChannels SliceScatter
+SpaceToBatch SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique
+Xor
 """.split()
 
 

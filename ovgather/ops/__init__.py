@@ -8,7 +8,7 @@ the spec of a layer by its ``type`` and ``version`` text. The op files:
 ``gather`` (Gather-1/7/8), and the ops that carry shapes through a model
 (``elementwise``, ``shape_ops``, ``reduce``, ``generate``), and the families of real
 models (``convolution``, ``pooling``, ``attention``, ``state``, ``pad``,
-``resize``, ``depth_space``). Nothing here knows about
+``resize``, ``depth_space``, ``normalization``, ``inverse``). Nothing here knows about
 XML, networkx or openvino.
 """
 
@@ -23,6 +23,8 @@ from . import (
     gather_elements,
     gather_nd,
     generate,
+    inverse,
+    normalization,
     pad,
     pooling,
     reduce,
@@ -38,7 +40,7 @@ from .registry import find, op_version
 #: The op files, each with a ``SPECS`` list (registry.py reads them in this order).
 OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce, generate,
               convolution, pooling, attention, state, pad,
-              resize, depth_space)
+              resize, depth_space, normalization, inverse)
 
 __all__ = [
     "gather_nd_shape",

@@ -244,6 +244,14 @@ def _softmax(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list
     return [Tensor(ins[0].shape, ins[0].etype)]
 
 
+def _hard_sigmoid(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """HardSigmoid-1 keeps the shape; alpha and beta must not be known non-scalars."""
+    for t, name in zip(ins[1:3], ("alpha", "beta"), strict=False):
+        if t.shape.is_static and t.shape.dims:
+            raise ShapeInferenceError(f"{name} must be a scalar, but got {t.shape}")
+    return [Tensor(ins[0].shape, ins[0].etype)]
+
+
 def _convert(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     """Convert keeps the shape and (OpenVINO evaluates its bounds) the value."""
     etype = data.text("destination_type", "dynamic")
@@ -274,6 +282,7 @@ _RULES: dict[str, Rule] = {
     **{op: _logical for op in LOGICAL},
     "LogicalNot": _logical_not,
     "BitwiseNot": _bitwise_not,
+    "HardSigmoid": _hard_sigmoid,
     "Softmax": _softmax,
     "SoftMax": _softmax,
     "LogSoftmax": _softmax,
