@@ -24,11 +24,10 @@ ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGrid
 ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs ExtractImagePatches
 Eye FakeConvert GRUCell GRUSequence GatherTree GenerateProposals GridSample I420toBGR
 I420toRGB IDFT IRDFT ISTFT If LSTMCell LSTMSequence Loop MatrixNms MulticlassNms Multinomial
-NMSRotated NV12toBGR NV12toRGB NonMaxSuppression OneHot PSROIPooling PriorBox
-PriorBoxClustered Proposal RDFT RNNCell RNNSequence ROIAlign ROIAlignRotated ROIPooling
-RandomUniform RegionYolo ReorgYolo STFT SearchSorted SegmentMax ShuffleChannels SliceScatter
-SpaceToBatch SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique
-Xor
+NMSRotated NV12toBGR NV12toRGB NonMaxSuppression PSROIPooling PriorBox PriorBoxClustered
+Proposal RDFT RNNCell RNNSequence ROIAlign ROIAlignRotated ROIPooling RandomUniform
+RegionYolo ReorgYolo STFT SearchSorted SegmentMax ShuffleChannels SliceScatter SpaceToBatch
+SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique Xor
 """.split()
 
 

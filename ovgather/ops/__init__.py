@@ -8,7 +8,8 @@ the spec of a layer by its ``type`` and ``version`` text. The op files:
 ``gather`` (Gather-1/7/8), and the ops that carry shapes through a model
 (``elementwise``, ``shape_ops``, ``reduce``, ``generate``), and the families of real
 models (``convolution``, ``pooling``, ``attention``, ``state``, ``pad``,
-``resize``, ``depth_space``, ``normalization``, ``inverse``). Nothing here knows about
+``resize``, ``depth_space``, ``normalization``, ``inverse``,
+``one_hot``). Nothing here knows about
 XML, networkx or openvino.
 """
 
@@ -25,6 +26,7 @@ from . import (
     generate,
     inverse,
     normalization,
+    one_hot,
     pad,
     pooling,
     reduce,
@@ -40,7 +42,8 @@ from .registry import find, op_version
 #: The op files, each with a ``SPECS`` list (registry.py reads them in this order).
 OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce, generate,
               convolution, pooling, attention, state, pad,
-              resize, depth_space, normalization, inverse)
+              resize, depth_space, normalization, inverse,
+              one_hot)
 
 __all__ = [
     "gather_nd_shape",
