@@ -16,9 +16,9 @@ from ovgather.ops.spec import ALIASES
 LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """
-BatchToSpace BinaryConvolution Bucketize CTCGreedyDecoder CTCGreedyDecoderSeqLen CTCLoss
-Col2Im ConvertPromoteTypes DFT DeformableConvolution DeformablePSROIPooling DetectionOutput
-Einsum EmbeddingBagOffsets EmbeddingBagOffsetsSum EmbeddingBagPacked EmbeddingBagPackedSum
+BatchToSpace BinaryConvolution CTCGreedyDecoder CTCGreedyDecoderSeqLen CTCLoss Col2Im
+ConvertPromoteTypes DFT DeformableConvolution DeformablePSROIPooling DetectionOutput Einsum
+EmbeddingBagOffsets EmbeddingBagOffsetsSum EmbeddingBagPacked EmbeddingBagPackedSum
 EmbeddingSegmentsSum ExperimentalDetectronDetectionOutput
 ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGridGenerator
 ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs ExtractImagePatches
@@ -26,8 +26,8 @@ Eye FakeConvert GRUCell GRUSequence GatherTree GenerateProposals GridSample I420
 I420toRGB IDFT IRDFT ISTFT If LSTMCell LSTMSequence Loop MatrixNms MulticlassNms Multinomial
 NMSRotated NV12toBGR NV12toRGB NonMaxSuppression PSROIPooling PriorBox PriorBoxClustered
 Proposal RDFT RNNCell RNNSequence ROIAlign ROIAlignRotated ROIPooling RandomUniform
-RegionYolo ReorgYolo STFT SearchSorted SegmentMax ShuffleChannels SliceScatter SpaceToBatch
-SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique Xor
+RegionYolo ReorgYolo STFT SegmentMax SliceScatter SpaceToBatch SparseFillEmptyRows
+StringTensorPack StringTensorUnpack TensorIterator Unique Xor
 """.split()
 
 

@@ -9,7 +9,7 @@ the spec of a layer by its ``type`` and ``version`` text. The op files:
 (``elementwise``, ``shape_ops``, ``reduce``, ``generate``), and the families of real
 models (``convolution``, ``pooling``, ``attention``, ``state``, ``pad``,
 ``resize``, ``depth_space``, ``normalization``, ``inverse``,
-``one_hot``). Nothing here knows about
+``one_hot``, ``buckets``). Nothing here knows about
 XML, networkx or openvino.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from . import (
     attention,
+    buckets,
     convolution,
     depth_space,
     elementwise,
@@ -43,7 +44,7 @@ from .registry import find, op_version
 OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce, generate,
               convolution, pooling, attention, state, pad,
               resize, depth_space, normalization, inverse,
-              one_hot)
+              one_hot, buckets)
 
 __all__ = [
     "gather_nd_shape",

@@ -214,18 +214,7 @@ def group_conv_shape(data: PartialShape, filters: PartialShape, strides: tuple[i
     if n is None:
         return PartialShape.dynamic()
     batch = data.dims[0] if data.dims is not None else DYNAMIC
-    channels = DYNAMIC
-    if filters.dims is not None:
-        groups = filters.dims[0]
-        per_group = filters.dims[2]
-        if data.dims is not None and per_group.is_static:
-            split = divided(data.dims[1], per_group.lo)
-            groups = groups.merge(split) if split is not None else None
-            if groups is None:
-                raise ShapeInferenceError(
-                    f"the data channels must be the groups times the filter input channels, "
-                    f"but got {data.dims[1]} channels and filters {filters}")
-        channels = groups * filters.dims[1]
+    channels = _group_channels(data, filters, 2, 1)
     return PartialShape.of((batch, channels) + _spatial(
         data, filters, n, strides, dilations, pads_begin, pads_end, mode))
 
@@ -315,12 +304,13 @@ def backprop_shape(data: PartialShape, filters: PartialShape, out: PartialShape 
     return PartialShape.of((batch, channels) + spatial)
 
 
-def _backprop_channels(data: PartialShape, filters: PartialShape, group: bool) -> Dimension:
+def _group_channels(data: PartialShape, filters: PartialShape, per_group_in: int,
+                    per_group_out: int) -> Dimension:
+    """The output channels of a group convolution, ``groups * filters[per_group_out]``,
+    after the groups merge with ``data channels / filters[per_group_in]``."""
     if filters.dims is None:
         return DYNAMIC
-    if not group:
-        return filters.dims[1]
-    groups, per_group = filters.dims[0], filters.dims[1]
+    groups, per_group = filters.dims[0], filters.dims[per_group_in]
     if data.dims is not None and per_group.is_static:
         split = divided(data.dims[1], per_group.lo)
         groups = groups.merge(split) if split is not None else None
@@ -328,7 +318,13 @@ def _backprop_channels(data: PartialShape, filters: PartialShape, group: bool) -
             raise ShapeInferenceError(
                 f"the data channels must be the groups times the filter input channels, "
                 f"but got {data.dims[1]} channels and filters {filters}")
-    return groups * filters.dims[2]
+    return groups * filters.dims[per_group_out]
+
+
+def _backprop_channels(data: PartialShape, filters: PartialShape, group: bool) -> Dimension:
+    if not group:
+        return filters.dims[1] if filters.dims is not None else DYNAMIC
+    return _group_channels(data, filters, 1, 2)
 
 
 def _backprop(group: bool):

@@ -1,4 +1,6 @@
-"""Moving data between depth and space: DepthToSpace-1 and SpaceToDepth-1.
+"""Moving data between depth and space: DepthToSpace-1, SpaceToDepth-1, and
+ShuffleChannels-1, which moves channels among their groups and keeps the shape (its axis a
+dim of a rank 1 or more input, ``group`` at least 1 and dividing a static channel dim).
 
 With ``k`` spatial dims and block size ``b``, DepthToSpace turns ``[N, C, D1..Dk]`` into
 ``[N, C / b^k, D1*b, .., Dk*b]`` and SpaceToDepth does the reverse,
@@ -61,4 +63,21 @@ def _rule(to_space: bool):
     return rule
 
 
-SPECS = specs_of({"DepthToSpace": _rule(True), "SpaceToDepth": _rule(False)})
+def _shuffle_channels(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    dims, axis, group = ins[0].shape.dims, attrs.int("axis", 1), attrs.int("group", 1)
+    if dims is not None:
+        if not dims:
+            raise ShapeInferenceError("ShuffleChannels needs rank 1 or more, but got []")
+        if not -len(dims) <= axis < len(dims):
+            raise ShapeInferenceError(
+                f"the axis must lie in [{-len(dims)}, {len(dims) - 1}], but got {axis}")
+    if group < 1:
+        raise ShapeInferenceError(f"group must be 1 or more, but got {group}")
+    if dims is not None and dims[axis].is_static and dims[axis].lo % group:
+        raise ShapeInferenceError(
+            f"the channel dim must be a multiple of group, but got {dims[axis]} and {group}")
+    return [Tensor(ins[0].shape, ins[0].etype)]
+
+
+SPECS = specs_of({"DepthToSpace": _rule(True), "SpaceToDepth": _rule(False),
+                  "ShuffleChannels": _shuffle_channels})
