@@ -9,7 +9,7 @@ the spec of a layer by its ``type`` and ``version`` text. The op files:
 (``elementwise``, ``shape_ops``, ``reduce``, ``generate``), and the families of real
 models (``convolution``, ``pooling``, ``attention``, ``state``, ``pad``,
 ``resize``, ``depth_space``, ``normalization``, ``inverse``,
-``one_hot``, ``buckets``). Nothing here knows about
+``one_hot``, ``buckets``, ``eye``). Nothing here knows about
 XML, networkx or openvino.
 """
 
@@ -21,6 +21,7 @@ from . import (
     convolution,
     depth_space,
     elementwise,
+    eye,
     gather,
     gather_elements,
     gather_nd,
@@ -44,7 +45,7 @@ from .registry import find, op_version
 OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce, generate,
               convolution, pooling, attention, state, pad,
               resize, depth_space, normalization, inverse,
-              one_hot, buckets)
+              one_hot, buckets, eye)
 
 __all__ = [
     "gather_nd_shape",
