@@ -6,20 +6,46 @@ rule, words, NumPy reference, input maker and runtime builder); ``registry.py`` 
 the spec of a layer by its ``type`` and ``version`` text. The op files:
 ``gather_nd`` (GatherND-5/8 and the ONNX views), ``gather_elements`` (GatherElements-6),
 ``gather`` (Gather-1/7/8), and the ops that carry shapes through a model
-(``elementwise``, ``shape_ops``, ``reduce``, ``generate``). Nothing here knows about
+(``elementwise``, ``shape_ops``, ``reduce``, ``generate``), and the families of real
+models (``convolution``, ``pooling``, ``attention``, ``state``, ``pad``,
+``resize``, ``depth_space``, ``normalization``, ``inverse``,
+``one_hot``, ``buckets``, ``eye``). Nothing here knows about
 XML, networkx or openvino.
 """
 
 from __future__ import annotations
 
-from . import elementwise, gather, gather_elements, gather_nd, generate, reduce, shape_ops
+from . import (
+    attention,
+    buckets,
+    convolution,
+    depth_space,
+    elementwise,
+    eye,
+    gather,
+    gather_elements,
+    gather_nd,
+    generate,
+    inverse,
+    normalization,
+    one_hot,
+    pad,
+    pooling,
+    reduce,
+    resize,
+    shape_ops,
+    state,
+)
 from .gather import gather_shape, infer_gather
 from .gather_elements import gather_elements_shape, infer_gather_elements
 from .gather_nd import gather_nd_shape, infer_gather_nd, onnx_gather_nd_shape
 from .registry import find, op_version
 
 #: The op files, each with a ``SPECS`` list (registry.py reads them in this order).
-OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce, generate)
+OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce, generate,
+              convolution, pooling, attention, state, pad,
+              resize, depth_space, normalization, inverse,
+              one_hot, buckets, eye)
 
 __all__ = [
     "gather_nd_shape",

@@ -32,9 +32,9 @@ __all__ = ["broadcast_dims", "broadcast_shapes", "SPECS"]
 
 UNARY = (
     "Abs Acos Acosh Asin Asinh Atan Atanh Ceiling Clamp Cos Cosh Elu Erf Exp Floor Gelu "
-    "HSigmoid HSwish Log LogSoftmax Mish Negative Relu Round Selu Sigmoid Sign Sin Sinh "
-    "SoftPlus SoftSign Softmax Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
-    "GRN PRelu CumSum ReverseSequence ReLU SoftMax Erfinv ErfInv ScatterUpdate "
+    "HSigmoid HSwish Log Mish Negative Relu Round Selu Sigmoid Sign Sin Sinh "
+    "SoftPlus SoftSign Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
+    "GRN PRelu CumSum ReverseSequence ReLU Erfinv ErfInv ScatterUpdate "
     "ScatterNDUpdate ScatterElementsUpdate Roll BatchNormInference Reverse"
 ).split()
 BINARY = (
@@ -241,6 +241,37 @@ def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> 
     return [Tensor(ins[0].shape, "boolean")]
 
 
+def _bitwise_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """BitwiseNot-13 keeps the shape; its input must be an integer or boolean tensor."""
+    etype = ins[0].etype
+    if etype not in INT_TYPES and etype not in ("boolean", "dynamic"):
+        raise ShapeInferenceError(
+            f"BitwiseNot needs an integer or boolean input, but got {etype}")
+    return [Tensor(ins[0].shape, etype)]
+
+
+def _softmax(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """Softmax and LogSoftmax keep the shape; their axis must be a dim of the input
+    (Softmax-1 counts from the front only, Softmax-8 and LogSoftmax-5 from either end; a
+    scalar has one axis)."""
+    axis, dims = data.int("axis", 1), ins[0].shape.dims
+    if dims is not None:
+        size = max(len(dims), 1)
+        lowest = 0 if data.version == 1 else -size
+        if not lowest <= axis < size:
+            raise ShapeInferenceError(
+                f"the axis must lie in [{lowest}, {size - 1}], but got {axis}")
+    return [Tensor(ins[0].shape, ins[0].etype)]
+
+
+def _hard_sigmoid(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """HardSigmoid-1 keeps the shape; alpha and beta must not be known non-scalars."""
+    for t, name in zip(ins[1:3], ("alpha", "beta"), strict=False):
+        if t.shape.is_static and t.shape.dims:
+            raise ShapeInferenceError(f"{name} must be a scalar, but got {t.shape}")
+    return [Tensor(ins[0].shape, ins[0].etype)]
+
+
 def _convert(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     """Convert keeps the shape and (OpenVINO evaluates its bounds) the value: to i32/i64
     real bounds are truncated toward zero, to a real type they are kept."""
@@ -301,6 +332,11 @@ _RULES: dict[str, Rule] = {
     **{op: _binary(op) for op in BINARY},
     **{op: _logical for op in LOGICAL},
     "LogicalNot": _logical_not,
+    "BitwiseNot": _bitwise_not,
+    "HardSigmoid": _hard_sigmoid,
+    "Softmax": _softmax,
+    "SoftMax": _softmax,
+    "LogSoftmax": _softmax,
     "IsNaN": _logical_not,
     "IsInf": _logical_not,
     "IsFinite": _logical_not,

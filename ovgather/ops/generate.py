@@ -97,4 +97,4 @@ _RULES: dict[str, Rule] = {
 }
 
 
-SPECS = specs_of(_RULES, {"Range": ((1, 1), (4, 4))})
+SPECS = specs_of(_RULES)

@@ -29,11 +29,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ShapeInferenceError
+from .opsets import LAST_OPSET, OPSETS
 
-__all__ = ["Attrs", "Step", "Trace", "Checks", "OpSpec", "LAST_OPSET", "since", "specs_of"]
+__all__ = ["Attrs", "Step", "Trace", "Checks", "OpSpec", "LAST_OPSET", "opset_rows", "since",
+           "specs_of"]
 
-#: The highest opset OpenVINO 2026.4.1 registers (opset17 only adds ErfInv).
-LAST_OPSET = 17
+#: IR type names OpenVINO's reader takes for another op type (it also ignores case).
+ALIASES = {"Const": "Constant"}
 
 
 class Attrs(dict):
@@ -198,27 +200,42 @@ class OpSpec:
         return self.rule(ins, Attrs(data, self.version, n_outputs), trace)
 
 
-def since(op_type: str, rule: Rule, *rows: tuple[int, int], **extra: Any) -> list[OpSpec]:
-    """Specs for ``op_type`` from ``(op version, first opset)`` rows, each holding until
-    the next row's opset; the same rule for all of them (it reads ``attrs.version``).
+def opset_rows(op_type: str) -> tuple[tuple[int, int, int], ...]:
+    """``(first opset, last opset, op version)`` rows of the opsets holding ``op_type``,
+    from the installed OpenVINO's table (``opsets.py``). The IR reader ignores the case of
+    a type (``ReLU`` is ``Relu``), and reads ``Const`` as ``Constant``.
 
-    >>> [s.name + f"@{s.since}..{s.until}" for s in since("Squeeze", None, (1, 1), (15, 15))]
+    >>> opset_rows("Squeeze"), opset_rows("SoftMax")
+    (((1, 14, 1), (15, 16, 15)), ((1, 7, 1), (8, 16, 8)))
+    """
+    rows = OPSETS.get(ALIASES.get(op_type, op_type))
+    if rows is None:
+        rows = _CASELESS.get(op_type.lower())
+    if rows is None:
+        raise KeyError(f"no opset of OpenVINO holds an op type {op_type!r}")
+    return rows
+
+
+_CASELESS = {t.lower(): rows for t, rows in OPSETS.items()}
+
+
+def since(op_type: str, rule: Rule, versions: tuple[int, ...] | None = None,
+          **extra: Any) -> list[OpSpec]:
+    """Specs for ``op_type``, one per run of opsets holding one op version (as
+    :func:`opset_rows` gives them), the same rule for all (it reads ``attrs.version``).
+    ``versions``: only these op versions (the ones the rule knows).
+
+    >>> [s.name + f"@{s.since}..{s.until}" for s in since("Squeeze", None)]
     ['Squeeze-1@1..14', 'Squeeze-15@15..16']
+    >>> [s.name + f"@{s.since}..{s.until}" for s in since("RNNCell", None)]
+    ['RNNCell-1@1..1', 'RNNCell-1@3..16']
     """
-    specs = []
-    for n, (version, first) in enumerate(rows):
-        last = rows[n + 1][1] - 1 if n + 1 < len(rows) else LAST_OPSET - 1
-        specs.append(OpSpec(op_type, version, first, rule, until=last, **extra))
-    return specs
+    return [OpSpec(op_type, version, first, rule, until=last, **extra)
+            for first, last, version in opset_rows(op_type)
+            if versions is None or version in versions]
 
 
-def specs_of(rules: dict[str, Rule],
-             versions: dict[str, tuple[tuple[int, int], ...]] | None = None) -> list[OpSpec]:
-    """Specs for a table of rules: one version from opset1 on, unless ``versions`` gives
-    an op's ``(op version, first opset)`` rows (its rule then reads ``attrs.version``).
-
-    Most of these ops are accepted in any opset up to the last: which opsets really hold
-    them is not pinned down yet, so the walk stays as lenient as before.
-    """
-    versions = versions or {}
-    return [s for op, rule in rules.items() for s in since(op, rule, *versions.get(op, ((1, 1),)))]
+def specs_of(rules: dict[str, Rule]) -> list[OpSpec]:
+    """Specs for a table of rules, each op in exactly the opsets that hold it (every
+    version of it; a rule that differs by version reads ``attrs.version``)."""
+    return [s for op, rule in rules.items() for s in since(op, rule)]

@@ -1,0 +1,141 @@
+"""Resizing: Interpolate-1, Interpolate-4 and Interpolate-11.
+
+Interpolate-1 sets the dims its ``axes`` attribute names to its second input (the target
+spatial shape). Interpolate-4 and -11 first pad the data (``pads_begin``/``pads_end``
+attributes, one per dim, missing ones 0), then set the dims named by the ``axes`` input
+(all of them when there is none) from ``sizes`` or by ``scales``, as
+``shape_calculation_mode`` says; Interpolate-4 takes both inputs (and uses one),
+Interpolate-11 takes the one it uses. Sizes are a shape tensor: value bounds give
+interval dims. A scale multiplies both ends of a dim in float32 after adding 1e-6, and
+truncates (OpenVINO's ``dim::scale``):
+
+>>> from ovgather.shapes import Dimension
+>>> scaled(Dimension(3, 7), 2.0), scaled(Dimension(5), 0.5), scaled(Dimension(5), 1.0)
+(Dimension('6..14'), Dimension('2'), Dimension('5'))
+
+Unknown sizes, scales or axes leave the dims they would set ``?`` (unknown axes: all).
+The scales are floats: a walk that carries float constants' values gives them; one that
+does not gets ``?`` there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeInferenceError
+from ..shapes import DYNAMIC, INF, Dimension, PartialShape
+from .convolution import bounds_dim, shifted, value_dims
+from .spec import Attrs, Trace, specs_of
+from .values import INT_TYPES, Tensor, exact_ints
+
+__all__ = ["scaled", "interpolate_shape", "SPECS"]
+
+SCALE_TYPES = ("f32", "f16", "bf16", "dynamic")
+SIZE_TYPES = ("i32", "i64", "u32", "u64", "dynamic")
+_EPSILON = np.float32(1.0e-6)
+
+
+def scaled(d: Dimension, scale: float) -> Dimension:
+    """``d`` times ``scale`` as OpenVINO computes it (float32, truncated)."""
+    s = np.float32(scale)
+    if s == np.float32(1.0):
+        return d
+    s = np.float32(s + _EPSILON)
+    hi = INF if d.hi == INF else int(np.float32(d.hi) * s)
+    lo = hi if d.is_static else int(np.float32(d.lo) * s)
+    return bounds_dim(lo, hi)
+
+
+def _one_d(t: Tensor, name: str) -> None:
+    if t.shape.dims is not None and len(t.shape.dims) != 1:
+        raise ShapeInferenceError(f"the {name} input must be 1-D, but got {t.shape}")
+
+
+def _axes(t: Tensor | None, rank: int) -> tuple[int, ...] | None:
+    if t is None:
+        return tuple(range(rank))
+    axes = exact_ints(t)
+    if axes is not None and not all(0 <= a < rank for a in axes):
+        raise ShapeInferenceError(f"the axes must lie in [0, {rank - 1}], but got {list(axes)}")
+    return axes
+
+
+def interpolate_shape(data: PartialShape, axes: tuple[int, ...] | None, pads: tuple, values,
+                      use_scales: bool) -> PartialShape:
+    """Interpolate-4/11 from the data shape, the axes (None: unknown), the attribute pads,
+    and the sizes (dims) or scales (floats), None when unknown."""
+    rank = len(data.dims)
+    if axes is None:
+        return PartialShape.dynamic(rank)
+    begin, end = (tuple(p[:rank]) + (0,) * (rank - len(p)) for p in pads)
+    out = [shifted(d, b + e) for d, b, e in zip(data.dims, begin, end, strict=True)]
+    if values is not None and len(values) < len(axes):
+        name = "scales" if use_scales else "sizes"
+        raise ShapeInferenceError(
+            f"the {name} input must have a value per axis ({len(axes)}), but got {len(values)}")
+    for n, axis in enumerate(axes):
+        if values is None:
+            out[axis] = DYNAMIC
+        else:
+            out[axis] = scaled(out[axis], values[n]) if use_scales else values[n]
+    return PartialShape.of(tuple(out))
+
+
+def _check_type(t: Tensor, floats: bool) -> None:
+    allowed = SCALE_TYPES if floats else SIZE_TYPES
+    if t.etype not in allowed:
+        raise ShapeInferenceError(
+            f"the {'scales' if floats else 'sizes'} input must be of type "
+            f"{', '.join(allowed[:-1])}, but got {t.etype}")
+
+
+def _interpolate_1(ins: list[Tensor], attrs: Attrs) -> list[Tensor]:
+    if ins[1].etype not in INT_TYPES and ins[1].etype != "dynamic":
+        raise ShapeInferenceError(
+            f"the target shape input must be of an integer type, but got {ins[1].etype}")
+    data = ins[0].shape
+    if data.dims is None:
+        return [Tensor(data, ins[0].etype)]
+    axes = attrs.ints("axes")
+    rank = len(data.dims)
+    if not all(0 <= a < rank for a in axes):
+        raise ShapeInferenceError(f"the axes must lie in [0, {rank - 1}], but got {list(axes)}")
+    target = value_dims(ins[1])
+    out = list(data.dims)
+    for n, axis in enumerate(axes):
+        out[axis] = target[n] if target is not None and n < len(target) else DYNAMIC
+    return [Tensor(PartialShape.of(tuple(out)), ins[0].etype)]
+
+
+def _interpolate(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    if attrs.version == 1:
+        return _interpolate_1(ins, attrs)
+    use_scales = attrs.text("shape_calculation_mode", "sizes").lower() == "scales"
+    if attrs.version == 4:
+        if len(ins) not in (3, 4):
+            raise ShapeInferenceError(f"Interpolate-4 takes 3 or 4 inputs, but got {len(ins)}")
+        values_in, axes_in = ins[2 if use_scales else 1], ins[3] if len(ins) > 3 else None
+        _one_d(values_in, "scales" if use_scales else "sizes")
+        _check_type(ins[1], False)
+        _check_type(ins[2], True)
+    else:
+        if len(ins) not in (2, 3):
+            raise ShapeInferenceError(f"Interpolate-11 takes 2 or 3 inputs, but got {len(ins)}")
+        values_in, axes_in = ins[1], ins[2] if len(ins) > 2 else None
+        for t in ins[1:]:
+            _one_d(t, "sizes, scales and axes")
+        _check_type(values_in, use_scales)
+    if axes_in is not None:
+        _one_d(axes_in, "axes")
+    data = ins[0].shape
+    if data.dims is None:
+        return [Tensor(data, ins[0].etype)]
+    values = values_in.value[0] if use_scales and values_in.value is not None else None
+    if not use_scales:
+        values = value_dims(values_in)
+    pads = (attrs.ints("pads_begin"), attrs.ints("pads_end"))
+    shape = interpolate_shape(data, _axes(axes_in, len(data.dims)), pads, values, use_scales)
+    return [Tensor(shape, ins[0].etype)]
+
+
+SPECS = specs_of({"Interpolate": _interpolate})

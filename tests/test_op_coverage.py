@@ -1,0 +1,58 @@
+"""Which op types of OpenVINO's opset1–opset16 ovgather infers, and which it still lacks.
+
+Issue 12 asks for every one of them; until then the missing ones are listed here, so
+that adding a rule means taking its type off ``KNOWN_MISSING`` and a type a new OpenVINO
+brings (``tools/list_opsets.py`` regenerates the table) shows up as a failure. Run with
+``-s`` to see both lists.
+"""
+
+from __future__ import annotations
+
+from ovgather.infer import known_ops
+from ovgather.ops.opsets import OPSETS
+from ovgather.ops.spec import ALIASES
+
+#: The opsets issue 12 covers (opset17 is OpenVINO's opset in the making).
+LAST_COVERED_OPSET = 16
+
+KNOWN_MISSING = """
+BinaryConvolution CTCGreedyDecoder CTCGreedyDecoderSeqLen CTCLoss Col2Im ConvertPromoteTypes
+DFT DeformableConvolution DeformablePSROIPooling DetectionOutput Einsum EmbeddingBagOffsets
+EmbeddingBagOffsetsSum EmbeddingBagPacked EmbeddingBagPackedSum EmbeddingSegmentsSum
+ExperimentalDetectronDetectionOutput ExperimentalDetectronGenerateProposalsSingleImage
+ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
+ExperimentalDetectronTopKROIs ExtractImagePatches FakeConvert GRUCell GRUSequence GatherTree
+GenerateProposals GridSample I420toBGR I420toRGB IDFT IRDFT ISTFT If LSTMCell LSTMSequence
+Loop MatrixNms MulticlassNms Multinomial NMSRotated NV12toBGR NV12toRGB NonMaxSuppression
+PSROIPooling PriorBox PriorBoxClustered Proposal RDFT RNNCell RNNSequence ROIAlign
+ROIAlignRotated ROIPooling RandomUniform RegionYolo ReorgYolo STFT SegmentMax SliceScatter
+SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique Xor
+""".split()
+
+
+def openvino_types() -> set[str]:
+    """The op types some opset from 1 to LAST_COVERED_OPSET holds."""
+    return {t for t, rows in OPSETS.items() if rows[0][0] <= LAST_COVERED_OPSET}
+
+
+def covered_types() -> set[str]:
+    """OpenVINO's names of the op types ovgather infers (its IR aliases folded in)."""
+    by_lower = {t.lower(): t for t in OPSETS}
+    return {by_lower[ALIASES.get(t, t).lower()] for t in known_ops()
+            if ALIASES.get(t, t).lower() in by_lower}
+
+
+def test_the_missing_op_types_are_exactly_the_known_missing_list():
+    ours, theirs = covered_types(), openvino_types()
+    missing = sorted(theirs - ours)
+    print(f"\novgather covers {len(theirs & ours)} of the {len(theirs)} op types of "
+          f"opset1-opset{LAST_COVERED_OPSET}: {' '.join(sorted(theirs & ours))}")
+    print(f"missing ({len(missing)}): {' '.join(missing)}")
+    newly_covered = sorted(set(KNOWN_MISSING) - set(missing))
+    assert not newly_covered, f"covered now, take them off KNOWN_MISSING: {newly_covered}"
+    unlisted = sorted(set(missing) - set(KNOWN_MISSING))
+    assert not unlisted, f"OpenVINO holds op types ovgather lacks: {unlisted}"
+
+
+def test_known_missing_is_sorted_and_without_repeats():
+    assert KNOWN_MISSING == sorted(set(KNOWN_MISSING))

@@ -1,0 +1,101 @@
+"""MaxPool-1/8/14 and AvgPool-1/14/16 against OpenVINO on seeded random shapes.
+
+Static, dynamic and interval dims, dynamic ranks, every auto_pad and rounding_type,
+dilations, exclude-pad, and broken inputs (ranks, attribute lengths, zeros, kernels that
+do not fit): the inferred text and the valid/invalid verdict must be OpenVINO's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import openvino as ov
+import openvino.opset1 as ov1
+import openvino.opset3 as ov3
+import openvino.opset8 as ov8
+import openvino.opset14 as ov14
+import openvino.opset16 as ov16
+import pytest
+from op_diff import Case, agree_with_openvino, const, ints, ov_param, tensor
+from ov_oracle import random_dim, random_shape
+
+from ovgather.ops.convolution import PAD_MODES
+from ovgather.ops.pooling import ROUNDING
+from ovgather.ops.values import Tensor, value_of_dims
+from ovgather.shapes import PartialShape
+
+CASES = 1500
+OPSET = {("MaxPool", 1): ov1, ("MaxPool", 8): ov8, ("MaxPool", 14): ov14,
+         ("AvgPool", 1): ov1, ("AvgPool", 14): ov14, ("AvgPool", 16): ov16}
+
+
+def pool_case(rng, op: str, version: int) -> Case:
+    n = rng.choice((1, 2, 3, 2, 2, 0, 4))
+    dims = [rng.choice(("1", "2", "?", "1..3", "0")), random_dim(rng)]
+    dims += [random_dim(rng) for _ in range(n)]
+    data = "[...]" if rng.random() < 0.1 else "[" + ",".join(dims) + "]"
+    k = n if rng.random() > 0.05 else rng.choice((0, n + 1))
+
+    def values(lo, hi, size=k):
+        return [rng.randint(lo, hi) for _ in range(size if rng.random() > 0.04 else size + 1)]
+
+    kernel = [rng.randint(1, 4) if rng.random() > 0.02 else 0 for _ in range(k)]
+    strides, dilations = values(1, 3), values(1, 2)
+    if rng.random() < 0.03:
+        strides = [0] * k
+    pb, pe = values(0, 3), values(0, 3)
+    rounding = rng.choice(ROUNDING)
+    mode = rng.choice(PAD_MODES)
+    exclude = rng.random() < 0.5
+    o = OPSET[op, version]
+    p = ov_param(data)
+    attrs = {"strides": ints(strides), "pads_begin": ints(pb), "pads_end": ints(pe),
+             "kernel": ints(kernel), "rounding_type": rounding, "auto_pad": mode}
+    if op == "MaxPool" and version == 1:
+        def build():
+            return o.max_pool(p, strides, pb, pe, kernel, rounding, mode)
+    elif op == "MaxPool":
+        attrs["dilations"] = ints(dilations)
+
+        def build():
+            return o.max_pool(p, strides, dilations, pb, pe, kernel, rounding, mode)
+    else:
+        attrs["exclude-pad"] = str(exclude).lower()
+        if version == 16:
+            attrs["dilations"] = ints(dilations)
+
+        def build():
+            more = {"dilations": dilations} if version == 16 else {}
+            return o.avg_pool(p, strides, pb, pe, kernel, exclude, rounding, mode, **more)
+    label = f"{op}-{version} {data} {attrs}"
+    return Case(build, op, version, [tensor(data)], attrs, label=label)
+
+
+@pytest.mark.parametrize("op,version", list(OPSET), ids=[f"{t}-{v}" for t, v in OPSET])
+def test_poolings_infer_what_openvino_infers(op, version):
+    agree_with_openvino(f"{op}{version}", pool_case, CASES, op, version)
+
+
+def adaptive_case(rng, op: str) -> Case:
+    data = random_shape(rng)
+    n = max((PartialShape.parse(data).rank or 4) - 2, 0)
+    n = n if rng.random() > 0.05 else n + 1
+    pick = rng.random()
+    if pick < 0.5 and n:
+        values = [rng.randint(1, 8) for _ in range(n)]
+        sizes, sizes_build = const(values), lambda: ov1.constant(np.array(values, np.int64))
+    elif pick < 0.75 or not n:
+        shape, etype = rng.choice((f"[{n}]", "[?]", "[]", "[1..3]")), rng.choice(("i64", "i32"))
+        sizes, sizes_build = tensor(shape, etype), lambda: ov_param(shape, getattr(ov.Type, etype))
+    else:
+        dims = "[" + ",".join(random_dim(rng) for _ in range(n)) + "]"
+        bounds = value_of_dims(PartialShape.parse(dims).dims)
+        sizes = Tensor(PartialShape([n]), "i64", bounds)
+        sizes_build = lambda: ov3.shape_of(ov_param(dims))  # noqa: E731
+    make = ov8.adaptive_avg_pool if op == "AdaptiveAvgPool" else ov8.adaptive_max_pool
+    return Case(lambda: make(ov_param(data), sizes_build()), op, 8, [tensor(data), sizes],
+                label=f"{data} {sizes!r}")
+
+
+@pytest.mark.parametrize("op", ["AdaptiveAvgPool", "AdaptiveMaxPool"])
+def test_adaptive_poolings_infer_what_openvino_infers(op):
+    agree_with_openvino(op, adaptive_case, 800, op)
