@@ -35,7 +35,7 @@ import sys
 import tempfile
 import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -190,7 +190,7 @@ ARCHS: dict[str, Arch] = {a.name: a for a in [
               max_target_positions=64, pad_token_id=1, bos_token_id=2, eos_token_id=3,
               decoder_start_token_id=2),
          (Input("input_features", (1, 16, 60), "f32", 0, {0: -1}),
-          _ids("decoder_input_ids", seq=5, high=300)),
+          _ids("decoder_input_ids", seq=5, high=300), _mask("decoder_attention_mask", seq=5)),
          ("logits",), ("pytorch_dynamic", "onnx_static"),
          "speech encoder-decoder: Conv1d front-end with stride 2, GELU, cross-attention",
          dict(use_cache=False)),
@@ -265,7 +265,7 @@ def example_inputs(arch: Arch) -> list[torch.Tensor]:
     for inp in arch.inputs:
         if inp.dtype == "f32":
             out.append(torch.randn(inp.shape, generator=gen))
-        elif inp.name == "attention_mask":
+        elif inp.name.endswith("attention_mask"):
             out.append(torch.ones(inp.shape, dtype=torch.int64))
         elif inp.name == "position_ids":
             start = arch_past_len(arch)
@@ -497,8 +497,7 @@ def _write_index(out: Path, rows: dict[str, list[dict]]) -> dict[str, list[dict]
     return rows
 
 
-def main(argv: Sequence[str] | None = None,
-         run: Callable[[Path, Sequence[str]], object] = generate) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--only", nargs="*", default=[], choices=sorted(ARCHS),
@@ -510,7 +509,7 @@ def main(argv: Sequence[str] | None = None,
             print(f"{arch.name:12} {arch.model_class:34} {' '.join(arch.variants)}")
         return 0
     warnings.filterwarnings("ignore")
-    run(args.out, args.only)
+    generate(args.out, args.only)
     return 0
 
 
