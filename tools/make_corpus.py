@@ -45,6 +45,7 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 import openvino as ov  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
+from openvino import opset13  # noqa: E402
 from openvino._offline_transformations import apply_make_stateful_transformation  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,7 +65,7 @@ class Input:
 
     name: str
     shape: tuple[int, ...]
-    dtype: str = "i64"  # i64 token ids / masks, or f32 for pixels and audio
+    dtype: str = "i64"  # i64 token ids / masks, i32 beam indices, f32 pixels and audio
     high: int = 100  # token ids are drawn below this
     dynamic: dict[int, int | tuple[int, int]] = field(default_factory=dict)
 
@@ -126,9 +127,11 @@ ARCHS: dict[str, Arch] = {a.name: a for a in [
     Arch("llama_kv", "LlamaForCausalLM", "LlamaConfig",
          dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=3,
               num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256),
-         (_ids("input_ids", seq=4, high=300), _mask(seq=7), _ids("position_ids", seq=4)),
+         (_ids("input_ids", seq=4, high=300), _mask(seq=7), _ids("position_ids", seq=4),
+          Input("beam_idx", (1,), "i32", 1, {0: -1})),
          ("logits",), ("pytorch_stateful",),
-         "stateful LLM: the KV-cache as ReadValue/Assign pairs, grouped-query attention"),
+         "stateful LLM: the KV-cache as ReadValue/Assign pairs reordered by `beam_idx` "
+         "(as optimum-intel's exports are), grouped-query attention"),
     Arch("t5", "T5Model", "T5Config",
          dict(vocab_size=300, d_model=32, d_kv=8, d_ff=64, num_layers=2,
               num_decoder_layers=2, num_heads=4, relative_attention_num_buckets=16),
@@ -228,14 +231,17 @@ class _Named(torch.nn.Module):
 
 
 class _KVDecoder(torch.nn.Module):
-    """A causal LM with its KV-cache as flat tensors: ``(ids, mask, positions, k0, v0,
-    k1, v1, ...) -> (logits, k0', v0', ...)``, the form make_stateful turns into state."""
+    """A causal LM with its KV-cache as flat tensors: ``(ids, mask, positions, beam_idx,
+    k0, v0, k1, v1, ...) -> (logits, k0', v0', ...)``, the form make_stateful turns into
+    state. The cache is first reordered by ``beam_idx``, the Gather that optimum-intel
+    puts after each ReadValue for beam search."""
 
     def __init__(self, model: torch.nn.Module) -> None:
         super().__init__()
         self.model = model
 
-    def forward(self, input_ids, attention_mask, position_ids, *past):
+    def forward(self, input_ids, attention_mask, position_ids, beam_idx, *past):
+        past = [t.index_select(0, beam_idx) for t in past]
         cache = transformers.DynamicCache(config=self.model.config)
         for layer, key, value in zip(cache.layers, past[0::2], past[1::2], strict=True):
             # filled directly: DynamicCache's own fill concatenates onto an empty 1-D
@@ -271,13 +277,14 @@ def example_inputs(arch: Arch) -> list[torch.Tensor]:
             start = arch_past_len(arch)
             out.append(torch.arange(start, start + inp.shape[1]).reshape(inp.shape))
         else:
-            out.append(torch.randint(0, inp.high, inp.shape, generator=gen))
+            dtype = torch.int32 if inp.dtype == "i32" else torch.int64
+            out.append(torch.randint(0, inp.high, inp.shape, generator=gen, dtype=dtype))
     return out
 
 
 def arch_past_len(arch: Arch) -> int:
     """For a KV-cache model: the cached length, mask length minus the new tokens."""
-    seq = {i.name: i.shape[1] for i in arch.inputs}
+    seq = {i.name: i.shape[-1] for i in arch.inputs}
     return seq["attention_mask"] - seq["input_ids"]
 
 
@@ -299,7 +306,7 @@ def _partial_shape(inp: Input, dynamic: bool) -> ov.PartialShape:
 
 
 def _ov_type(dtype: str) -> ov.Type:
-    return ov.Type.f32 if dtype == "f32" else ov.Type.i64
+    return {"f32": ov.Type.f32, "i32": ov.Type.i32}.get(dtype, ov.Type.i64)
 
 
 def _name_ports(model: ov.Model, inputs: Sequence[str], outputs: Sequence[str]) -> None:
@@ -366,7 +373,24 @@ def convert_stateful(arch: Arch) -> ov.Model:
     _name_ports(model, [i.name for i in arch.inputs] + past_names, ["logits", *present_names])
     apply_make_stateful_transformation(model, dict(zip(past_names, present_names,
                                                        strict=True)))
+    _init_states(model)
     return model
+
+
+def _init_states(model: ov.Model) -> None:
+    """Give each ReadValue the zero-length cache of the current batch as its initial
+    value, as optimum-intel does: without it the CPU plugin refuses the model, and with
+    it the IR holds the ShapeOf -> Gather -> Concat -> Broadcast that real exports have."""
+    shape = opset13.shape_of(model.input("input_ids"), output_type="i64")
+    batch = opset13.gather(shape, opset13.constant([0]), opset13.constant(0))
+    for op in model.get_ops():
+        if op.get_type_name() != "ReadValue":
+            continue
+        dims = [batch] + [opset13.constant([d.get_min_length()])
+                          for d in op.get_output_partial_shape(0)[1:]]
+        zeros = opset13.constant(0.0, dtype=op.get_output_element_type(0))
+        op.set_arguments([opset13.broadcast(zeros, opset13.concat(dims, axis=0))])
+    model.validate_nodes_and_infer_types()
 
 
 def convert(arch: Arch, variant: str, tmp: Path) -> ov.Model:
