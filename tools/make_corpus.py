@@ -108,8 +108,7 @@ ARCHS: dict[str, Arch] = {a.name: a for a in [
     Arch("bert", "BertModel", "BertConfig",
          dict(vocab_size=500, num_hidden_layers=4, max_position_embeddings=64, **TEXT_SMALL),
          (_ids("input_ids", high=500), _mask(), _ids("token_type_ids", high=2)),
-         ("last_hidden_state", "pooler_output"),
-         ("pytorch_static", "pytorch_dynamic", "onnx_dynamic"),
+         ("last_hidden_state", "pooler_output"), ("pytorch_dynamic", "onnx_dynamic"),
          "encoder: embeddings, LayerNorm (MVN), SDPA attention with a padding mask"),
     Arch("gpt2", "GPT2LMHeadModel", "GPT2Config",
          dict(vocab_size=300, n_embd=32, n_layer=3, n_head=4, n_positions=128),
@@ -132,6 +131,16 @@ ARCHS: dict[str, Arch] = {a.name: a for a in [
          ("logits",), ("pytorch_stateful",),
          "stateful LLM: the KV-cache as ReadValue/Assign pairs reordered by `beam_idx` "
          "(as optimum-intel's exports are), grouped-query attention"),
+    Arch("mixtral", "MixtralForCausalLM", "MixtralConfig",
+         dict(vocab_size=300, hidden_size=32, intermediate_size=32, num_hidden_layers=2,
+              num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
+              num_experts_per_tok=2, max_position_embeddings=256,
+              experts_implementation="batched_mm"),
+         (_ids("input_ids", high=300), _mask()), ("logits",), ("pytorch_dynamic",),
+         "mixture of experts: router TopK and Softmax, the chosen experts' weights "
+         "gathered per token (transformers' `batched_mm` experts: the default loop "
+         "uses `torch.histc`, which OpenVINO's PyTorch frontend cannot convert)",
+         dict(use_cache=False)),
     Arch("t5", "T5Model", "T5Config",
          dict(vocab_size=300, d_model=32, d_kv=8, d_ff=64, num_layers=2,
               num_decoder_layers=2, num_heads=4, relative_attention_num_buckets=16),
@@ -418,6 +427,7 @@ def _strip_paths(model: ov.Model) -> None:
 def write_variant(arch: Arch, variant: str, out: Path, tmp: Path) -> dict:
     """Convert and save one variant; return its README row."""
     model = convert(arch, variant, tmp)
+    model.set_friendly_name(f"{arch.name}_{variant}")  # not a global counter's "Model3"
     _strip_paths(model)
     xml = out / arch.name / f"{variant}.xml"
     xml.parent.mkdir(parents=True, exist_ok=True)
@@ -479,9 +489,19 @@ def readme(rows: dict[str, list[dict]]) -> str:
         lines += [f"### {name}", "", f"`transformers.{arch.model_class}` from "
                   f"`{arch.config_class}`: {arch.why}.", "",
                   f"- config: `{json.dumps(arch.config, sort_keys=True)}`",
+                  f"- example inputs (static shapes; dynamic variants free the dims "
+                  f"named): {', '.join(_input_words(i) for i in arch.inputs)}",
                   f"- outputs: {', '.join(f'`{o}`' for o in arch.outputs)}",
                   f"- variants: {', '.join(Path(r['path']).stem for r in rs)}", ""]
     return "\n".join(lines)
+
+
+def _input_words(inp: Input) -> str:
+    """``input_ids`` i64 [1,12] (free: 0, 1=1..128)."""
+    free = ", ".join(f"{a}" if r == -1 else f"{a}={r[0]}..{r[1]}"
+                     for a, r in inp.dynamic.items())
+    shape = ",".join(map(str, inp.shape))
+    return f"`{inp.name}` {inp.dtype} [{shape}] (free: {free})"
 
 
 def _all(rows: dict[str, list[dict]]) -> list[dict]:
