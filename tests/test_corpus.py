@@ -15,6 +15,7 @@ from pathlib import Path
 
 import openvino as ov
 import pytest
+from corpus_report import classify, compare_model
 
 from ovgather.infer import check
 from ovgather.ir import read_ir
@@ -70,3 +71,28 @@ def test_corpus_ir_checks_without_false_alarm(xml: Path, core: ov.Core):
     problems = [f"{lr.type} {lr.name}: {lr.status}: {lr.message}" for lr in report.layers
                 if lr.status in ("mismatch", "invalid")]
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("xml", XMLS, ids=_ids(XMLS))
+def test_corpus_ir_never_contradicts_read_model(xml: Path):
+    """Less precise than OpenVINO is allowed for now (rules are still being added);
+    a shape no tensor could have in both is a wrong rule."""
+    report = compare_model(xml, CORPUS)
+    wrong = [f"{d['op']} {d['layer']}: {d['ovgather']} vs {d['openvino']}"
+             for d in report.diffs if d["kind"] == "contradicts"]
+    assert not wrong, "\n".join(wrong)
+    assert not report.unmatched
+
+
+@pytest.mark.parametrize(("ours", "theirs", "kind"), [
+    ("[?,16,16]", "[?,16,16]", None),
+    ("[?,?,?,?]", "[?,?,1..,1..]", "looser"),
+    ("[?,..1]", "[?,1]", "looser"),
+    ("[...]", "[2,3]", "looser"),
+    ("[1,3]", "[?,3]", "tighter"),
+    ("[1,?]", "[?,3]", "mixed"),
+    ("[2,3]", "[2,4]", "contradicts"),
+    ("[2,3]", "[2,3,1]", "contradicts"),
+])
+def test_corpus_report_classifies_a_port_by_what_both_shapes_allow(ours, theirs, kind):
+    assert classify(ours, theirs) == kind

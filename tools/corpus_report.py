@@ -16,9 +16,13 @@ is classed by what the two shapes allow:
 
 A differing port is an ``origin`` when every input of its layer agreed with OpenVINO:
 that layer's rule is where precision was lost. The others only inherit a difference
-from upstream, so the origins are what to fix first. Layers ovgather does not know are
-``unchecked``: they keep the declared dims, which the IR writes with ``-1`` for any
-dynamic dim, so their ports are counted apart from the checked ones.
+from upstream, so the origins are what to fix first. Only shapes are compared, not the
+values that shape subgraphs carry: an origin at a Reshape whose target comes from
+ShapeOf -> ... -> Concat may mean the target's values were lost upstream.
+
+Layers ovgather does not know are ``unchecked``: they keep the declared dims, which the
+IR writes with ``-1`` for any dynamic dim, so their ports are counted apart from the
+checked ones.
 
 This is a report, not a test: it always exits 0.
 """
@@ -96,37 +100,40 @@ def compare_model(path: Path, root: Path) -> ModelReport:
     result = check(G)
     ov_ops = _ov_ops(path)
     report = ModelReport(str(path.relative_to(root)), layers=len(result.layers))
-    differs: dict[tuple[str, int], str] = {}  # (layer id, port id) -> kind
+    differs: set[tuple[str, int]] = set()  # (layer id, port id) already differing
     by_id = {lr.id: lr for lr in result.layers}
     for lr in result.layers:
         report.statuses[lr.status] += 1
-        op_name = f"{lr.type}-{lr.version}"
         if lr.status == "unchecked":
-            report.unchecked[op_name] += 1
+            report.unchecked[f"{lr.type}-{lr.version}"] += 1
         candidates = ov_ops.get(lr.name)
         if not candidates:
             report.unmatched.append(lr.name)
             continue
-        op = candidates.pop(0)
-        port_ids = [p["id"] for p in G.nodes[lr.id]["outputs"]]
-        for index, (port, ours) in enumerate(zip(port_ids, lr.inferred, strict=False)):
-            report.ports += 1
-            theirs = str(op.output(index).get_partial_shape())
-            kind = classify(ours, theirs)
-            if kind is None:
-                report.equal_ports += 1
-                continue
-            differs[(lr.id, port)] = kind
-            report.diffs.append({
-                "op": op_name, "status": lr.status, "kind": kind, "layer": lr.name,
-                "id": lr.id, "port": port, "ovgather": ours, "openvino": theirs,
-                "origin": _is_origin(G, lr.id, differs),
-                "inputs": _input_texts(G, lr.id, by_id),
-            })
+        _compare_ports(G, lr, candidates.pop(0), by_id, differs, report)
     return report
 
 
-def _is_origin(G, node: str, differs: dict[tuple[str, int], str]) -> bool:
+def _compare_ports(G, lr, op: ov.Node, by_id: dict, differs: set, report: ModelReport) -> None:
+    """Compare one layer's output ports with its OpenVINO op's, recording differences."""
+    port_ids = [p["id"] for p in G.nodes[lr.id]["outputs"]]
+    for index, (port, ours) in enumerate(zip(port_ids, lr.inferred, strict=False)):
+        report.ports += 1
+        theirs = str(op.output(index).get_partial_shape())
+        kind = classify(ours, theirs)
+        if kind is None:
+            report.equal_ports += 1
+            continue
+        differs.add((lr.id, port))
+        report.diffs.append({
+            "op": f"{lr.type}-{lr.version}", "status": lr.status, "kind": kind,
+            "layer": lr.name, "id": lr.id, "port": port, "ovgather": ours,
+            "openvino": theirs, "origin": _is_origin(G, lr.id, differs),
+            "inputs": _input_texts(G, lr.id, by_id),
+        })
+
+
+def _is_origin(G, node: str, differs: set[tuple[str, int]]) -> bool:
     """True when no input of ``node`` already differed from OpenVINO (the walk is in
     topological order, so every producer has been compared before)."""
     return not any((u, d["from_port"]) in differs for u, _, d in G.in_edges(node, data=True))
