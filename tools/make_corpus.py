@@ -17,8 +17,10 @@ optimum-intel does for the LLMs it exports.
 
 ``ir_corpus/README.md`` is written from the same table, so each file's origin
 (architecture, frontend, static/dynamic, input shapes, config values) is recorded next
-to it. The files are not byte-for-byte reproducible across torch or transformers
-versions, and nothing tests that they are: only that OpenVINO and ovgather read them.
+to it. Names OpenVINO makes from a global counter are renumbered per model (as for
+``ir_samples/``), so a rebuild with the same packages writes the same files; across
+torch, transformers or openvino versions they may differ, and nothing tests that they
+do not: the tests need no torch, only that OpenVINO and ovgather read the files.
 
 Requirements (only to regenerate; the tests read the committed files and need no torch):
 ``pip install torch==2.13.0 transformers onnx onnxscript`` (the pinned torch is a CPU
@@ -45,6 +47,7 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 import openvino as ov  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
+from make_samples import _canonical_names  # noqa: E402
 from openvino import opset13  # noqa: E402
 from openvino._offline_transformations import apply_make_stateful_transformation  # noqa: E402
 
@@ -435,6 +438,7 @@ def write_variant(arch: Arch, variant: str, out: Path, tmp: Path) -> dict:
     """Convert and save one variant; return its README row."""
     model = convert(arch, variant, tmp)
     model.set_friendly_name(f"{arch.name}_{variant}")  # not a global counter's "Model3"
+    _canonical_names(model)  # Concat_3337 -> Concat_<position>: stable across runs
     _strip_paths(model)
     xml = out / arch.name / f"{variant}.xml"
     xml.parent.mkdir(parents=True, exist_ok=True)
