@@ -446,7 +446,7 @@ def write_variant(arch: Arch, variant: str, out: Path, tmp: Path) -> dict:
     ops = Counter(op.get_type_name() for op in model.get_ordered_ops())
     return {
         "path": f"{arch.name}/{variant}.xml",
-        "inputs": {p.any_name: str(p.get_partial_shape()) for p in model.inputs},
+        "inputs": [[p.any_name, str(p.get_partial_shape())] for p in model.inputs],
         "layers": sum(ops.values()),
         "ops": sorted(ops),
         "states": len(model.get_sinks()),
@@ -491,7 +491,7 @@ def readme(rows: dict[str, list[dict]]) -> str:
     for name, rs in rows.items():
         for r in rs:
             notable = ", ".join(op for op in r["ops"] if op in NOTABLE)
-            inputs = ", ".join(f"`{k}` {v}" for k, v in r["inputs"].items())
+            inputs = ", ".join(f"`{k}` {v}" for k, v in r["inputs"])
             lines.append(f"| {name} | `{Path(r['path']).stem}` | {r['layers']} | {inputs} | "
                          f"{notable} | {r['bytes'] // 1024} |")
     lines += ["", "## Architectures", ""]
