@@ -200,6 +200,7 @@ def summary(reports: Sequence[ModelReport], examples: int = 3) -> dict:
         "equal_ports": sum(r.equal_ports for r in reports),
         "differing_ports": dict(kinds),
         "identical_models": sum(not r.diffs and not r.unchecked for r in reports),
+        "equal_port_models": sum(not r.diffs for r in reports),
         "unmatched_layers": sum(len(r.unmatched) for r in reports),
         "unchecked": {op: {"layers": n, "models": len(unchecked_models[op])}
                       for op, n in unchecked.most_common()},
@@ -244,7 +245,8 @@ def _totals(summ: dict) -> str:
     return (f"{summ['models']} IRs, {summ['layers']} layers, {unchecked} unchecked "
             f"({pct:.1f}%), statuses {summ['statuses']}; {summ['ports']} ports, "
             f"{summ['equal_ports']} equal to read_model, differing {summ['differing_ports']}; "
-            f"{summ['identical_models']} IRs identical to OpenVINO; "
+            f"{summ['equal_port_models']} IRs with every port equal, "
+            f"{summ['identical_models']} of them with no unchecked layer either; "
             f"{summ['unmatched_layers']} layers not found by name in read_model")
 
 
