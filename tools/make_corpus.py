@@ -443,9 +443,16 @@ def write_variant(arch: Arch, variant: str, out: Path, tmp: Path) -> dict:
     xml = out / arch.name / f"{variant}.xml"
     xml.parent.mkdir(parents=True, exist_ok=True)
     ov.save_model(model, str(xml), compress_to_fp16=True)
+    return describe(xml, out)
+
+
+def describe(xml: Path, out: Path) -> dict:
+    """A saved IR's README row, read back from the file: saving with fp16 compression
+    adds the decompression Converts, so the model in memory has fewer layers."""
+    model = ov.Core().read_model(str(xml))
     ops = Counter(op.get_type_name() for op in model.get_ordered_ops())
     return {
-        "path": f"{arch.name}/{variant}.xml",
+        "path": xml.relative_to(out).as_posix(),
         "inputs": [[p.any_name, str(p.get_partial_shape())] for p in model.inputs],
         "layers": sum(ops.values()),
         "ops": sorted(ops),
