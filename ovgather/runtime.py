@@ -409,6 +409,15 @@ def run_model_with_outputs(
     return run
 
 
+def _reshape_to(model: Any, feed: Sequence[np.ndarray], xml_path: str) -> None:
+    try:
+        model.reshape({p.output(0): openvino().PartialShape(list(a.shape))
+                       for p, a in zip(model.get_parameters(), feed, strict=True)})
+    except RuntimeError as err:
+        raise RuntimeBridgeError(f"OpenVINO could not reshape the model: "
+                                 f"{_first_line(err)}", file=xml_path) from err
+
+
 def output_shapes(
     xml_path: str,
     wanted: Sequence[tuple[str, int]],
@@ -433,14 +442,15 @@ def output_shapes(
     for k, result in enumerate(model.get_results()):
         source = result.input_value(0)
         slot.setdefault((source.get_node().get_friendly_name(), source.get_index()), k)
-    # the model is reshaped to the sizes run: the CPU plugin compiles no dynamic rank
     feed = [feeds[p.get_friendly_name()] for p in model.get_parameters()]
     try:
-        model.reshape({p.output(0): openvino().PartialShape(list(a.shape))
-                       for p, a in zip(model.get_parameters(), feed, strict=True)})
-    except RuntimeError as err:
-        raise RuntimeBridgeError(f"OpenVINO could not reshape the model: "
-                                 f"{_first_line(err)}", file=xml_path) from err
-    request = _ran(_compile(model, threads), feed)  # shapes only: no output is copied
+        compiled = _compile(model, threads)  # as the model is: its dynamic dims stay dynamic
+    except RuntimeBridgeError as err:
+        if "rank" not in err.message:
+            raise
+        # the CPU plugin compiles no node of dynamic rank: reshape to the sizes run
+        _reshape_to(model, feed, xml_path)
+        compiled = _compile(model, threads)
+    request = _ran(compiled, feed)  # shapes only: no output is copied
     return {key: "[" + ",".join(map(str, request.get_output_tensor(slot[key]).shape)) + "]"
             for key in asked if key in slot}
