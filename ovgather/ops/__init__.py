@@ -20,6 +20,7 @@ from . import (
     buckets,
     convolution,
     depth_space,
+    einsum,
     elementwise,
     eye,
     gather,
@@ -45,7 +46,8 @@ from .registry import find, op_version
 OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce, generate,
               convolution, pooling, attention, state, pad,
               resize, depth_space, normalization, inverse,
-              one_hot, buckets, eye)
+              one_hot, buckets, eye,
+              einsum)
 
 __all__ = [
     "gather_nd_shape",
