@@ -28,6 +28,7 @@ from . import (
     gather_nd,
     generate,
     inverse,
+    nms,
     normalization,
     one_hot,
     pad,
@@ -47,7 +48,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               convolution, pooling, attention, state, pad,
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
-              einsum)
+              einsum, nms)
 
 __all__ = [
     "gather_nd_shape",
