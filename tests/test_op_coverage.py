@@ -17,14 +17,14 @@ LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """
 BinaryConvolution CTCGreedyDecoder CTCGreedyDecoderSeqLen CTCLoss Col2Im ConvertPromoteTypes
-DFT DeformableConvolution DeformablePSROIPooling DetectionOutput EmbeddingBagOffsets
+DeformableConvolution DeformablePSROIPooling DetectionOutput EmbeddingBagOffsets
 EmbeddingBagOffsetsSum EmbeddingBagPacked EmbeddingBagPackedSum EmbeddingSegmentsSum
 ExperimentalDetectronDetectionOutput ExperimentalDetectronGenerateProposalsSingleImage
 ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
 ExperimentalDetectronTopKROIs ExtractImagePatches FakeConvert GRUCell GRUSequence GatherTree
-GenerateProposals GridSample I420toBGR I420toRGB IDFT IRDFT ISTFT If LSTMCell LSTMSequence
+GenerateProposals GridSample I420toBGR I420toRGB ISTFT If LSTMCell LSTMSequence
 Loop Multinomial NV12toBGR NV12toRGB
-PSROIPooling PriorBox PriorBoxClustered Proposal RDFT RNNCell RNNSequence ROIAlign
+PSROIPooling PriorBox PriorBoxClustered Proposal RNNCell RNNSequence ROIAlign
 ROIAlignRotated ROIPooling RandomUniform RegionYolo ReorgYolo STFT SegmentMax SliceScatter
 SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique Xor
 """.split()

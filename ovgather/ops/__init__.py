@@ -23,6 +23,7 @@ from . import (
     einsum,
     elementwise,
     eye,
+    fft,
     gather,
     gather_elements,
     gather_nd,
@@ -48,7 +49,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               convolution, pooling, attention, state, pad,
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
-              einsum, nms)
+              einsum, nms, fft)
 
 __all__ = [
     "gather_nd_shape",
