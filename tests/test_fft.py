@@ -7,15 +7,12 @@ from __future__ import annotations
 import numpy as np
 import openvino as ov
 import openvino.opset1 as ov1
-import openvino.opset3 as ov3
 import openvino.opset7 as ov7
 import openvino.opset9 as ov9
 import pytest
+from int_inputs import one_of
 from op_diff import Case, agree_with_openvino, const, ov_param, tensor
 from ov_oracle import random_dim
-
-from ovgather.ops.values import Tensor, value_of_dims
-from ovgather.shapes import PartialShape
 
 BUILD = {"DFT": ov7.dft, "IDFT": ov7.idft, "RDFT": ov9.rdft, "IRDFT": ov9.irdft}
 
@@ -25,19 +22,10 @@ def _node(values):
 
 
 def _sizes(rng, n: int):
-    pick = rng.random()
-    if pick < 0.5:
-        values = [rng.choice((-1, 1, 2, 3, 4, 8, -1)) for _ in range(n)]
-        if rng.random() < 0.05:
-            values.append(2)
-        return (lambda: _node(values)), const(values)
-    if pick < 0.7:
-        shape = rng.choice((f"[{n}]", "[?]", "[...]", "[]"))
-        return (lambda: ov_param(shape, ov.Type.i64)), tensor(shape, "i64")
-    dims = "[" + ",".join(random_dim(rng) for _ in range(n)) + "]"
-    parsed = PartialShape.parse(dims)
-    return ((lambda: ov3.shape_of(ov_param(dims))),
-            Tensor(PartialShape([n]), "i64", value_of_dims(parsed.dims)))
+    values = [rng.choice((-1, 1, 2, 3, 4, 8, -1)) for _ in range(n)]
+    if rng.random() < 0.05:
+        values.append(2)
+    return one_of(rng, values, (f"[{n}]", "[?]", "[...]", "[]"), n)
 
 
 def fft_case(rng, op: str) -> Case:

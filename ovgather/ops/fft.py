@@ -17,7 +17,7 @@ Axes that are not constants make every transformable dim ``?``.
 >>> from ovgather.shapes import PartialShape as P
 >>> str(fft_shape("RDFT", P.parse("[4,6..9]"), (1,), None))
 '[4,4..5,2]'
->>> str(fft_shape("IRDFT", P.parse("[4,5,2]"), (-1,), None))
+>>> str(fft_shape("IRDFT", P.parse("[4,5,2]"), (1,), None))
 '[4,8]'
 """
 
