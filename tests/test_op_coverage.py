@@ -24,8 +24,8 @@ ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
 ExperimentalDetectronTopKROIs ExtractImagePatches FakeConvert GRUCell GRUSequence GatherTree
 GenerateProposals GridSample I420toBGR I420toRGB ISTFT If LSTMCell LSTMSequence
 Loop Multinomial NV12toBGR NV12toRGB
-PSROIPooling PriorBox PriorBoxClustered Proposal RNNCell RNNSequence ROIAlign
-ROIAlignRotated ROIPooling RandomUniform RegionYolo ReorgYolo STFT SegmentMax SliceScatter
+PriorBox PriorBoxClustered Proposal RNNCell RNNSequence
+RandomUniform RegionYolo ReorgYolo STFT SegmentMax SliceScatter
 SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique Xor
 """.split()
 

@@ -36,6 +36,7 @@ from . import (
     pooling,
     reduce,
     resize,
+    roi,
     shape_ops,
     state,
 )
@@ -49,7 +50,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               convolution, pooling, attention, state, pad,
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
-              einsum, nms, fft)
+              einsum, nms, fft, roi)
 
 __all__ = [
     "gather_nd_shape",
