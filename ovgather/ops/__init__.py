@@ -22,6 +22,7 @@ from . import (
     depth_space,
     einsum,
     elementwise,
+    embedding,
     eye,
     fft,
     gather,
@@ -50,7 +51,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               convolution, pooling, attention, state, pad,
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
-              einsum, nms, fft, roi)
+              einsum, nms, fft, roi, embedding)
 
 __all__ = [
     "gather_nd_shape",
