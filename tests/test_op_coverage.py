@@ -16,14 +16,14 @@ from ovgather.ops.spec import ALIASES
 LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """
-BinaryConvolution CTCGreedyDecoder CTCGreedyDecoderSeqLen CTCLoss Col2Im ConvertPromoteTypes
-DeformableConvolution DeformablePSROIPooling DetectionOutput ExperimentalDetectronDetectionOutput
+BinaryConvolution Col2Im ConvertPromoteTypes DeformableConvolution DeformablePSROIPooling
+DetectionOutput ExperimentalDetectronDetectionOutput
 ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGridGenerator
 ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs ExtractImagePatches
-FakeConvert GRUCell GRUSequence GatherTree GenerateProposals GridSample I420toBGR I420toRGB ISTFT
-If LSTMCell LSTMSequence Loop Multinomial NV12toBGR NV12toRGB PriorBox PriorBoxClustered Proposal
-RNNCell RNNSequence RandomUniform RegionYolo ReorgYolo STFT SegmentMax SliceScatter
-SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique Xor
+FakeConvert GRUCell GRUSequence GenerateProposals GridSample I420toBGR I420toRGB ISTFT If LSTMCell
+LSTMSequence Loop Multinomial NV12toBGR NV12toRGB PriorBox PriorBoxClustered Proposal RNNCell
+RNNSequence RandomUniform RegionYolo ReorgYolo STFT SegmentMax SliceScatter SparseFillEmptyRows
+StringTensorPack StringTensorUnpack TensorIterator Unique Xor
 """.split()
 
 

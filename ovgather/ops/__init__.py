@@ -19,6 +19,7 @@ from . import (
     attention,
     buckets,
     convolution,
+    decoding,
     depth_space,
     einsum,
     elementwise,
@@ -51,7 +52,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               convolution, pooling, attention, state, pad,
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
-              einsum, nms, fft, roi, embedding)
+              einsum, nms, fft, roi, embedding, decoding)
 
 __all__ = [
     "gather_nd_shape",
