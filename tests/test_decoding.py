@@ -8,6 +8,7 @@ import openvino as ov
 import openvino.opset1 as ov1
 import openvino.opset4 as ov4
 import openvino.opset6 as ov6
+import pytest
 from op_diff import Case, ov_param, tensor
 from op_diff_outputs import agree_on_every_output
 from ov_oracle import dims_of, random_dim, random_shape
@@ -65,17 +66,10 @@ def gather_tree_case(rng) -> Case:
     return _case(ov1.gather_tree, "GatherTree", 1, shapes, ("f32",) * 4)
 
 
-def test_ctc_greedy_decoder_infers_what_openvino_infers():
-    agree_on_every_output("ctc_greedy", ctc_greedy_case, 1000)
+CASES = {"CTCGreedyDecoder": ctc_greedy_case, "CTCGreedyDecoderSeqLen": ctc_seq_len_case,
+         "CTCLoss": ctc_loss_case, "GatherTree": gather_tree_case}
 
 
-def test_ctc_greedy_decoder_seq_len_infers_what_openvino_infers():
-    agree_on_every_output("ctc_seq_len", ctc_seq_len_case, 1000)
-
-
-def test_ctc_loss_infers_what_openvino_infers():
-    agree_on_every_output("ctc_loss", ctc_loss_case, 1000)
-
-
-def test_gather_tree_infers_what_openvino_infers():
-    agree_on_every_output("gather_tree", gather_tree_case, 1000)
+@pytest.mark.parametrize("op", list(CASES))
+def test_decoding_infers_what_openvino_infers(op):
+    agree_on_every_output(op, CASES[op], 1000)
