@@ -35,6 +35,7 @@ from . import (
     normalization,
     one_hot,
     pad,
+    patches,
     pooling,
     reduce,
     resize,
@@ -52,7 +53,8 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               convolution, pooling, attention, state, pad,
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
-              einsum, nms, fft, roi, embedding, decoding)
+              einsum, nms, fft, roi, embedding, decoding,
+              patches)
 
 __all__ = [
     "gather_nd_shape",
