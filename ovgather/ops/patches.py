@@ -14,7 +14,7 @@ pads give.
 
 >>> from ovgather.shapes import PartialShape as P
 >>> str(patches_shape(P.parse("[1,3,10,2..9]"), (3, 3), (5, 5), (1, 1), "valid"))
-'[1,27,2,1..2]'
+'[1,27,2,..2]'
 """
 
 from __future__ import annotations
