@@ -22,7 +22,7 @@ ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
 ExperimentalDetectronTopKROIs FakeConvert GRUCell GRUSequence GenerateProposals GridSample
 I420toBGR I420toRGB ISTFT If LSTMCell LSTMSequence Loop Multinomial NV12toBGR NV12toRGB PriorBox
 PriorBoxClustered Proposal RNNCell RNNSequence RandomUniform RegionYolo ReorgYolo STFT SegmentMax
-SliceScatter SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique Xor
+SliceScatter SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Xor
 """.split()
 
 

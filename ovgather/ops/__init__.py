@@ -42,6 +42,7 @@ from . import (
     roi,
     shape_ops,
     state,
+    unique,
 )
 from .gather import gather_shape, infer_gather
 from .gather_elements import gather_elements_shape, infer_gather_elements
@@ -54,7 +55,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
-              patches)
+              patches, unique)
 
 __all__ = [
     "gather_nd_shape",
