@@ -20,9 +20,9 @@ BinaryConvolution ConvertPromoteTypes DeformableConvolution DeformablePSROIPooli
 ExperimentalDetectronDetectionOutput ExperimentalDetectronGenerateProposalsSingleImage
 ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
 ExperimentalDetectronTopKROIs FakeConvert GRUCell GRUSequence GenerateProposals GridSample
-I420toBGR I420toRGB ISTFT If LSTMCell LSTMSequence Loop Multinomial NV12toBGR NV12toRGB PriorBox
-PriorBoxClustered Proposal RNNCell RNNSequence RandomUniform RegionYolo ReorgYolo STFT SegmentMax
-SliceScatter SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Xor
+I420toBGR I420toRGB ISTFT If LSTMCell LSTMSequence Loop NV12toBGR NV12toRGB PriorBox
+PriorBoxClustered Proposal RNNCell RNNSequence RegionYolo ReorgYolo STFT SegmentMax SliceScatter
+SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Xor
 """.split()
 
 

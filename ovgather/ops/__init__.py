@@ -37,6 +37,7 @@ from . import (
     pad,
     patches,
     pooling,
+    random,
     reduce,
     resize,
     roi,
@@ -55,7 +56,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
-              patches, unique)
+              patches, unique, random)
 
 __all__ = [
     "gather_nd_shape",
