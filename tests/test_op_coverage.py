@@ -21,8 +21,8 @@ ExperimentalDetectronDetectionOutput ExperimentalDetectronGenerateProposalsSingl
 ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
 ExperimentalDetectronTopKROIs FakeConvert GRUCell GRUSequence GenerateProposals GridSample
 I420toBGR I420toRGB ISTFT If LSTMCell LSTMSequence Loop NV12toBGR NV12toRGB PriorBox
-PriorBoxClustered Proposal RNNCell RNNSequence RegionYolo ReorgYolo STFT SegmentMax SliceScatter
-SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Xor
+PriorBoxClustered Proposal RNNCell RNNSequence STFT SegmentMax SliceScatter SparseFillEmptyRows
+StringTensorPack StringTensorUnpack TensorIterator Xor
 """.split()
 
 

@@ -44,6 +44,7 @@ from . import (
     shape_ops,
     state,
     unique,
+    yolo,
 )
 from .gather import gather_shape, infer_gather
 from .gather_elements import gather_elements_shape, infer_gather_elements
@@ -56,7 +57,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
-              patches, unique, random)
+              patches, unique, random, yolo)
 
 __all__ = [
     "gather_nd_shape",
