@@ -18,6 +18,7 @@ from __future__ import annotations
 from . import (
     attention,
     buckets,
+    color,
     convolution,
     decoding,
     depth_space,
@@ -57,7 +58,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
-              patches, unique, random, yolo)
+              patches, unique, random, yolo, color)
 
 __all__ = [
     "gather_nd_shape",
