@@ -31,6 +31,7 @@ from . import (
     gather_elements,
     gather_nd,
     generate,
+    grid_sample,
     inverse,
     nms,
     normalization,
@@ -42,6 +43,7 @@ from . import (
     reduce,
     resize,
     roi,
+    segment_max,
     shape_ops,
     state,
     unique,
@@ -58,7 +60,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
-              patches, unique, random, yolo, color)
+              patches, unique, random, yolo, color, grid_sample, segment_max)
 
 __all__ = [
     "gather_nd_shape",
