@@ -5,7 +5,6 @@ num_segments as constants (-1 and below too) and parameters."""
 from __future__ import annotations
 
 import numpy as np
-import openvino as ov
 import openvino.opset1 as ov1
 import openvino.opset9 as ov9
 import openvino.opset16 as ov16
