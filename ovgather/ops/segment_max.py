@@ -2,8 +2,8 @@
 
 The data (rank 1 or more) keeps its shape but for the first dim, which becomes the number
 of segments: the constant ``num_segments`` (a scalar; ``?`` when it is not constant), and
-without it one more than the largest constant ``segment_id``, else ``?``. The ``segment_ids`` are 1-D, one per data row,
-and a constant list of them must be sorted.
+without it one more than the largest constant ``segment_id``, else ``?``. The
+``segment_ids`` are 1-D, one per data row, and a constant list of them must be sorted.
 
 >>> from ovgather.shapes import PartialShape as P
 >>> str(segment_max_shape(P.parse("[5,?]"), P.parse("[5]"), (0, 0, 1, 3, 3), None))
