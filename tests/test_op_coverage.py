@@ -19,9 +19,9 @@ KNOWN_MISSING = """
 BinaryConvolution ConvertPromoteTypes DeformableConvolution DeformablePSROIPooling DetectionOutput
 ExperimentalDetectronDetectionOutput ExperimentalDetectronGenerateProposalsSingleImage
 ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
-ExperimentalDetectronTopKROIs FakeConvert GRUCell GRUSequence GenerateProposals ISTFT If LSTMCell
-LSTMSequence Loop PriorBox PriorBoxClustered Proposal RNNCell RNNSequence STFT SliceScatter
-SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Xor
+ExperimentalDetectronTopKROIs FakeConvert GenerateProposals ISTFT If Loop PriorBox
+PriorBoxClustered Proposal STFT SliceScatter SparseFillEmptyRows StringTensorPack
+StringTensorUnpack TensorIterator Xor
 """.split()
 
 

@@ -42,6 +42,7 @@ from . import (
     random,
     reduce,
     resize,
+    rnn,
     roi,
     segment_max,
     shape_ops,
@@ -60,7 +61,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
-              patches, unique, random, yolo, color, grid_sample, segment_max)
+              patches, unique, random, yolo, color, grid_sample, segment_max, rnn)
 
 __all__ = [
     "gather_nd_shape",
