@@ -39,6 +39,7 @@ from . import (
     pad,
     patches,
     pooling,
+    priors,
     random,
     reduce,
     resize,
@@ -61,7 +62,8 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
-              patches, unique, random, yolo, color, grid_sample, segment_max, rnn)
+              patches, unique, random, yolo, color, grid_sample, segment_max, rnn,
+              priors)
 
 __all__ = [
     "gather_nd_shape",
