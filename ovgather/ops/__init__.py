@@ -26,6 +26,7 @@ from . import (
     elementwise,
     embedding,
     eye,
+    fake_convert,
     fft,
     gather,
     gather_elements,
@@ -63,7 +64,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
               patches, unique, random, yolo, color, grid_sample, segment_max, rnn,
-              priors)
+              priors, fake_convert)
 
 __all__ = [
     "gather_nd_shape",
