@@ -19,8 +19,8 @@ KNOWN_MISSING = """
 BinaryConvolution ConvertPromoteTypes DeformableConvolution DeformablePSROIPooling DetectionOutput
 ExperimentalDetectronDetectionOutput ExperimentalDetectronGenerateProposalsSingleImage
 ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
-ExperimentalDetectronTopKROIs GenerateProposals ISTFT If Loop Proposal STFT SliceScatter
-SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Xor
+ExperimentalDetectronTopKROIs GenerateProposals ISTFT If Loop STFT SliceScatter SparseFillEmptyRows
+StringTensorPack StringTensorUnpack TensorIterator Xor
 """.split()
 
 

@@ -41,6 +41,7 @@ from . import (
     patches,
     pooling,
     priors,
+    proposal,
     random,
     reduce,
     resize,
@@ -64,7 +65,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
               patches, unique, random, yolo, color, grid_sample, segment_max, rnn,
-              priors, fake_convert)
+              priors, fake_convert, proposal)
 
 __all__ = [
     "gather_nd_shape",
