@@ -5,9 +5,10 @@ deltas' channels compatible with twice the probabilities') and a 1-D image info 
 elements give ``[N * post_nms_topn, 5]`` boxes; Proposal-4 also gives their
 ``[N * post_nms_topn]`` scores.
 
->>> from ovgather.shapes import PartialShape as P
->>> str(proposal_shape(P.parse("[2,6,4,4]"), P.parse("[?,12,4,4]"), P.parse("[3]"), 10))
-'[20,5]'
+>>> from ovgather.shapes import PartialShape
+>>> shapes = [PartialShape.parse(s) for s in ("[2,6,4,4]", "[?,12,4,4]", "[3]")]
+>>> print(proposal_shape(*shapes, top_n=10))
+[20,5]
 """
 
 from __future__ import annotations
