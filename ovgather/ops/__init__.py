@@ -21,6 +21,7 @@ from . import (
     color,
     convolution,
     decoding,
+    detection,
     depth_space,
     einsum,
     elementwise,
@@ -65,7 +66,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
               patches, unique, random, yolo, color, grid_sample, segment_max, rnn,
-              priors, fake_convert, proposal)
+              priors, fake_convert, proposal, detection)
 
 __all__ = [
     "gather_nd_shape",
