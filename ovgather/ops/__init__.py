@@ -43,7 +43,7 @@ from . import (
     pooling,
     priors,
     proposal,
-    random,
+    random_draws,
     reduce,
     resize,
     rnn,
@@ -65,7 +65,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               resize, depth_space, normalization, inverse,
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
-              patches, unique, random, yolo, color, grid_sample, segment_max, rnn,
+              patches, unique, random_draws, yolo, color, grid_sample, segment_max, rnn,
               priors, fake_convert, proposal, detection)
 
 __all__ = [
