@@ -19,7 +19,7 @@ KNOWN_MISSING = """
 BinaryConvolution ConvertPromoteTypes DeformableConvolution DeformablePSROIPooling
 ExperimentalDetectronDetectionOutput ExperimentalDetectronGenerateProposalsSingleImage
 ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
-ExperimentalDetectronTopKROIs GenerateProposals ISTFT If Loop STFT SliceScatter SparseFillEmptyRows
+ExperimentalDetectronTopKROIs GenerateProposals ISTFT If Loop STFT SparseFillEmptyRows
 StringTensorPack StringTensorUnpack TensorIterator Xor
 """.split()
 

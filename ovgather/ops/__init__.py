@@ -50,6 +50,7 @@ from . import (
     roi,
     segment_max,
     shape_ops,
+    slice_scatter,
     state,
     unique,
     yolo,
@@ -66,7 +67,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
               patches, unique, random_draws, yolo, color, grid_sample, segment_max, rnn,
-              priors, fake_convert, proposal, detection)
+              priors, fake_convert, proposal, detection, slice_scatter)
 
 __all__ = [
     "gather_nd_shape",
