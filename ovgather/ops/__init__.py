@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from . import (
     attention,
+    binary_convolution,
     buckets,
     color,
     convolution,
@@ -67,7 +68,8 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               one_hot, buckets, eye,
               einsum, nms, fft, roi, embedding, decoding,
               patches, unique, random_draws, yolo, color, grid_sample, segment_max, rnn,
-              priors, fake_convert, proposal, detection, slice_scatter)
+              priors, fake_convert, proposal, detection, slice_scatter,
+              binary_convolution)
 
 __all__ = [
     "gather_nd_shape",
