@@ -8,14 +8,7 @@ import openvino.opset1 as ov1
 import openvino.opset8 as ov8
 import pytest
 from op_diff import Case, agree_with_openvino, ints, ov_param, tensor
-from ov_oracle import random_dim, random_shape
-
-
-def _like(rng, dims) -> str:
-    if rng.random() < 0.05:
-        return random_shape(rng)
-    return "[" + ",".join(str(d) if rng.random() < 0.88 else random_dim(rng)
-                          for d in dims) + "]"
+from shape_texts import near
 
 
 def detection_case(rng, version: int) -> Case:
@@ -23,12 +16,12 @@ def detection_case(rng, version: int) -> Case:
     share, normalized = rng.random() < 0.6, rng.random() < 0.6
     variance = rng.random() < 0.3
     loc = 1 if share else classes
-    shapes = [_like(rng, [images, priors * loc * 4]), _like(rng, [images, priors * classes]),
-              _like(rng, [rng.choice((1, images)), 1 if variance else 2,
+    shapes = [near(rng, [images, priors * loc * 4]), near(rng, [images, priors * classes]),
+              near(rng, [rng.choice((1, images)), 1 if variance else 2,
                           priors * (4 if normalized else 5)])]
     if rng.random() < 0.3:
-        shapes += [_like(rng, [images, priors * 2]), shapes[0] if rng.random() < 0.8
-                   else _like(rng, [images, priors * loc * 4])]
+        shapes += [near(rng, [images, priors * 2]), shapes[0] if rng.random() < 0.8
+                   else near(rng, [images, priors * loc * 4])]
     keep = [rng.choice((-1, -1, 0, 10, 200))]
     top_k = rng.choice((-1, 0, 5, 100))
     ov_attrs = {"keep_top_k": keep, "top_k": top_k, "share_location": share,

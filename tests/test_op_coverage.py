@@ -16,11 +16,10 @@ from ovgather.ops.spec import ALIASES
 LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """
-ConvertPromoteTypes DeformableConvolution DeformablePSROIPooling
-ExperimentalDetectronDetectionOutput ExperimentalDetectronGenerateProposalsSingleImage
-ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
-ExperimentalDetectronTopKROIs GenerateProposals ISTFT If Loop STFT SparseFillEmptyRows
-StringTensorPack StringTensorUnpack TensorIterator Xor
+ConvertPromoteTypes DeformablePSROIPooling ExperimentalDetectronDetectionOutput
+ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGridGenerator
+ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs GenerateProposals ISTFT If
+Loop STFT SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Xor
 """.split()
 
 

@@ -22,6 +22,7 @@ from . import (
     color,
     convolution,
     decoding,
+    deformable_convolution,
     depth_space,
     detection,
     einsum,
@@ -69,7 +70,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               einsum, nms, fft, roi, embedding, decoding,
               patches, unique, random_draws, yolo, color, grid_sample, segment_max, rnn,
               priors, fake_convert, proposal, detection, slice_scatter,
-              binary_convolution)
+              binary_convolution, deformable_convolution)
 
 __all__ = [
     "gather_nd_shape",
