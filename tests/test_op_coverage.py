@@ -16,7 +16,7 @@ from ovgather.ops.spec import ALIASES
 LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """
-ConvertPromoteTypes DeformablePSROIPooling ExperimentalDetectronDetectionOutput
+ConvertPromoteTypes ExperimentalDetectronDetectionOutput
 ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGridGenerator
 ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs GenerateProposals ISTFT If
 Loop STFT SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Xor

@@ -57,6 +57,23 @@ def psroi_pooling_case(rng) -> Case:
                 label=f"{feats} {rois} {attrs}")
 
 
+def deformable_psroi_case(rng) -> Case:
+    feats, rois = _feats(rng), _rois(rng, 5)
+    offsets = [random_shape(rng, 4) if rng.random() < 0.9 else random_shape(rng)] \
+        if rng.random() < 0.5 else []
+    dim, group = rng.choice((1, 3, 8, 0)), rng.choice((1, 2, 7, 0))
+    attrs = {"output_dim": str(dim), "group_size": str(group), "spatial_scale": "0.0625"}
+    return Case(lambda: ov1.deformable_psroi_pooling(
+        ov_param(feats), ov_param(rois), dim, 0.0625, group,
+        offsets=ov_param(offsets[0]) if offsets else None),
+        "DeformablePSROIPooling", 1, [tensor(feats), tensor(rois)] + [tensor(o) for o in offsets],
+        attrs, label=f"{feats} {rois} {offsets} {attrs}")
+
+
+def test_deformable_psroi_pooling_infers_what_openvino_infers():
+    agree_with_openvino("deformable_psroi_pooling", deformable_psroi_case, 1000)
+
+
 def roi_align_case(rng, version: int) -> Case:
     feats, rois = _feats(rng), _rois(rng, 5 if version == 15 else 4)
     indices = random_shape(rng, 1) if rng.random() < 0.9 else random_shape(rng)

@@ -1,5 +1,5 @@
-"""Pooling over regions of interest: ROIPooling-1, PSROIPooling-1, ROIAlign-3/9 and
-ROIAlignRotated-15.
+"""Pooling over regions of interest: ROIPooling-1, PSROIPooling-1, DeformablePSROIPooling-1,
+ROIAlign-3/9 and ROIAlignRotated-15.
 
 Each takes 4-D feature maps ``[N, C, H, W]`` and 2-D ROIs ``[num_rois, k]`` (``k`` is 5 for
 ROIPooling, PSROIPooling and ROIAlignRotated: a batch index and the box; 4 for ROIAlign,
@@ -10,8 +10,9 @@ whose batch indices are a third, 1-D input of ``num_rois`` elements). The output
 ROIPooling wants positive pooled sizes, a positive, normal spatial scale and the method
 ``max`` or ``bilinear``; PSROIPooling the mode ``average`` (channels
 ``output_dim * group_size²``) or ``bilinear`` (channels ``output_dim * bins_x * bins_y``,
-each bin count positive), a positive group size and the same scale. ROIAlign checks no
-attribute value but its modes.
+each bin count positive), a positive group size and the same scale. DeformablePSROIPooling
+(optional 4-D offsets) checks only a positive ``output_dim`` and ``group_size`` and the
+input ranks. ROIAlign checks no attribute value but its modes.
 
 >>> from ovgather.shapes import PartialShape as P
 >>> str(roi_shape(P.parse("[1,3,8,8]"), P.parse("[?,5]"), 5, 2, 4))
@@ -105,6 +106,22 @@ def _psroi_pooling(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) 
     return [Tensor(shape, ins[0].etype)]
 
 
+def _deformable_psroi_pooling(ins: list[Tensor], attrs: Attrs,
+                              trace: Trace | None = None) -> list[Tensor]:
+    _rank(ins[0].shape, 4, "feature maps")
+    _rank(ins[1].shape, 2, "ROIs")
+    if len(ins) > 2:
+        _rank(ins[2].shape, 4, "offsets")
+    dim, group = attrs.int("output_dim"), attrs.int("group_size", 1)
+    if dim < 1 or group < 1:
+        raise ShapeInferenceError(
+            f"output_dim and group_size must be positive, but got {dim} and {group}")
+    n = DYNAMIC if ins[1].shape.dims is None else ins[1].shape.dims[0]
+    shape = PartialShape.of((n, Dimension.static(dim), Dimension.static(group),
+                             Dimension.static(group)))
+    return [Tensor(shape, ins[0].etype)]
+
+
 def _roi_align(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list[Tensor]:
     rotated = attrs.version == 15
     if not rotated:
@@ -127,4 +144,5 @@ def _roi_align(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> l
 
 
 SPECS = specs_of({"ROIPooling": _roi_pooling, "PSROIPooling": _psroi_pooling,
+                  "DeformablePSROIPooling": _deformable_psroi_pooling,
                   "ROIAlign": _roi_align, "ROIAlignRotated": _roi_align})
