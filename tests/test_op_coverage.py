@@ -18,7 +18,7 @@ LAST_COVERED_OPSET = 16
 KNOWN_MISSING = """
 ConvertPromoteTypes ExperimentalDetectronDetectionOutput
 ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGridGenerator
-ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs ISTFT If Loop STFT
+ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs ISTFT If Loop
 SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Xor
 """.split()
 

@@ -54,6 +54,7 @@ from . import (
     shape_ops,
     slice_scatter,
     state,
+    stft,
     unique,
     yolo,
 )
@@ -70,7 +71,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               einsum, nms, fft, roi, embedding, decoding,
               patches, unique, random_draws, yolo, color, grid_sample, segment_max, rnn,
               priors, fake_convert, proposal, detection, slice_scatter,
-              binary_convolution, deformable_convolution)
+              binary_convolution, deformable_convolution, stft)
 
 __all__ = [
     "gather_nd_shape",
