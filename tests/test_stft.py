@@ -1,5 +1,6 @@
-"""STFT-15 against OpenVINO on seeded random signals and windows, frame sizes and steps as
-constants (in and out of range) and parameters, frames transposed or not."""
+"""STFT-15 and ISTFT-16 against OpenVINO on seeded random signals (spectra) and windows,
+frame sizes and steps as constants (in and out of range) and parameters, frames
+transposed or not, centred or not, signal lengths as constants, parameters and bounds."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import numpy as np
 import openvino as ov
 import openvino.opset1 as ov1
 import openvino.opset15 as ov15
+import openvino.opset16 as ov16
+from int_inputs import one_of
 from op_diff import Case, agree_with_openvino, const, ov_param, tensor
 from ov_oracle import random_dim, random_shape
 
@@ -35,3 +38,26 @@ def stft_case(rng) -> Case:
 
 def test_stft_infers_what_openvino_infers():
     agree_with_openvino("stft", stft_case, 1500)
+
+
+def istft_case(rng) -> Case:
+    samples = rng.choice(("3", "5", "9", "?", random_dim(rng)))
+    dims = [samples, rng.choice(("4", "?", random_dim(rng))), "2"]
+    if rng.random() < 0.5:
+        dims.insert(0, random_dim(rng))
+    data = random_shape(rng) if rng.random() < 0.1 else "[" + ",".join(dims) + "]"
+    window = rng.choice(("[4]", "[8]", "[?]", "[...]", "[0]"))
+    (size_build, size), (step_build, step) = _scalar(rng, (4, 8, 16, 0)), \
+        _scalar(rng, (1, 2, 3, 0))
+    center = rng.random() < 0.5
+    extra = [one_of(rng, [rng.choice((10, 32))], ("[]", "[1]", "[2]", "[...]"), 1, 0.4)] \
+        if rng.random() < 0.4 else []
+    return Case(lambda: ov16.istft(ov_param(data), ov_param(window), size_build(), step_build(),
+                                   center, False, *[b() for b, _ in extra]),
+                "ISTFT", 16, [tensor(data), tensor(window), size, step] + [t for _, t in extra],
+                {"center": str(center).lower(), "normalized": "false"},
+                label=f"{data} {window} {size!r} {step!r} {center} {extra}")
+
+
+def test_istft_infers_what_openvino_infers():
+    agree_with_openvino("istft", istft_case, 1500)
