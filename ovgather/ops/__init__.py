@@ -53,6 +53,7 @@ from . import (
     segment_max,
     shape_ops,
     slice_scatter,
+    sparse_fill,
     state,
     stft,
     unique,
@@ -71,7 +72,8 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               einsum, nms, fft, roi, embedding, decoding,
               patches, unique, random_draws, yolo, color, grid_sample, segment_max, rnn,
               priors, fake_convert, proposal, detection, slice_scatter,
-              binary_convolution, deformable_convolution, stft)
+              binary_convolution, deformable_convolution, stft,
+              sparse_fill)
 
 __all__ = [
     "gather_nd_shape",
