@@ -56,6 +56,7 @@ from . import (
     sparse_fill,
     state,
     stft,
+    strings,
     unique,
     yolo,
 )
@@ -73,7 +74,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               patches, unique, random_draws, yolo, color, grid_sample, segment_max, rnn,
               priors, fake_convert, proposal, detection, slice_scatter,
               binary_convolution, deformable_convolution, stft,
-              sparse_fill)
+              sparse_fill, strings)
 
 __all__ = [
     "gather_nd_shape",
