@@ -18,7 +18,7 @@ LAST_COVERED_OPSET = 16
 KNOWN_MISSING = """
 ConvertPromoteTypes ExperimentalDetectronDetectionOutput
 ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGridGenerator
-ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs If Loop TensorIterator Xor
+ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs If Loop TensorIterator
 """.split()
 
 

@@ -58,6 +58,7 @@ from . import (
     stft,
     strings,
     unique,
+    xor,
     yolo,
 )
 from .gather import gather_shape, infer_gather
@@ -74,7 +75,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               patches, unique, random_draws, yolo, color, grid_sample, segment_max, rnn,
               priors, fake_convert, proposal, detection, slice_scatter,
               binary_convolution, deformable_convolution, stft,
-              sparse_fill, strings)
+              sparse_fill, strings, xor)
 
 __all__ = [
     "gather_nd_shape",
