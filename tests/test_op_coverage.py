@@ -16,9 +16,7 @@ from ovgather.ops.spec import ALIASES
 LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """
-ConvertPromoteTypes ExperimentalDetectronDetectionOutput
-ExperimentalDetectronGenerateProposalsSingleImage ExperimentalDetectronPriorGridGenerator
-ExperimentalDetectronROIFeatureExtractor ExperimentalDetectronTopKROIs If Loop TensorIterator
+ConvertPromoteTypes If Loop TensorIterator
 """.split()
 
 

@@ -25,6 +25,7 @@ from . import (
     deformable_convolution,
     depth_space,
     detection,
+    detectron,
     einsum,
     elementwise,
     embedding,
@@ -75,7 +76,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               patches, unique, random_draws, yolo, color, grid_sample, segment_max, rnn,
               priors, fake_convert, proposal, detection, slice_scatter,
               binary_convolution, deformable_convolution, stft,
-              sparse_fill, strings, xor)
+              sparse_fill, strings, xor, detectron)
 
 __all__ = [
     "gather_nd_shape",
