@@ -16,7 +16,7 @@ from ovgather.ops.spec import ALIASES
 LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """
-ConvertPromoteTypes If Loop TensorIterator
+If Loop TensorIterator
 """.split()
 
 

@@ -45,6 +45,7 @@ from . import (
     patches,
     pooling,
     priors,
+    promote,
     proposal,
     random_draws,
     reduce,
@@ -76,7 +77,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               patches, unique, random_draws, yolo, color, grid_sample, segment_max, rnn,
               priors, fake_convert, proposal, detection, slice_scatter,
               binary_convolution, deformable_convolution, stft,
-              sparse_fill, strings, xor, detectron)
+              sparse_fill, strings, xor, detectron, promote)
 
 __all__ = [
     "gather_nd_shape",
