@@ -6,11 +6,12 @@ and an integer give the real (safely only when it has twice the integer's bits);
 integers of mixed sign a signed integer of twice the unsigned bits (``u64`` only with
 ``promote_unsafe``, to ``u64_integer_promotion_target``); otherwise the wider one. With
 ``pytorch_scalar_promotion`` a scalar takes the other input's type (safely only when that
-holds it), and a dynamic rank leaves the type ``dynamic``. ``promote_unsafe`` also joins ``f8e4m3``/``f8e5m2`` into ``f16`` and
-``bf16``/``f16`` into ``f32``. Other pairs are an error.
+holds it), and a dynamic rank leaves the type ``dynamic``. ``promote_unsafe`` also joins
+``f8e4m3``/``f8e5m2`` into ``f16`` and ``bf16``/``f16`` into ``f32``. Other pairs are an
+error.
 
 >>> from ovgather.shapes import PartialShape as P
->>> common_type("u8", "i8", [P.parse("[2]"), P.parse("[2]")], False, False, "f32")
+>>> common_type("u8", "i16", [P.parse("[2]"), P.parse("[2]")], False, False, "f32")
 'i16'
 """
 
