@@ -16,17 +16,7 @@ from ovgather.ops.spec import ALIASES
 LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """
-BinaryConvolution CTCGreedyDecoder CTCGreedyDecoderSeqLen CTCLoss Col2Im ConvertPromoteTypes
-DFT DeformableConvolution DeformablePSROIPooling DetectionOutput Einsum EmbeddingBagOffsets
-EmbeddingBagOffsetsSum EmbeddingBagPacked EmbeddingBagPackedSum EmbeddingSegmentsSum
-ExperimentalDetectronDetectionOutput ExperimentalDetectronGenerateProposalsSingleImage
-ExperimentalDetectronPriorGridGenerator ExperimentalDetectronROIFeatureExtractor
-ExperimentalDetectronTopKROIs ExtractImagePatches FakeConvert GRUCell GRUSequence GatherTree
-GenerateProposals GridSample I420toBGR I420toRGB IDFT IRDFT ISTFT If LSTMCell LSTMSequence
-Loop MatrixNms MulticlassNms Multinomial NMSRotated NV12toBGR NV12toRGB NonMaxSuppression
-PSROIPooling PriorBox PriorBoxClustered Proposal RDFT RNNCell RNNSequence ROIAlign
-ROIAlignRotated ROIPooling RandomUniform RegionYolo ReorgYolo STFT SegmentMax SliceScatter
-SparseFillEmptyRows StringTensorPack StringTensorUnpack TensorIterator Unique Xor
+If Loop TensorIterator
 """.split()
 
 
