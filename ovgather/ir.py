@@ -86,6 +86,7 @@ __all__ = [
     "parse_ir",
     "write_ir",
     "const_value",
+    "weights_bytes",
     "const_nbytes",
     "element_type_of",
     "split_names",
@@ -375,6 +376,15 @@ class _BinFile:
     def size(self) -> int:
         return os.fstat(self._open()).st_size
 
+    def raw(self, offset: int, size: int) -> bytes:
+        """Up to ``size`` bytes at ``offset``, fewer where the file ends: one ``pread``
+        (the shape walk reads thousands of small constants this way)."""
+        try:
+            return os.pread(self._open(), size, offset)
+        except OSError as err:
+            raise WeightsError(f"the weights file cannot be read: {err.strerror}",
+                               file=self.path) from err
+
     def read(self, offset: int, size: int) -> np.ndarray:
         """``size`` bytes at ``offset`` as a new read-only uint8 array."""
         fd = self._open()
@@ -426,6 +436,9 @@ class _BufferSource:
     def read(self, offset: int, size: int) -> np.ndarray:
         return self.buf[offset:offset + size]
 
+    def raw(self, offset: int, size: int) -> bytes:
+        return self.buf[offset:offset + size].tobytes()
+
 
 def _weights(G: nx.MultiDiGraph) -> _BinFile | _BufferSource | None:
     """Where the Const bytes come from: the in-memory ``weights`` buffer, else the .bin
@@ -440,6 +453,14 @@ def _weights(G: nx.MultiDiGraph) -> _BinFile | _BufferSource | None:
     if reader is None or reader.path != path:
         reader = G.graph["bin_reader"] = _BinFile(path, G.graph.get("xml_path"))
     return reader
+
+
+def weights_bytes(G: nx.MultiDiGraph, offset: int, size: int) -> bytes:
+    """Up to ``size`` raw bytes of the weights at ``offset`` (fewer where they end, none
+    without weights), unchecked: for the shape walk's small constants, which
+    :func:`const_value` reads again, checked, when these bytes do not add up."""
+    src = _weights(G)
+    return b"" if src is None else src.raw(offset, size)
 
 
 def const_value(G: nx.MultiDiGraph, node: str) -> np.ndarray:
