@@ -57,3 +57,55 @@ def test_a_real_range_has_the_length_openvino_gives(tmp_path):
     r2 = o.range(C(0.0, np.float32), C(7.0, np.float32), C(2.0, np.float32), ov.Type.f32)
     _, diffs = compare_with_openvino(tmp_path, [r, r2], [x], "real_range")
     assert diffs == []
+
+
+def _shape_pieces(rng: random.Random, x, rows: int):
+    """ShapeOf(x) and constants laid out as a ``[rows, 2]`` tensor, split along a random
+    axis by Split or VariadicSplit: the pieces carry the bounds of x's dims."""
+    s = o.shape_of(x)
+    grid = o.reshape(o.concat([s, C([1] * (2 * rows - 3))], 0), C([rows, 2]), False)
+    axis = rng.choice((0, 1, -1))
+    n = rows if axis == 0 else 2
+    if rng.random() < 0.5:
+        parts = o.split(grid, C(axis), n)
+    else:
+        lengths = [1] * n
+        if n > 2:
+            lengths = [2] + [1] * (n - 3) + [-1] if rng.random() < 0.5 else [n - 1, 1]
+        parts = o.variadic_split(grid, C(axis), C(lengths))
+    return [parts.output(i) for i in range(parts.get_output_size())]
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_split_pieces_carry_bounds_like_openvino(tmp_path, seed):
+    """Pads and Reshape targets taken from a split shape tensor (Swin's F.pad): the
+    pieces keep the value bounds, as OpenVINO's Split and VariadicSplit evaluate them."""
+    rng = random.Random(f"split_values-{seed}")
+    dims = [rng.choice(("2", "?", "2..8", "3", "1..4", "6")) for _ in range(3)]
+    x = P("[" + ",".join(dims) + "]")
+    rows = rng.choice((2, 3))
+    pieces = [o.reshape(p, C([-1]), False) for p in _shape_pieces(rng, x, rows)]
+    flat = o.concat(pieces, 0)  # 2 * rows elements: the shape, then ones
+    pads = o.gather(flat, C([0, 1, 2]), C(0))
+    outs = [o.pad(x, pads, pads, "constant"),
+            o.reshape(x, o.concat([o.gather(flat, C([2, 1, 0]), C(0)), C([-1])], 0), False)]
+    outs += [o.reshape(p, C([-1]), False) for p in pieces]
+    _, diffs = compare_with_openvino(tmp_path, outs, [x], f"split{seed}")
+    assert diffs == [], dims
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_abs_bounds_are_openvinos(tmp_path, seed):
+    """Abs of a shape element minus a constant: OpenVINO bounds it by the smaller and
+    the larger absolute value of the two ends (``|-3..3|`` gives 3)."""
+    rng = random.Random(f"abs_values-{seed}")
+    dims = [rng.choice(("2..8", "?", "3", "1..4", "..5")), "6"]
+    x = P("[" + ",".join(dims) + "]")
+    g = o.gather(o.shape_of(x), C([0]), C(0))
+    shifted = o.subtract(g, C([rng.choice((0, 2, 5, 9))]))
+    if rng.random() < 0.5:
+        shifted = o.convert(o.convert(shifted, ov.Type.f32), ov.Type.i64)
+    outs = [o.reshape(x, o.concat([o.abs(shifted), C([-1])], 0), False),
+            o.reshape(x, o.concat([o.abs(g), C([-1])], 0), False)]
+    _, diffs = compare_with_openvino(tmp_path, outs, [x], f"abs{seed}")
+    assert diffs == [], dims

@@ -31,7 +31,7 @@ __all__ = ["broadcast_dims", "broadcast_shapes", "SPECS"]
 
 
 UNARY = (
-    "Abs Acos Acosh Asin Asinh Atan Atanh Ceiling Clamp Cos Cosh Elu Erf Exp Floor Gelu "
+    "Acos Acosh Asin Asinh Atan Atanh Ceiling Clamp Cos Cosh Elu Erf Exp Floor Gelu "
     "HSigmoid HSwish Log Mish Negative Relu Round Selu Sigmoid Sign Sin Sinh "
     "SoftPlus SoftSign Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
     "GRN PRelu CumSum ReverseSequence ReLU Erfinv ErfInv ScatterUpdate "
@@ -237,6 +237,19 @@ def _unary(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
     return [Tensor(ins[0].shape, ins[0].etype)]
 
 
+def _abs(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """Abs keeps the shape; its bounds are OpenVINO's: the smaller and the larger of the
+    two bounds' absolute values, element by element (so ``|-3..3|`` is ``3``, as
+    OpenVINO 2026.4.1 gives it; an unbounded low end stays unbounded, as int64's does)."""
+    t, value = ins[0], ins[0].value
+    if value is not None and (t.etype in INT_TYPES or t.etype in FLOAT_VALUE_TYPES):
+        a, b = ([v if v <= NINF else abs(v) for v in side] for side in value)
+        value = tuple(map(min, a, b)), tuple(map(max, a, b))
+    else:
+        value = None
+    return [Tensor(t.shape, t.etype, value)]
+
+
 def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     return [Tensor(ins[0].shape, "boolean")]
 
@@ -331,6 +344,7 @@ _RULES: dict[str, Rule] = {
     **{op: _unary for op in UNARY},
     **{op: _binary(op) for op in BINARY},
     **{op: _logical for op in LOGICAL},
+    "Abs": _abs,
     "LogicalNot": _logical_not,
     "BitwiseNot": _bitwise_not,
     "HardSigmoid": _hard_sigmoid,

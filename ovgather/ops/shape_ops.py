@@ -343,7 +343,28 @@ def _split(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
         )
     part = Dimension.from_bounds(-(-d.lo // n), d.hi if d.hi >= INF else d.hi // n)
     out = PartialShape.of(dims[:ax] + (part,) + dims[ax + 1:])
-    return [Tensor(out, t.etype)] * n
+    values = _split_values(t, ax, [d.lo // n] * n) if d.lo == d.hi else None
+    return [Tensor(out, t.etype, v) for v in values or [None] * n]
+
+
+def _split_values(t: Tensor, ax: int, lengths: list[int]) -> list[Value] | None:
+    """The bounds of each piece of a split along ``ax`` (OpenVINO splits the lower and
+    the upper bound tensors alike once the axis, and the lengths, are known)."""
+    size = static_size(t.shape)
+    if t.value is None or size is None or size != len(t.value[0]):
+        return None
+    dims = [d.lo for d in t.shape.dims]
+    inner = 1
+    for d in dims[ax + 1:]:
+        inner *= d
+    outer = size // (dims[ax] * inner) if dims[ax] * inner else 0
+    pieces, begin = [], 0
+    for n in lengths:
+        picks = [o * dims[ax] * inner + k for o in range(outer)
+                 for k in range(begin * inner, (begin + n) * inner)]
+        pieces.append((tuple(t.value[0][k] for k in picks), tuple(t.value[1][k] for k in picks)))
+        begin += n
+    return pieces
 
 
 def _variadic_split(ins: list[Tensor], data: Attrs, trace: Trace | None = None):
@@ -362,6 +383,10 @@ def _variadic_split(ins: list[Tensor], data: Attrs, trace: Trace | None = None):
         if x == -1 and d.lo == d.hi:
             part = Dimension.static(d.lo - known)
         outs.append(Tensor(PartialShape.of(dims[:ax] + (part,) + dims[ax + 1:]), t.etype))
+    if d.lo == d.hi and all(x >= 0 or x == -1 for x in lengths) and d.lo >= known:
+        values = _split_values(t, ax, [d.lo - known if x == -1 else x for x in lengths])
+        for out, v in zip(outs, values or (), strict=False):
+            out._value = v
     return outs
 
 
