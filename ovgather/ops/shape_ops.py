@@ -31,7 +31,7 @@ from .values import (
     value_of_dims,
 )
 
-__all__ = ["normalize_axis", "reshape_shape", "slice_dim", "SPECS"]
+__all__ = ["normalize_axis", "reshape_shape", "slice_dim", "slice_bounds_dim", "SPECS"]
 
 ONE = Dimension.static(1)
 
@@ -417,28 +417,126 @@ def slice_dim(d: Dimension, start: int, stop: int, step: int) -> Dimension:
     return Dimension.from_bounds(lo, hi)
 
 
+#: OpenVINO's int64 ends: a bound at one of them is "none" when it slices.
+I64_MAX, I64_MIN = INF, -INF - 1
+
+
+def _sliced_len(dim: int, start: int, stop: int, step: int) -> int:
+    """How many elements ``start:stop:step`` takes from a dim of length ``dim`` (INF:
+    unbounded), as OpenVINO's ``get_sliced_value`` counts for one end of an interval;
+    -1 means "without bound". Unbounded dims clip nothing, so a negative start then
+    counts from an end nobody knows."""
+    reverse = step < 0
+    unbounded = dim >= INF
+    norm = I64_MAX if unbounded else dim
+    start_limit = start in (I64_MAX, I64_MIN)
+    any_max = I64_MAX in (start, stop)
+    if unbounded and ((start < 0) != (stop < 0) or any_max or start_limit):
+        lb = 0
+        if reverse:
+            ub = -1 if start < 0 or any_max else -1 - start
+        elif start < 0 and not start_limit:
+            ub = -start if stop == I64_MAX else stop
+        else:
+            ub = -1
+    else:
+        lb = min(max(start + norm if start < 0 else start, 0), norm - 1 if reverse else norm)
+        ub = min(max(stop + norm if stop < 0 else stop, -1 if reverse else 0), norm)
+    if unbounded and lb == 0 and ub == -1:
+        return -1
+    n = min(0, ub - lb) if reverse else max(0, ub - lb)
+    if step == -1:
+        return -n
+    if n and step != 1:  # n and step share their sign here: no rounding question
+        n = abs(n + 1 if reverse else n - 1) // abs(step) + 1
+    return n
+
+
+def _crossing(bounds: tuple[int, int], d: Dimension) -> tuple[int, int]:
+    """Bounds that may be negative or not, narrowed as OpenVINO does: a low end that
+    stays inside the dim counts from 0, a high end below the dim's top from -1."""
+    lo, hi = bounds
+    if lo < 0 <= hi:
+        top = d.hi
+        lo = 0 if top >= INF or lo + top >= 0 else lo
+        hi = -1 if top >= INF or hi < top else hi
+    return lo, hi
+
+
+def slice_bounds_dim(d: Dimension, start: tuple[int, int], stop: tuple[int, int],
+                     step: int) -> Dimension:
+    """The length of ``d[start:stop:step]`` when start and stop are known within bounds,
+    as OpenVINO's Slice-8 gives it (``make_dim``).
+
+    >>> str(slice_bounds_dim(Dimension.static(64), (0, 0), (0, INF), 1))
+    '..64'
+    """
+    s_lo, s_hi = _crossing(start, d)
+    e_lo, e_hi = _crossing(stop, d)
+    if step > 0:
+        lo, hi = _sliced_len(d.lo, s_hi, e_lo, step), _sliced_len(d.hi, s_lo, e_hi, step)
+    else:
+        lo, hi = _sliced_len(d.lo, s_lo, e_hi, step), _sliced_len(d.hi, s_hi, e_lo, step)
+    hi = INF if hi == -1 else hi
+    return Dimension.from_bounds(lo, hi) if lo <= hi else Dimension.dynamic()
+
+
+def _index_bounds(t: Tensor) -> list[tuple[int, int]] | None:
+    """Slice start/stop bounds as OpenVINO reads them: an unbounded end, or an i32
+    end at the i32 limit, is the int64 limit."""
+    v = t.value
+    if v is None:
+        return None
+    limits = {2147483647: I64_MAX, -2147483648: I64_MIN} if t.etype == "i32" else {}
+
+    def widen(x: int) -> int:
+        x = limits.get(x, x)
+        return I64_MAX if x >= INF else I64_MIN if x <= NINF else x
+
+    return [(widen(lo), widen(hi)) for lo, hi in zip(v[0], v[1], strict=False)]
+
+
 def _slice(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     t = ins[0]
     dims = t.shape.dims
-    start, stop, step = (exact_ints(x) for x in ins[1:4])
-    axes = exact_ints(ins[4]) if len(ins) > 4 else None
     if dims is None:
         return [Tensor(PartialShape.dynamic(), t.etype)]
-    if start is None or stop is None or step is None or (len(ins) > 4 and axes is None):
-        return [Tensor(PartialShape.dynamic(len(dims)), t.etype)]
-    if axes is None:
+    if not dims:
+        raise ShapeInferenceError("Slice data must not be a scalar, but got a rank-0 input")
+    start, stop = _index_bounds(ins[1]), _index_bounds(ins[2])
+    step = exact_ints(ins[3])
+    axes = exact_ints(ins[4]) if len(ins) > 4 else None
+    if len(ins) <= 4 and start is not None:
         axes = tuple(range(len(start)))
-    if 0 in step:
-        raise ShapeInferenceError("Slice steps must be non-zero, but got a 0 step")
-    out = list(dims)
-    for a, b, e, s in zip(axes, start, stop, step, strict=False):
+    where: dict[int, int] = {}
+    for k, a in enumerate(axes or ()):
         i = normalize_axis(a, len(dims), "a Slice axis")
-        out[i] = slice_dim(dims[i], b, e, s)
-    value = None
-    if t.value is not None and len(dims) == 1 and axes:
-        idx = range(*slice(start[0], stop[0], step[0]).indices(len(t.value[0])))
-        value = tuple(t.value[0][k] for k in idx), tuple(t.value[1][k] for k in idx)
-    return [Tensor(PartialShape.of(tuple(out)), t.etype, value)]
+        if i in where:
+            raise ShapeInferenceError(f"Slice axes must be unique, but got {list(axes)}")
+        where[i] = k
+    if step is not None and 0 in step:
+        raise ShapeInferenceError("Slice steps must be non-zero, but got a 0 step")
+    out = []
+    for i, d in enumerate(dims):
+        k = where.get(i) if axes is not None else -1
+        if k is None:
+            out.append(d)
+        elif k >= 0 and start is not None and stop is not None and step is not None:
+            out.append(slice_bounds_dim(d, start[k], stop[k], step[k]))
+        else:
+            out.append(Dimension.from_bounds(0, d.hi))
+    return [Tensor(PartialShape.of(tuple(out)), t.etype, _sliced_value(t, start, stop, step))]
+
+
+def _sliced_value(t: Tensor, start, stop, step) -> Value | None:
+    """A 1-D value sliced by exact start, stop and step (OpenVINO folds it)."""
+    if t.value is None or len(t.shape.dims) != 1 or not start or not stop or not step:
+        return None
+    (b, b2), (e, e2) = start[0], stop[0]
+    if b != b2 or e != e2:
+        return None
+    idx = range(*slice(b, e, step[0]).indices(len(t.value[0])))
+    return tuple(t.value[0][k] for k in idx), tuple(t.value[1][k] for k in idx)
 
 
 def _mask(data: dict[str, str], name: str) -> tuple[int, ...]:
