@@ -109,3 +109,27 @@ def test_abs_bounds_are_openvinos(tmp_path, seed):
             o.reshape(x, o.concat([o.abs(g), C([-1])], 0), False)]
     _, diffs = compare_with_openvino(tmp_path, outs, [x], f"abs{seed}")
     assert diffs == [], dims
+
+
+COMPARES = (o.equal, o.not_equal, o.less, o.less_equal, o.greater, o.greater_equal)
+LOGICALS = (o.logical_and, o.logical_or, o.logical_xor)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_comparisons_fold_exact_values_only(tmp_path, seed):
+    """Mixtral's split lengths add ``Convert(Greater(Mod(64, 2), 0))``: a comparison of
+    exact values folds to 0 or 1; of bounds it gives nothing, as in OpenVINO."""
+    rng = random.Random(f"compare_values-{seed}")
+    dims = [rng.choice(("2..8", "?", "3", "6", "1..4")), "6"]
+    x = P("[" + ",".join(dims) + "]")
+    g = o.gather(o.shape_of(x), C([0]), C(0))
+    other = C([rng.choice((1, 3, 6))]) if rng.random() < 0.7 else o.gather(o.shape_of(x),
+                                                                             C([1]), C(0))
+    flag = rng.choice(COMPARES)(g, other)
+    if rng.random() < 0.5:
+        flag = rng.choice(LOGICALS)(flag, rng.choice(COMPARES)(other, C([2])))
+    etype = rng.choice((ov.Type.i64, ov.Type.i32))
+    count = o.add(o.convert(flag, etype), C([1], np.int64 if etype == ov.Type.i64 else np.int32))
+    r = o.reshape(x, o.concat([o.convert(count, ov.Type.i64), C([-1])], 0), False)
+    _, diffs = compare_with_openvino(tmp_path, [r], [x], f"compare{seed}")
+    assert diffs == [], dims

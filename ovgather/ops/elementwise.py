@@ -229,8 +229,33 @@ def _binary(op: str) -> Rule:
     return rule
 
 
-def _logical(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    return [Tensor(_out_shape(ins[:2], data), "boolean")]
+_COMPARE_FNS = {
+    "Equal": lambda a, b: a == b,
+    "NotEqual": lambda a, b: a != b,
+    "Less": lambda a, b: a < b,
+    "LessEqual": lambda a, b: a <= b,
+    "Greater": lambda a, b: a > b,
+    "GreaterEqual": lambda a, b: a >= b,
+    "LogicalAnd": lambda a, b: bool(a) and bool(b),
+    "LogicalOr": lambda a, b: bool(a) or bool(b),
+    "LogicalXor": lambda a, b: bool(a) != bool(b),
+}
+
+
+def _logical(op: str) -> Rule:
+    """Comparisons and logical ops: a boolean tensor of the broadcast shape. Exact
+    inputs give an exact value (``1``/``0``), as OpenVINO folds them; bounds give none
+    (it has no bound evaluation for these ops: checked on 2026.4.1)."""
+    exact = _exact(lambda a, b: int(_COMPARE_FNS[op](a, b)))
+
+    def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+        a, b = ins[0].value, ins[1].value
+        value = None
+        if a is not None and b is not None and a[0] == a[1] and b[0] == b[1]:
+            value = _pairwise(a, b, exact)
+        return [Tensor(_out_shape(ins[:2], data), "boolean", value)]
+
+    return rule
 
 
 def _unary(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -343,7 +368,7 @@ def _fake_quantize(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -
 _RULES: dict[str, Rule] = {
     **{op: _unary for op in UNARY},
     **{op: _binary(op) for op in BINARY},
-    **{op: _logical for op in LOGICAL},
+    **{op: _logical(op) for op in LOGICAL},
     "Abs": _abs,
     "LogicalNot": _logical_not,
     "BitwiseNot": _bitwise_not,
