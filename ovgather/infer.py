@@ -429,8 +429,9 @@ def _const(G, node, attrs, data) -> Tensor:
         for d in shape.dims:
             n = n * d.lo if d.lo == d.hi else MAX_VALUE_SIZE + 1
         if n <= MAX_VALUE_SIZE:
-            return Tensor(shape, etype, load=lambda: _const_value(G, node, attrs, n))
-    return Tensor(shape, etype)
+            return Tensor(shape, etype, load=lambda: _const_value(G, node, attrs, n),
+                          const=True)
+    return Tensor(shape, etype, const=True)
 
 
 @lru_cache(maxsize=4096)

@@ -238,7 +238,10 @@ def _concat(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[
                 out[i] = m
     if len(ranked) < len(ins):
         out[ax] = Dimension.dynamic()
-    return [Tensor(PartialShape.of(tuple(out)), etype, _concat_value(ins, rank))]
+    result = Tensor(PartialShape.of(tuple(out)), etype, _concat_value(ins, rank))
+    if result.value is None and rank == 1 and all(t.shape.dims == (ONE,) for t in ins):
+        result.parts = tuple(exact_scalar(t) if t.const else None for t in ins)
+    return [result]
 
 
 def _concat_value(ins: list[Tensor], rank: int) -> Value | None:
@@ -282,7 +285,9 @@ def _broadcast(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> li
     target = _target_bounds(ins[1], "the Broadcast target shape")
     if target is None:
         return [Tensor(PartialShape.dynamic(), t.etype)]
-    if isinstance(target, int):
+    if ins[1].parts is not None and isinstance(target, int):
+        tshape = PartialShape.of(tuple(_part_dim(p) for p in ins[1].parts))
+    elif isinstance(target, int):
         tshape = PartialShape.dynamic(target)
     else:
         tshape = PartialShape.of(tuple(dim_of_bounds(lo, hi) for lo, hi in target))
@@ -292,6 +297,12 @@ def _broadcast(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> li
         return [Tensor(tshape, t.etype)]
     _check_numpy_into(t.shape, tshape)
     return [Tensor(tshape, t.etype)]
+
+
+def _part_dim(part: int | None) -> Dimension:
+    """A Broadcast target dim read from a Concat input: a Const's element, else ``?``
+    (a negative element, which OpenVINO rejects in its own way, is left ``?`` too)."""
+    return Dimension.dynamic() if part is None or part < 0 else Dimension.static(part)
 
 
 def _check_numpy_into(arg: PartialShape, target: PartialShape) -> None:
