@@ -352,7 +352,11 @@ def _split(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
         raise ShapeInferenceError(
             f"Split needs the axis dim divisible by num_splits={n}, but got {d}"
         )
-    part = Dimension.from_bounds(-(-d.lo // n), d.hi if d.hi >= INF else d.hi // n)
+    if d.lo != d.hi and d.hi < n:
+        raise ShapeInferenceError(
+            f"Split needs an axis dim that may reach num_splits={n}, but got {d}")
+    # OpenVINO divides both ends rounding down (``4..7`` in 3 parts: ``1..2``)
+    part = Dimension.from_bounds(d.lo // n, d.hi if d.hi >= INF else d.hi // n)
     out = PartialShape.of(dims[:ax] + (part,) + dims[ax + 1:])
     values = _split_values(t, ax, [d.lo // n] * n) if d.lo == d.hi else None
     return [Tensor(out, t.etype, v) for v in values or [None] * n]
@@ -383,22 +387,43 @@ def _variadic_split(ins: list[Tensor], data: Attrs, trace: Trace | None = None):
     dims, axis, lengths = t.shape.dims, exact_scalar(ins[1]), exact_ints(ins[2])
     if dims is None:
         return [Tensor(PartialShape.dynamic(), t.etype)] * data.n_outputs
-    if axis is None or lengths is None:
+    if axis is None:
         return [Tensor(PartialShape.dynamic(len(dims)), t.etype)] * data.n_outputs
     ax = normalize_axis(axis, len(dims), "the VariadicSplit axis")
     d = dims[ax]
-    known = sum(x for x in lengths if x != -1)
-    outs = []
-    for x in lengths:
-        part = Dimension.static(x) if x != -1 else d - Dimension.static(known)
-        if x == -1 and d.lo == d.hi:
-            part = Dimension.static(d.lo - known)
-        outs.append(Tensor(PartialShape.of(dims[:ax] + (part,) + dims[ax + 1:]), t.etype))
-    if d.lo == d.hi and all(x >= 0 or x == -1 for x in lengths) and d.lo >= known:
-        values = _split_values(t, ax, [d.lo - known if x == -1 else x for x in lengths])
+    if lengths is None:  # only the axis dim is unknown
+        out = PartialShape.of(dims[:ax] + (Dimension.dynamic(),) + dims[ax + 1:])
+        return [Tensor(out, t.etype)] * data.n_outputs
+    sizes = _split_lengths(lengths, d)
+    outs = [Tensor(PartialShape.of(dims[:ax] + (part,) + dims[ax + 1:]), t.etype)
+            for part in sizes]
+    if d.lo == d.hi and all(p.lo == p.hi for p in sizes):
+        values = _split_values(t, ax, [p.lo for p in sizes])
         for out, v in zip(outs, values or (), strict=False):
             out._value = v
     return outs
+
+
+def _split_lengths(lengths: tuple[int, ...], d: Dimension) -> list[Dimension]:
+    """Each piece's length along the axis, as OpenVINO's VariadicSplit gives it: the one
+    -1 takes the rest of a static dim (a rest of -1 prints as ``?`` and a more negative
+    one as 0, as OpenVINO 2026.4.1 does) and is ``?`` on any other dim; the lengths must
+    add up to a static dim."""
+    if any(x < -1 for x in lengths):
+        raise ShapeInferenceError(
+            f"VariadicSplit lengths must be >= -1, but got {list(lengths)}")
+    if lengths.count(-1) > 1:
+        raise ShapeInferenceError(
+            f"VariadicSplit lengths may hold one -1 at most, but got {list(lengths)}")
+    known = sum(x for x in lengths if x != -1)
+    static = d.lo == d.hi
+    if static and -1 not in lengths and known != d.lo:
+        raise ShapeInferenceError(
+            f"VariadicSplit lengths must add up to the axis dim {d}, but got "
+            f"{list(lengths)} (total {known})")
+    rest = d.lo - known if static else -1
+    rest_dim = Dimension.dynamic() if rest == -1 else Dimension.static(max(rest, 0))
+    return [rest_dim if x == -1 else Dimension.static(x) for x in lengths]
 
 
 # -- Slice / StridedSlice ----------------------------------------------------------------
