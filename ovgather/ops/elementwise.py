@@ -9,7 +9,7 @@ may be 1 the other one wins (``? ⊕ 3 = 3``); when both may be 1 their union is
 >>> str(broadcast_shapes(P.parse("[?,1,4]"), P.parse("[3,2..5,1]")))
 '[3,2..5,4]'
 
-Value bounds travel through the monotonic ops Add, Subtract, Multiply (non-negative),
+Value bounds travel through Add, Subtract, Multiply (every pair of ends, as OpenVINO),
 Divide (by a positive constant), Maximum and Minimum, as OpenVINO's bound evaluation does
 (checked by experiment: ``Maximum(ShapeOf(x)[0], 3)`` with ``x[0]`` in ``2..3`` reaches a
 Reshape as ``3``), except that an element with no upper bound makes the result element
@@ -179,6 +179,12 @@ def _mul(a: int, b: int) -> int:
 
 
 def _mul_bounds(alo, ahi, blo, bhi):
+    """OpenVINO multiplies every pair of ends and keeps the least and the greatest
+    (``interval_bound_evaluator``), so ``-7..-1`` times 2 is ``-14..-2``; ends without
+    bound are only followed when nothing is negative."""
+    if max(abs(alo), abs(ahi), abs(blo), abs(bhi)) < UNBOUNDED:
+        ends = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)
+        return min(ends), max(ends)
     if alo < 0 or blo < 0:
         return None
     return _mul(alo, blo), _mul(ahi, bhi)
