@@ -31,7 +31,7 @@ from .values import (
     value_of_dims,
 )
 
-__all__ = ["normalize_axis", "reshape_shape", "slice_dim", "slice_bounds_dim", "SPECS"]
+__all__ = ["normalize_axis", "reshape_shape", "slice_bounds_dim", "SPECS"]
 
 ONE = Dimension.static(1)
 
@@ -427,32 +427,6 @@ def _split_lengths(lengths: tuple[int, ...], d: Dimension) -> list[Dimension]:
 
 
 # -- Slice / StridedSlice ----------------------------------------------------------------
-def _slice_len(n: int, start: int, stop: int, step: int) -> int:
-    return len(range(*slice(start, stop, step).indices(n)))
-
-
-def slice_dim(d: Dimension, start: int, stop: int, step: int) -> Dimension:
-    """The length of ``d[start:stop:step]`` for an interval ``d`` (Python slice rules).
-
-    >>> str(slice_dim(Dimension(2, 8), 1, 100, 1)), str(slice_dim(Dimension(), -3, 2, 1))
-    ('1..7', '..2')
-    """
-    if d.lo == d.hi:
-        return Dimension.static(_slice_len(d.lo, start, stop, step))
-    lo = _slice_len(d.lo, start, stop, step)
-    if d.hi < INF:
-        hi = _slice_len(d.hi, start, stop, step)
-    elif step > 0 and 0 <= stop < INF // 2:
-        hi = -(-(stop - max(start, 0)) // step) if stop > max(start, 0) else 0
-    elif step < 0 and 0 <= start < INF // 2 and stop < 0:
-        hi = -(-(start + 1) // -step)
-    else:
-        hi = INF
-    if lo > hi:
-        return Dimension.dynamic()
-    return Dimension.from_bounds(lo, hi)
-
-
 #: OpenVINO's int64 ends: a bound at one of them is "none" when it slices.
 I64_MAX, I64_MIN = INF, -INF - 1
 
@@ -575,75 +549,125 @@ def _sliced_value(t: Tensor, start, stop, step) -> Value | None:
     return tuple(t.value[0][k] for k in idx), tuple(t.value[1][k] for k in idx)
 
 
-def _mask(data: dict[str, str], name: str) -> tuple[int, ...]:
-    return data.ints(name, ())
-
-
 def _strided_slice(ins: list[Tensor], data: Attrs, trace: Trace | None = None):
+    """StridedSlice-1 as OpenVINO infers it: begin and end may be known within bounds
+    (each axis then sliced as Slice-8 slices it), the strides must be exact; unknown
+    begin or end leave each sliced dim ``0..`` its upper bound, and an unknown number of
+    axes an unknown rank."""
     t = ins[0]
+    for x, name in zip(ins[1:4], ("begin", "end", "strides"), strict=False):
+        if x.shape.dims is not None and len(x.shape.dims) != 1:
+            raise ShapeInferenceError(f"StridedSlice {name} must be 1-D, but got {x.shape}")
     dims = t.shape.dims
-    begin, end = exact_ints(ins[1]), exact_ints(ins[2])
-    strides = exact_ints(ins[3]) if len(ins) > 3 else None
     if dims is None:
         return [Tensor(PartialShape.dynamic(), t.etype)]
-    if begin is None or end is None or (len(ins) > 3 and strides is None):
-        return [Tensor(PartialShape.dynamic(), t.etype)]
-    if strides is None:
+    begin, end = _index_bounds(ins[1]), _index_bounds(ins[2])
+    strides = exact_ints(ins[3]) if len(ins) > 3 else None
+    if len(ins) <= 3 and begin is not None:
         strides = (1,) * len(begin)
-    masks = [_mask(data, n) for n in ("begin_mask", "end_mask", "new_axis_mask",
-                                      "shrink_axis_mask", "ellipsis_mask")]
-    out, picks = _strided_dims(dims, begin, end, strides, masks)
-    value = None
-    if t.value is not None and len(dims) == 1 and picks is not None:
-        value = tuple(t.value[0][k] for k in picks), tuple(t.value[1][k] for k in picks)
+    n = _strided_axes(ins, strides)
+    if n is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    masks = {name: {i for i, b in enumerate(data.ints(name + "_mask", ())) if b == 1}
+             for name in ("begin", "end", "new_axis", "shrink_axis", "ellipsis")}
+    if len(masks["ellipsis"]) > 1:
+        raise ShapeInferenceError("StridedSlice allows one ellipsis at most, but got several")
+    if not masks["ellipsis"] and len(dims) + len(masks["new_axis"]) < n:
+        raise ShapeInferenceError(
+            f"StridedSlice needs the input rank plus the new axes to cover the {n} begin and "
+            f"end values, but the input is {t.shape}")
+    out = _strided_dims(dims, n, begin, end, strides, masks)
+    value = _strided_value(t, begin, end, strides, masks)
     return [Tensor(PartialShape.of(tuple(out)), t.etype, value)]
 
 
-def _bit(mask: tuple[int, ...], i: int) -> bool:
-    return i < len(mask) and mask[i] == 1
-
-
-def _strided_dims(dims, begin, end, strides, masks):
-    begin_m, end_m, new_m, shrink_m, ell_m = masks
-    out: list[Dimension] = []
-    picks = None
-    axis = 0
-    n = len(begin)
-    real = sum(1 for i in range(n) if not _bit(new_m, i) and not _bit(ell_m, i))
-    for i in range(n):
-        if _bit(ell_m, i):
-            span = len(dims) - real
-            out.extend(dims[axis:axis + span])
-            axis += span
-            continue
-        if _bit(new_m, i):
-            out.append(ONE)
-            continue
-        if axis >= len(dims):
+def _strided_axes(ins: list[Tensor], strides) -> int | None:
+    """How many axes begin, end and strides address (they must agree), None if unknown."""
+    counts = [shape_of_len(x) if x.shape.dims else None for x in ins[1:3]]
+    n = counts[0] if counts[0] is not None else counts[1]
+    if None not in counts and counts[0] != counts[1]:
+        raise ShapeInferenceError(
+            f"StridedSlice begin and end must have as many values, but got {counts[0]} and "
+            f"{counts[1]}")
+    if strides is not None:
+        if n is not None and n != len(strides):
             raise ShapeInferenceError(
-                f"a StridedSlice addresses more axes than the rank {len(dims)} input has"
-            )
-        d = dims[axis]
-        s = strides[i]
-        if s == 0:
-            raise ShapeInferenceError("StridedSlice strides must be non-zero, but got 0")
-        if _bit(shrink_m, i):
-            if len(dims) == 1 and d.lo == d.hi and -d.lo <= begin[i] < d.lo:
-                picks = [begin[i] % d.lo]
-            axis += 1
-            continue
-        b = None if _bit(begin_m, i) else begin[i]
-        e = None if _bit(end_m, i) else end[i]
-        b = b if b is not None else (0 if s > 0 else INF)
-        e = e if e is not None else (INF if s > 0 else NINF)
-        out.append(slice_dim(d, b, e, s))
-        if len(dims) == 1 and d.lo == d.hi:
-            picks = list(range(*slice(b, e, s).indices(d.lo)))
-        axis += 1
-    out.extend(dims[axis:])
-    if any(_bit(new_m, i) for i in range(n)):
-        picks = None
-    return out, picks
+                f"StridedSlice strides must have as many values as begin and end ({n}), but "
+                f"got {len(strides)}")
+        n = len(strides)
+    return n
+
+
+def _strided_dims(dims, n, begin, end, strides, masks) -> list[Dimension]:
+    """The output dims, axis by axis of begin/end, then the input dims left over."""
+    out: list[Dimension] = []
+    k = 0  # the input dim the next axis reads
+    for axis in range(n):
+        if axis in masks["ellipsis"]:
+            before = sum(1 for i in range(axis) if i not in masks["new_axis"])
+            new_after = sum(1 for i in range(axis + 1, len(begin or ()))
+                            if i in masks["new_axis"])
+            hidden = len(dims) - (n - axis - new_after - 1) - before
+            out.extend(dims[k:k + max(hidden, 0)])
+            k += max(hidden, 0)
+        elif axis in masks["new_axis"]:
+            out.append(ONE)
+        elif k >= len(dims):
+            raise ShapeInferenceError(
+                f"a StridedSlice addresses more axes than the rank {len(dims)} input has")
+        elif axis in masks["shrink_axis"]:
+            k += 1
+        elif begin is not None and end is not None and strides is not None:
+            out.append(_strided_dim(dims[k], axis, begin, end, strides, masks))
+            k += 1
+        else:
+            out.append(_strided_unknown(dims[k], strides, axis))
+            k += 1
+    return out + list(dims[k:])
+
+
+def _strided_unknown(d: Dimension, strides, axis: int) -> Dimension:
+    """An axis whose begin or end is unknown: from 0 up to what the stride can take from
+    the dim's upper bound (OpenVINO 2026.4.1, by experiment: ``6`` by 2 gives ``..3``)."""
+    step = abs(strides[axis]) if strides is not None and axis < len(strides) else 1
+    if d.hi >= INF or step == 0:
+        return Dimension.from_bounds(0, d.hi)
+    return Dimension.from_bounds(0, -(-d.hi // step))
+
+
+def _strided_dim(d: Dimension, axis: int, begin, end, strides, masks) -> Dimension:
+    step = strides[axis] if axis < len(strides) else 1
+    if step == 0:
+        raise ShapeInferenceError("StridedSlice strides must be non-zero, but got 0")
+    top = I64_MAX if d.hi >= INF else d.hi
+    if step > 0:
+        default_start, default_stop = (0, 0), (top, top)
+    else:
+        default_start, default_stop = (top, top), (-1 - top, -1 - top)
+    start = default_start if axis in masks["begin"] else begin[axis]
+    stop = default_stop if axis in masks["end"] else end[axis]
+    return slice_bounds_dim(d, start, stop, step)
+
+
+def _strided_value(t: Tensor, begin, end, strides, masks) -> Value | None:
+    """A 1-D value sliced by exact begin, end and strides (OpenVINO folds it)."""
+    dims = t.shape.dims
+    if t.value is None or len(dims) != 1 or dims[0].lo != dims[0].hi or not begin or not end:
+        return None
+    if not strides or masks["new_axis"] or masks["ellipsis"]:
+        return None
+    (b, b2), (e, e2), size = begin[0], end[0], dims[0].lo
+    if b != b2 or e != e2:
+        return None
+    if 0 in masks["shrink_axis"]:
+        picks = [b % size] if -size <= b < size else None
+    else:
+        b = None if 0 in masks["begin"] else b
+        e = None if 0 in masks["end"] else e
+        picks = list(range(*slice(b, e, strides[0]).indices(size)))
+    if picks is None:
+        return None
+    return tuple(t.value[0][k] for k in picks), tuple(t.value[1][k] for k in picks)
 
 
 _RULES: dict[str, Rule] = {
