@@ -18,8 +18,11 @@ import openvino.opset8 as o8
 import openvino.opset13 as o
 import pytest
 
+from ovgather.errors import ShapeInferenceError
 from ovgather.infer import check
 from ovgather.ir import read_ir
+from ovgather.ops.shape_ops import reshape_shape
+from ovgather.shapes import PartialShape
 
 CORE = ov.Core()
 
@@ -326,3 +329,21 @@ def test_broadcast_reads_its_target_through_a_concat_of_scalars(tmp_path, seed):
             continue
     _, diffs = compare_with_openvino(tmp_path, outs or [x], params, f"bparts{seed}")
     assert diffs == [], dims
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(-4, 6), (-2, 6), (-1, 6), (-1, 0), (0, 6), (-3, -1),
+                                        (-5, -2), (2, 9)])
+def test_reshape_target_bounds_below_zero_are_read_as_openvino_reads_them(tmp_path, lo, hi):
+    """A target element known within ``lo..hi``: from -1 up it bounds the dim from 0;
+    spanning -2 and 0 it says nothing (``?``); wholly negative, the Reshape is invalid."""
+    shift = -lo if lo < 0 else 0
+    p, x = P(f"[{lo + shift}..{hi + shift}]"), P("[?,12]")
+    target = o.concat([o.subtract(o.shape_of(p), C([shift])), C([12])], 0)
+    try:
+        r = o.reshape(x, target, False)
+    except RuntimeError:  # OpenVINO rejects the target: so must ovgather
+        with pytest.raises(ShapeInferenceError):
+            reshape_shape(PartialShape.parse("[?,12]"), [(lo, hi), (12, 12)], False)
+        return
+    _, diffs = compare_with_openvino(tmp_path, [r], [x, p], "neg")
+    assert diffs == []

@@ -94,8 +94,11 @@ def reshape_shape(
             else:
                 out.append(in_dims[i])
                 copied.add(i)
-        elif hi < -1 or (lo == hi and lo < -1):
-            raise ShapeInferenceError(f"a Reshape target dim must be >= -1, but got {lo}")
+        elif hi < 0:
+            shown = lo if lo == hi else f"{lo}..{hi}"
+            raise ShapeInferenceError(f"a Reshape target dim must be >= -1, but got {shown}")
+        elif lo < -1:  # OpenVINO knows nothing of a dim whose bounds span -2 and 0
+            out.append(Dimension.dynamic())
         else:
             out.append(dim_of_bounds(lo, hi))
     if minus_one is not None:
