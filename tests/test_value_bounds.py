@@ -155,3 +155,30 @@ def test_multiply_bounds_take_every_pair_of_ends(tmp_path, seed):
         pytest.skip("OpenVINO rejects the target")
     _, diffs = compare_with_openvino(tmp_path, [r], [x, y], f"multiply{seed}")
     assert diffs == [], dims
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_transpose_tile_and_broadcast_move_bounds_like_openvino(tmp_path, seed):
+    """Shape elements laid out as a ``[2, 2]`` grid, then transposed, tiled or broadcast
+    and read back as Pad widths and a Reshape target: the bounds move with the
+    elements, as OpenVINO moves its lower and upper bound tensors."""
+    rng = random.Random(f"moved_values-{seed}")
+    dims = [rng.choice(("2", "?", "2..8", "3", "1..4", "6")) for _ in range(3)]
+    x = P("[" + ",".join(dims) + "]")
+    grid = o.reshape(o.concat([o.shape_of(x), C([1])], 0), C([2, 2]), False)
+    pick = rng.randrange(4)
+    if pick == 0:
+        moved = o.transpose(grid, C([1, 0]))
+    elif pick == 1:
+        moved = o.tile(grid, C(rng.choice(([1, 2], [2, 1], [2]))))
+    elif pick == 2:
+        moved = o.broadcast(o.reshape(grid, C([1, 4]), False), C([2, 4]))
+    else:
+        moved = o.broadcast(grid, C([2, 1, 1]), broadcast_spec="bidirectional")
+    flat = o.reshape(moved, C([-1]), False)
+    pads = o.gather(flat, C(rng.sample(range(4), 3)), C(0))
+    outs = [o.pad(x, pads, pads, "constant"),
+            o.reshape(x, o.concat([o.gather(flat, C([rng.randrange(4)]), C(0)), C([-1])], 0),
+                      False)]
+    _, diffs = compare_with_openvino(tmp_path, outs, [x], f"moved{seed}")
+    assert diffs == [], dims

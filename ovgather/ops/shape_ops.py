@@ -15,11 +15,14 @@ tests in ``tests/test_ops_common.py`` which compare every rule with OpenVINO.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .elementwise import broadcast_shapes
 from .spec import Attrs, Rule, Trace, specs_of
 from .values import (
+    MAX_VALUE_SIZE,
     NINF,
     Tensor,
     Value,
@@ -278,7 +281,20 @@ def _transpose(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> li
             f"a Transpose order must be a permutation of the {len(dims)} axes, but got "
             f"{list(order)}"
         )
-    return [Tensor(PartialShape.of(tuple(dims[i] for i in order)), t.etype)]
+    out = PartialShape.of(tuple(dims[i] for i in order))
+    return [Tensor(out, t.etype, _moved_value(t, out, lambda a: a.transpose(order)))]
+
+
+def _moved_value(t: Tensor, out: PartialShape, move) -> Value | None:
+    """The bounds of an op that only moves elements (Transpose, Tile, Broadcast), when
+    its order, repeats or target are known: OpenVINO moves the lower and the upper bound
+    tensors alike. ``move`` maps an array of element indices to the output's."""
+    size, n = static_size(t.shape), static_size(out)
+    if t.value is None or size is None or n is None or n > MAX_VALUE_SIZE \
+            or size != len(t.value[0]):
+        return None
+    picks = move(np.arange(size).reshape([d.lo for d in t.shape.dims])).ravel().tolist()
+    return tuple(t.value[0][k] for k in picks), tuple(t.value[1][k] for k in picks)
 
 
 # -- Broadcast / Tile ------------------------------------------------------------------
@@ -294,12 +310,14 @@ def _broadcast(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> li
         tshape = PartialShape.dynamic(target)
     else:
         tshape = PartialShape.of(tuple(dim_of_bounds(lo, hi) for lo, hi in target))
-    if mode == "bidirectional":
-        return [Tensor(broadcast_shapes(t.shape, tshape), t.etype)]
     if mode == "explicit":
         return [Tensor(tshape, t.etype)]
-    _check_numpy_into(t.shape, tshape)
-    return [Tensor(tshape, t.etype)]
+    if mode == "bidirectional":
+        tshape = broadcast_shapes(t.shape, tshape)
+    else:
+        _check_numpy_into(t.shape, tshape)
+    spread = [d.lo for d in tshape.dims or ()]
+    return [Tensor(tshape, t.etype, _moved_value(t, tshape, lambda a: np.broadcast_to(a, spread)))]
 
 
 def _part_dim(part: int | None) -> Dimension:
@@ -336,8 +354,13 @@ def _tile(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Te
     n = max(len(dims), len(reps))
     d = (ONE,) * (n - len(dims)) + dims
     r = [(1, 1)] * (n - len(reps)) + reps
-    out = tuple(x * dim_of_bounds(lo, hi) for x, (lo, hi) in zip(d, r, strict=False))
-    return [Tensor(PartialShape.of(out), t.etype)]
+    out = PartialShape.of(tuple(x * dim_of_bounds(lo, hi) for x, (lo, hi) in
+                                zip(d, r, strict=False)))
+    exact = exact_ints(ins[1])
+    value = None
+    if exact is not None and min(exact, default=0) >= 0:
+        value = _moved_value(t, out, lambda a: np.tile(a, exact))
+    return [Tensor(out, t.etype, value)]
 
 
 # -- Split / VariadicSplit -------------------------------------------------------------
