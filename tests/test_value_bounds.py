@@ -182,3 +182,25 @@ def test_transpose_tile_and_broadcast_move_bounds_like_openvino(tmp_path, seed):
                       False)]
     _, diffs = compare_with_openvino(tmp_path, outs, [x], f"moved{seed}")
     assert diffs == [], dims
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_negative_relu_and_select_values_like_openvino(tmp_path, seed):
+    """Negative and Relu fold exact values only; Select with a known condition takes
+    each element's bounds from its branch, with an unknown one nothing."""
+    rng = random.Random(f"select_values-{seed}")
+    dims = [rng.choice(("2..8", "?", "3", "6", "1..4")), "6"]
+    x = P("[" + ",".join(dims) + "]")
+    g = o.gather(o.shape_of(x), C([0]), C(0))
+    pick = rng.randrange(4)
+    if pick == 0:
+        element = o.negative(o.negative(g))
+    elif pick == 1:
+        element = o.relu(o.subtract(g, C([rng.choice((0, 2, 9))])))
+    else:
+        cond = (C([rng.random() < 0.5], bool) if pick == 2
+                else o.greater(g, C([rng.choice((0, 3))])))
+        element = o.select(cond, g, C([rng.choice((1, 2, 3))]))
+    r = o.reshape(x, o.concat([element, C([-1])], 0), False)
+    _, diffs = compare_with_openvino(tmp_path, [r], [x], f"select{seed}")
+    assert diffs == [], dims

@@ -32,9 +32,9 @@ __all__ = ["broadcast_dims", "broadcast_shapes", "SPECS"]
 
 UNARY = (
     "Acos Acosh Asin Asinh Atan Atanh Ceiling Clamp Cos Cosh Elu Erf Exp Floor Gelu "
-    "HSigmoid HSwish Log Mish Negative Relu Round Selu Sigmoid Sign Sin Sinh "
+    "HSigmoid HSwish Log Mish Round Selu Sigmoid Sign Sin Sinh "
     "SoftPlus SoftSign Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
-    "GRN PRelu CumSum ReverseSequence ReLU Erfinv ErfInv ScatterUpdate "
+    "GRN PRelu CumSum ReverseSequence Erfinv ErfInv ScatterUpdate "
     "ScatterNDUpdate ScatterElementsUpdate Roll BatchNormInference Reverse"
 ).split()
 BINARY = (
@@ -360,8 +360,42 @@ def _convert_like(ins: list[Tensor], data: Attrs, trace: Trace | None = None) ->
 
 
 def _select(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    """Select broadcasts condition, then and else together; the type is the branches'."""
-    return [Tensor(_out_shape(ins[:3], data), ins[1].etype)]
+    """Select broadcasts condition, then and else together; the type is the branches'.
+    A known condition picks each element's bounds from its branch (OpenVINO evaluates
+    Select on the bound tensors then); an unknown one gives no value."""
+    return [Tensor(_out_shape(ins[:3], data), ins[1].etype, _selected(ins))]
+
+
+def _selected(ins: list[Tensor]) -> Value | None:
+    cond, a, b = (t.value for t in ins[:3])
+    if cond is None or a is None or b is None or cond[0] != cond[1]:
+        return None
+    sizes = {len(cond[0]), len(a[0]), len(b[0])}
+    n = max(sizes)
+    if not sizes <= {1, n}:
+        return None
+    pick = [(a if cond[0][i if len(cond[0]) > 1 else 0] else b) for i in range(n)]
+    at = [i if len(v[0]) > 1 else 0 for i, v in enumerate(pick)]
+    return tuple(v[0][k] for v, k in zip(pick, at, strict=True)), \
+        tuple(v[1][k] for v, k in zip(pick, at, strict=True))
+
+
+def _folding(fn) -> Rule:
+    """A unary op OpenVINO folds on exact values only (no bound evaluation: checked on
+    2026.4.1, ``Negative`` of ``2..8`` gives nothing); the shape is kept."""
+
+    def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+        t, value = ins[0], ins[0].value
+        if value is not None and (value[0] != value[1] or any(abs(v) >= INF for v in value[0])
+                                  or (t.etype not in INT_TYPES and
+                                      t.etype not in FLOAT_VALUE_TYPES)):
+            value = None
+        if value is not None:
+            folded = tuple(fn(v) for v in value[0])
+            value = folded, folded
+        return [Tensor(t.shape, t.etype, value)]
+
+    return rule
 
 
 def _fake_quantize(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -376,6 +410,8 @@ _RULES: dict[str, Rule] = {
     **{op: _binary(op) for op in BINARY},
     **{op: _logical(op) for op in LOGICAL},
     "Abs": _abs,
+    "Negative": _folding(lambda v: -v),
+    "Relu": _folding(lambda v: max(v, 0)),
     "LogicalNot": _logical_not,
     "BitwiseNot": _bitwise_not,
     "HardSigmoid": _hard_sigmoid,
@@ -393,5 +429,7 @@ _RULES: dict[str, Rule] = {
     "FakeQuantize": _fake_quantize,
 }
 
+
+_RULES["ReLU"] = _RULES["Relu"]  # the spelling some IRs use
 
 SPECS = specs_of(_RULES)
