@@ -204,3 +204,28 @@ def test_negative_relu_and_select_values_like_openvino(tmp_path, seed):
     r = o.reshape(x, o.concat([element, C([-1])], 0), False)
     _, diffs = compare_with_openvino(tmp_path, [r], [x], f"select{seed}")
     assert diffs == [], dims
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_divide_bounds_follow_the_divisors_sign_like_openvino(tmp_path, seed):
+    """A shape element (maybe shifted below 0) divided by a constant of either sign or by
+    a bounded element (positive, negative, or around 0), in integers or in f32."""
+    rng = random.Random(f"divide_values-{seed}")
+    dims = [rng.choice(("2..8", "?", "3", "6", "1..4", "..5"))]
+    x, y = P(f"[{dims[0]},12]"), P(f"[{rng.choice(('1..3', '2', '?', '0..4', '3..9'))}]")
+    a = o.subtract(o.gather(o.shape_of(x), C([0]), C(0)), C([rng.choice((0, 3, 9))]))
+    if rng.random() < 0.5:
+        b = C([rng.choice((-3, -1, 1, 2, 4))])
+    else:
+        b = o.subtract(o.shape_of(y), C([rng.choice((0, 2, 10))]))
+    if rng.random() < 0.3:
+        a, b = (o.convert(v, ov.Type.f32) for v in (a, b))
+    quotient = o.convert(o.divide(a, b), ov.Type.i64)
+    outs = []
+    for target in (o.abs(quotient), quotient):
+        try:
+            outs.append(o.reshape(x, o.concat([target, C([-1])], 0), False))
+        except (RuntimeError, ValueError):  # OpenVINO rejects it (a division by 0): skip
+            pass
+    _, diffs = compare_with_openvino(tmp_path, outs or [x], [x, y], f"divide{seed}")
+    assert diffs == [], dims

@@ -10,7 +10,7 @@ may be 1 the other one wins (``? ⊕ 3 = 3``); when both may be 1 their union is
 '[3,2..5,4]'
 
 Value bounds travel through Add, Subtract, Multiply (every pair of ends, as OpenVINO),
-Divide (by a positive constant), Maximum and Minimum, as OpenVINO's bound evaluation does
+Divide (by a divisor of one sign), Maximum and Minimum, as OpenVINO's bound evaluation does
 (checked by experiment: ``Maximum(ShapeOf(x)[0], 3)`` with ``x[0]`` in ``2..3`` reaches a
 Reshape as ``3``), except that an element with no upper bound makes the result element
 unknown (``Minimum(?, 3)`` is ``?``, not ``..3``; the reductions keep such bounds). Any op
@@ -138,12 +138,27 @@ def _sub_bounds(alo, ahi, blo, bhi):
     return _add(alo, -bhi if bhi < INF else NINF), _add(ahi, -blo if blo > NINF else INF)
 
 
-def _div_bounds(alo, ahi, blo, bhi):
-    if blo != bhi or blo <= 0:
-        return None
-    lo = alo if alo <= NINF else alo // blo
-    hi = ahi if ahi >= INF else ahi // blo
-    return lo, hi
+def _divided(div):
+    """Divide's bounds as OpenVINO evaluates them: by a divisor that stays positive, the
+    low end over the divisor's high end and the high end over its low end (the other way
+    round when it stays negative); a divisor that may change sign bounds nothing, and a
+    divisor end at 0 leaves the high end unbounded."""
+
+    def bounds(alo, ahi, blo, bhi):
+        if alo <= NINF or blo <= NINF:
+            return None
+        positive, negative = bhi > 0, blo < 0
+        if positive and negative:
+            return NINF, INF
+        lo_a, lo_b, hi_a, hi_b = (alo, bhi, ahi, blo) if positive else (ahi, blo, alo, bhi)
+        if lo_b == 0:
+            return None
+        return div(lo_a, lo_b), INF if hi_b == 0 else div(hi_a, hi_b)
+
+    return bounds
+
+
+_div_bounds = _divided(lambda a, b: a // b)
 
 
 def _exact(fn):
@@ -200,11 +215,7 @@ _VALUE_FNS = {
 }
 
 
-def _real_div_bounds(alo, ahi, blo, bhi):
-    """A real Divide by a positive constant: monotonic, so the bounds divide."""
-    if blo != bhi or blo <= 0:
-        return None
-    return (alo if alo <= NINF else alo / blo), (ahi if ahi >= INF else ahi / blo)
+_real_div_bounds = _divided(lambda a, b: a / b)
 
 
 #: Real types divide truly (the integer ones floor); the rest is the same arithmetic.
