@@ -229,3 +229,23 @@ def test_divide_bounds_follow_the_divisors_sign_like_openvino(tmp_path, seed):
             pass
     _, diffs = compare_with_openvino(tmp_path, outs or [x], [x, y], f"divide{seed}")
     assert diffs == [], dims
+
+
+BINARY_BUILDERS = {
+    "Add": o.add, "Subtract": o.subtract, "Multiply": o.multiply, "Divide": o.divide,
+    "Maximum": o.maximum, "Minimum": o.minimum, "FloorMod": o.floor_mod, "Mod": o.mod,
+    "Power": o.power, "SquaredDifference": o.squared_difference,
+}
+
+
+@pytest.mark.parametrize("op", sorted(BINARY_BUILDERS))
+def test_binary_ops_fold_exact_values_only_where_openvino_does(tmp_path, op):
+    """Exact shape elements through each binary op: OpenVINO folds all of them but
+    SquaredDifference (it has no evaluation), so a Reshape fed by it learns nothing."""
+    x, y = P("[?,60]"), P("[5,3]")
+    s = o.shape_of(y)
+    a, b = o.gather(s, C([0]), C(0)), o.gather(s, C([1]), C(0))
+    element = BINARY_BUILDERS[op](a, b)
+    r = o.reshape(x, o.concat([element, C([-1])], 0), False)
+    _, diffs = compare_with_openvino(tmp_path, [r], [x, y], f"fold_{op}")
+    assert diffs == []
