@@ -204,6 +204,22 @@ def _mul_bounds(alo, ahi, blo, bhi):
     return _mul(alo, blo), _mul(ahi, bhi)
 
 
+def _endwise(fn):
+    """OpenVINO's default bounds of FloorMod and Power: the op on both low ends and on
+    both high ends, the smaller result low (``2..6 mod 5`` is ``1..2``, odd as it is)."""
+
+    def bounds(alo, ahi, blo, bhi):
+        if min(alo, blo) <= NINF:
+            return None
+        try:
+            x, y = fn(alo, blo), fn(ahi, bhi)
+        except (ZeroDivisionError, ValueError, OverflowError):
+            return None
+        return None if x is None or y is None else (min(x, y), max(x, y))
+
+    return bounds
+
+
 _VALUE_FNS = {
     "Add": lambda alo, ahi, blo, bhi: (_add(alo, blo), _add(ahi, bhi)),
     "Multiply": _mul_bounds,
@@ -211,6 +227,8 @@ _VALUE_FNS = {
     "Minimum": lambda alo, ahi, blo, bhi: (min(alo, blo), min(ahi, bhi)),
     "Subtract": _sub_bounds,
     "Divide": _div_bounds,
+    "FloorMod": _endwise(_EXACT_FNS["FloorMod"]),
+    "Power": _endwise(_EXACT_FNS["Power"]),
 }
 
 
@@ -219,7 +237,7 @@ _real_div_bounds = _divided(lambda a, b: a / b)
 
 #: Real types divide truly (the integer ones floor); the rest is the same arithmetic.
 _REAL_EXACT_FNS = {"Divide": lambda a, b: a / b, "FloorMod": None, "Mod": None}
-_REAL_VALUE_FNS = {"Divide": _real_div_bounds}
+_REAL_VALUE_FNS = {"Divide": _real_div_bounds, "FloorMod": None}
 
 
 def _binary(op: str) -> Rule:
