@@ -268,3 +268,28 @@ def test_floor_mod_and_power_bounds_are_openvinos(tmp_path, seed):
         pytest.skip("OpenVINO rejects the target")
     _, diffs = compare_with_openvino(tmp_path, [r], [x, y], f"endwise{seed}")
     assert diffs == [], dims
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_clamp_bounds_and_sign_values_like_openvino(tmp_path, seed):
+    """Clamp clamps both bounds (even of an unknown element: ``?`` to ``1..4``), integers
+    to ``ceil(min)..floor(max)``; Sign folds exact values only."""
+    rng = random.Random(f"clamp_values-{seed}")
+    dims = [rng.choice(("2..8", "?", "5", "0..2", "3.."))]
+    x = P(f"[{dims[0]},60]")
+    a = o.gather(o.shape_of(x), C([0]), C(0))
+    if rng.random() < 0.3:
+        element = o.sign(o.subtract(a, C([rng.choice((0, 2, 5))])))
+    else:
+        low = rng.choice((0.0, 1.0, 1.5, 2.0))
+        high = low + rng.choice((0.0, 0.5, 2.0, 3.5))
+        real = rng.random() < 0.4
+        source = o.convert(a, ov.Type.f32) if real else a
+        element = o.clamp(source, low, high)
+        element = o.convert(element, ov.Type.i64) if real else element
+    try:
+        r = o.reshape(x, o.concat([element, C([-1])], 0), False)
+    except RuntimeError:  # a target of 0 with a -1: OpenVINO rejects it, skip
+        pytest.skip("OpenVINO rejects the target")
+    _, diffs = compare_with_openvino(tmp_path, [r], [x], f"clamp{seed}")
+    assert diffs == [], dims

@@ -31,8 +31,8 @@ __all__ = ["broadcast_dims", "broadcast_shapes", "SPECS"]
 
 
 UNARY = (
-    "Acos Acosh Asin Asinh Atan Atanh Ceiling Clamp Cos Cosh Elu Erf Exp Floor Gelu "
-    "HSigmoid HSwish Log Mish Round Selu Sigmoid Sign Sin Sinh "
+    "Acos Acosh Asin Asinh Atan Atanh Ceiling Cos Cosh Elu Erf Exp Floor Gelu "
+    "HSigmoid HSwish Log Mish Round Selu Sigmoid Sin Sinh "
     "SoftPlus SoftSign Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
     "GRN PRelu CumSum ReverseSequence Erfinv ErfInv ScatterUpdate "
     "ScatterNDUpdate ScatterElementsUpdate Roll BatchNormInference Reverse"
@@ -309,6 +309,24 @@ def _abs(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Ten
     return [Tensor(t.shape, t.etype, value)]
 
 
+def _clamp(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """Clamp keeps the shape and clamps both bounds (OpenVINO evaluates them: ``?``
+    clamped to 1..4 is ``1..4``); integers clamp to ``ceil(min)..floor(max)``."""
+    t, value = ins[0], ins[0].value
+    try:
+        low, high = float(data.text("min", "nan")), float(data.text("max", "nan"))
+    except ValueError:
+        low = high = math.nan
+    if value is None or math.isnan(low) or math.isnan(high) or low > high:
+        return [Tensor(t.shape, t.etype)]
+    if t.etype in INT_TYPES:
+        low, high = math.ceil(low), math.floor(high)
+    elif t.etype not in FLOAT_VALUE_TYPES:
+        return [Tensor(t.shape, t.etype)]
+    clamped = tuple(tuple(min(max(v, low), high) for v in side) for side in value)
+    return [Tensor(t.shape, t.etype, clamped)]
+
+
 def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     return [Tensor(ins[0].shape, "boolean")]
 
@@ -440,6 +458,8 @@ _RULES: dict[str, Rule] = {
     "Abs": _abs,
     "Negative": _folding(lambda v: -v),
     "Relu": _folding(lambda v: max(v, 0)),
+    "Sign": _folding(lambda v: (v > 0) - (v < 0)),
+    "Clamp": _clamp,
     "LogicalNot": _logical_not,
     "BitwiseNot": _bitwise_not,
     "HardSigmoid": _hard_sigmoid,
