@@ -319,6 +319,8 @@ def _clamp(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
         low = high = math.nan
     if value is None or math.isnan(low) or math.isnan(high) or low > high:
         return [Tensor(t.shape, t.etype)]
+    low = NINF if low == -math.inf else low  # the walk's own "no bound"
+    high = INF if high == math.inf else high
     if t.etype in INT_TYPES:
         low, high = math.ceil(low), math.floor(high)
     elif t.etype not in FLOAT_VALUE_TYPES:
