@@ -425,13 +425,15 @@ def _const(G, node, attrs, data) -> Tensor:
             shape = PartialShape.of(())
     else:
         shape = _parse_shape(text)
-    if (etype in INT_TYPES or etype in FLOAT_VALUE_TYPES) and shape.dims is not None:
+    if (etype in INT_TYPES or etype in FLOAT_VALUE_TYPES or etype == "boolean") \
+            and shape.dims is not None:
         n = 1
         for d in shape.dims:
             n = n * d.lo if d.lo == d.hi else MAX_VALUE_SIZE + 1
         if n <= MAX_VALUE_SIZE:
-            return Tensor(shape, etype, load=lambda: _const_value(G, node, attrs, n))
-    return Tensor(shape, etype)
+            return Tensor(shape, etype, load=lambda: _const_value(G, node, attrs, n),
+                          const=True)
+    return Tensor(shape, etype, const=True)
 
 
 @lru_cache(maxsize=4096)
@@ -441,7 +443,8 @@ def _parse_shape(text: str) -> PartialShape:
 
 
 _STRUCT = {"i64": "q", "i32": "i", "i16": "h", "i8": "b",
-           "u64": "Q", "u32": "I", "u16": "H", "u8": "B", "f64": "d", "f32": "f", "f16": "e"}
+           "u64": "Q", "u32": "I", "u16": "H", "u8": "B", "f64": "d", "f32": "f", "f16": "e",
+           "boolean": "?"}
 
 
 def _const_value(G, node, attrs, n: int):

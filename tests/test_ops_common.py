@@ -13,12 +13,16 @@ import random
 
 import numpy as np
 import openvino as ov
+import openvino.opset1 as ov1
 import openvino.opset8 as o8
 import openvino.opset13 as o
 import pytest
 
+from ovgather.errors import ShapeInferenceError
 from ovgather.infer import check
 from ovgather.ir import read_ir
+from ovgather.ops.shape_ops import reshape_shape
+from ovgather.shapes import PartialShape
 
 CORE = ov.Core()
 
@@ -290,3 +294,56 @@ def test_a_layer_with_too_few_inputs_is_invalid_not_a_crash(tmp_path):
     G.nodes[node]["inputs"] = G.nodes[node]["inputs"][:1]
     lr = next(lr for lr in check(G).layers if lr.type == "Reshape")
     assert lr.status == "invalid" and "needs more inputs" in lr.message
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_broadcast_reads_its_target_through_a_concat_of_scalars(tmp_path, seed):
+    """Swin's ``expand``: the target is a Concat of one-element inputs, one of them with no
+    known value. OpenVINO then takes each Const input's element and leaves the others
+    ``?`` (a ShapeOf element, even an exact one, stays ``?``); so must ovgather."""
+    rng = random.Random(f"broadcast_parts-{seed}")
+    dims = [rng.choice(("1", "9", "?", "1..4", "16")) for _ in range(rng.choice((2, 3, 4)))]
+    x = P("[" + ",".join(dims) + "]")
+    params, outs = [x], []
+    for _ in range(3):
+        parts = []
+        for d in [rng.choice(("1", "9", "3"))] * rng.randint(0, 1) + dims:
+            pick = rng.random()
+            if pick < 0.45:
+                parts.append(C([rng.choice((1, 1, int(d) if d.isdigit() else 4))]))
+            elif pick < 0.7:
+                unknown = P("[1]", ov.Type.i64)
+                params.append(unknown)
+                parts.append(unknown)
+            else:
+                parts.append(o.gather(o.shape_of(x), C([rng.randrange(len(dims))]), C(0)))
+        unknown = P("[1]", ov.Type.i64)  # one element with no value: no bounds at all
+        params.append(unknown)
+        parts[rng.randrange(len(parts))] = unknown
+        mode = rng.choice(("bidirectional", "numpy"))
+        try:
+            target = o.concat(parts, 0)
+            outs.append(ov1.broadcast(x, target, mode=mode) if mode == "numpy" and
+                        rng.random() < 0.5 else o.broadcast(x, target, broadcast_spec=mode))
+        except RuntimeError:  # OpenVINO rejects this target: not the case under test
+            continue
+    _, diffs = compare_with_openvino(tmp_path, outs or [x], params, f"bparts{seed}")
+    assert diffs == [], dims
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(-4, 6), (-2, 6), (-1, 6), (-1, 0), (0, 6), (-3, -1),
+                                        (-5, -2), (2, 9)])
+def test_reshape_target_bounds_below_zero_are_read_as_openvino_reads_them(tmp_path, lo, hi):
+    """A target element known within ``lo..hi``: from -1 up it bounds the dim from 0;
+    spanning -2 and 0 it says nothing (``?``); wholly negative, the Reshape is invalid."""
+    shift = -lo if lo < 0 else 0
+    p, x = P(f"[{lo + shift}..{hi + shift}]"), P("[?,12]")
+    target = o.concat([o.subtract(o.shape_of(p), C([shift])), C([12])], 0)
+    try:
+        r = o.reshape(x, target, False)
+    except RuntimeError:  # OpenVINO rejects the target: so must ovgather
+        with pytest.raises(ShapeInferenceError):
+            reshape_shape(PartialShape.parse("[?,12]"), [(lo, hi), (12, 12)], False)
+        return
+    _, diffs = compare_with_openvino(tmp_path, [r], [x, p], "neg")
+    assert diffs == []

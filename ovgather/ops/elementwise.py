@@ -9,8 +9,8 @@ may be 1 the other one wins (``? ⊕ 3 = 3``); when both may be 1 their union is
 >>> str(broadcast_shapes(P.parse("[?,1,4]"), P.parse("[3,2..5,1]")))
 '[3,2..5,4]'
 
-Value bounds travel through the monotonic ops Add, Subtract, Multiply (non-negative),
-Divide (by a positive constant), Maximum and Minimum, as OpenVINO's bound evaluation does
+Value bounds travel through Add, Subtract, Multiply (every pair of ends, as OpenVINO),
+Divide (by a divisor of one sign), Maximum and Minimum, as OpenVINO's bound evaluation does
 (checked by experiment: ``Maximum(ShapeOf(x)[0], 3)`` with ``x[0]`` in ``2..3`` reaches a
 Reshape as ``3``), except that an element with no upper bound makes the result element
 unknown (``Minimum(?, 3)`` is ``?``, not ``..3``; the reductions keep such bounds). Any op
@@ -31,10 +31,10 @@ __all__ = ["broadcast_dims", "broadcast_shapes", "SPECS"]
 
 
 UNARY = (
-    "Abs Acos Acosh Asin Asinh Atan Atanh Ceiling Clamp Cos Cosh Elu Erf Exp Floor Gelu "
-    "HSigmoid HSwish Log Mish Negative Relu Round Selu Sigmoid Sign Sin Sinh "
+    "Acos Acosh Asin Asinh Atan Atanh Ceiling Cos Cosh Elu Erf Exp Floor Gelu "
+    "HSigmoid HSwish Log Mish Round Selu Sigmoid Sin Sinh "
     "SoftPlus SoftSign Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
-    "GRN PRelu CumSum ReverseSequence ReLU Erfinv ErfInv ScatterUpdate "
+    "GRN PRelu CumSum ReverseSequence Erfinv ErfInv ScatterUpdate "
     "ScatterNDUpdate ScatterElementsUpdate Roll BatchNormInference Reverse"
 ).split()
 BINARY = (
@@ -138,12 +138,27 @@ def _sub_bounds(alo, ahi, blo, bhi):
     return _add(alo, -bhi if bhi < INF else NINF), _add(ahi, -blo if blo > NINF else INF)
 
 
-def _div_bounds(alo, ahi, blo, bhi):
-    if blo != bhi or blo <= 0:
-        return None
-    lo = alo if alo <= NINF else alo // blo
-    hi = ahi if ahi >= INF else ahi // blo
-    return lo, hi
+def _divided(div):
+    """Divide's bounds as OpenVINO evaluates them: by a divisor that stays positive, the
+    low end over the divisor's high end and the high end over its low end (the other way
+    round when it stays negative); a divisor that may change sign bounds nothing, and a
+    divisor end at 0 leaves the high end unbounded."""
+
+    def bounds(alo, ahi, blo, bhi):
+        if alo <= NINF or blo <= NINF:
+            return None
+        positive, negative = bhi > 0, blo < 0
+        if positive and negative:
+            return NINF, INF
+        lo_a, lo_b, hi_a, hi_b = (alo, bhi, ahi, blo) if positive else (ahi, blo, alo, bhi)
+        if lo_b == 0:
+            return None
+        return div(lo_a, lo_b), INF if hi_b == 0 else div(hi_a, hi_b)
+
+    return bounds
+
+
+_div_bounds = _divided(lambda a, b: a // b)
 
 
 def _exact(fn):
@@ -171,17 +186,38 @@ _EXACT_FNS = {
     "FloorMod": lambda a, b: a % b,
     "Mod": lambda a, b: a - b * int(a / b),
     "Power": lambda a, b: a**b if b >= 0 else None,
-    "SquaredDifference": lambda a, b: (a - b) ** 2,
-}
+}  # not SquaredDifference: OpenVINO 2026.4.1 cannot evaluate it, so it folds nothing
 
 def _mul(a: int, b: int) -> int:
     return INF if a >= INF or b >= INF else a * b
 
 
 def _mul_bounds(alo, ahi, blo, bhi):
+    """OpenVINO multiplies every pair of ends and keeps the least and the greatest
+    (``interval_bound_evaluator``), so ``-7..-1`` times 2 is ``-14..-2``; ends without
+    bound are only followed when nothing is negative."""
+    if max(abs(alo), abs(ahi), abs(blo), abs(bhi)) < UNBOUNDED:
+        ends = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)
+        return min(ends), max(ends)
     if alo < 0 or blo < 0:
         return None
     return _mul(alo, blo), _mul(ahi, bhi)
+
+
+def _endwise(fn):
+    """OpenVINO's default bounds of FloorMod and Power: the op on both low ends and on
+    both high ends, the smaller result low (``2..6 mod 5`` is ``1..2``, odd as it is)."""
+
+    def bounds(alo, ahi, blo, bhi):
+        if min(alo, blo) <= NINF:
+            return None
+        try:
+            x, y = fn(alo, blo), fn(ahi, bhi)
+        except (ZeroDivisionError, ValueError, OverflowError):
+            return None
+        return None if x is None or y is None else (min(x, y), max(x, y))
+
+    return bounds
 
 
 _VALUE_FNS = {
@@ -191,19 +227,17 @@ _VALUE_FNS = {
     "Minimum": lambda alo, ahi, blo, bhi: (min(alo, blo), min(ahi, bhi)),
     "Subtract": _sub_bounds,
     "Divide": _div_bounds,
+    "FloorMod": _endwise(_EXACT_FNS["FloorMod"]),
+    "Power": _endwise(_EXACT_FNS["Power"]),
 }
 
 
-def _real_div_bounds(alo, ahi, blo, bhi):
-    """A real Divide by a positive constant: monotonic, so the bounds divide."""
-    if blo != bhi or blo <= 0:
-        return None
-    return (alo if alo <= NINF else alo / blo), (ahi if ahi >= INF else ahi / blo)
+_real_div_bounds = _divided(lambda a, b: a / b)
 
 
 #: Real types divide truly (the integer ones floor); the rest is the same arithmetic.
 _REAL_EXACT_FNS = {"Divide": lambda a, b: a / b, "FloorMod": None, "Mod": None}
-_REAL_VALUE_FNS = {"Divide": _real_div_bounds}
+_REAL_VALUE_FNS = {"Divide": _real_div_bounds, "FloorMod": None}
 
 
 def _binary(op: str) -> Rule:
@@ -229,12 +263,70 @@ def _binary(op: str) -> Rule:
     return rule
 
 
-def _logical(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    return [Tensor(_out_shape(ins[:2], data), "boolean")]
+_COMPARE_FNS = {
+    "Equal": lambda a, b: a == b,
+    "NotEqual": lambda a, b: a != b,
+    "Less": lambda a, b: a < b,
+    "LessEqual": lambda a, b: a <= b,
+    "Greater": lambda a, b: a > b,
+    "GreaterEqual": lambda a, b: a >= b,
+    "LogicalAnd": lambda a, b: bool(a) and bool(b),
+    "LogicalOr": lambda a, b: bool(a) or bool(b),
+    "LogicalXor": lambda a, b: bool(a) != bool(b),
+}
+
+
+def _logical(op: str) -> Rule:
+    """Comparisons and logical ops: a boolean tensor of the broadcast shape. Exact
+    inputs give an exact value (``1``/``0``), as OpenVINO folds them; bounds give none
+    (it has no bound evaluation for these ops: checked on 2026.4.1)."""
+    exact = _exact(lambda a, b: int(_COMPARE_FNS[op](a, b)))
+
+    def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+        a, b = ins[0].value, ins[1].value
+        value = None
+        if a is not None and b is not None and a[0] == a[1] and b[0] == b[1]:
+            value = _pairwise(a, b, exact)
+        return [Tensor(_out_shape(ins[:2], data), "boolean", value)]
+
+    return rule
 
 
 def _unary(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     return [Tensor(ins[0].shape, ins[0].etype)]
+
+
+def _abs(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """Abs keeps the shape; its bounds are OpenVINO's: the smaller and the larger of the
+    two bounds' absolute values, element by element (so ``|-3..3|`` is ``3``, as
+    OpenVINO 2026.4.1 gives it; an unbounded low end stays unbounded, as int64's does)."""
+    t, value = ins[0], ins[0].value
+    if value is not None and (t.etype in INT_TYPES or t.etype in FLOAT_VALUE_TYPES):
+        a, b = ([v if v <= NINF else abs(v) for v in side] for side in value)
+        value = tuple(map(min, a, b)), tuple(map(max, a, b))
+    else:
+        value = None
+    return [Tensor(t.shape, t.etype, value)]
+
+
+def _clamp(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """Clamp keeps the shape and clamps both bounds (OpenVINO evaluates them: ``?``
+    clamped to 1..4 is ``1..4``); integers clamp to ``ceil(min)..floor(max)``."""
+    t, value = ins[0], ins[0].value
+    try:
+        low, high = float(data.text("min", "nan")), float(data.text("max", "nan"))
+    except ValueError:
+        low = high = math.nan
+    if value is None or math.isnan(low) or math.isnan(high) or low > high:
+        return [Tensor(t.shape, t.etype)]
+    low = NINF if low == -math.inf else low  # the walk's own "no bound"
+    high = INF if high == math.inf else high
+    if t.etype in INT_TYPES:
+        low, high = math.ceil(low), math.floor(high)
+    elif t.etype not in FLOAT_VALUE_TYPES:
+        return [Tensor(t.shape, t.etype)]
+    clamped = tuple(tuple(min(max(v, low), high) for v in side) for side in value)
+    return [Tensor(t.shape, t.etype, clamped)]
 
 
 def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -316,8 +408,42 @@ def _convert_like(ins: list[Tensor], data: Attrs, trace: Trace | None = None) ->
 
 
 def _select(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    """Select broadcasts condition, then and else together; the type is the branches'."""
-    return [Tensor(_out_shape(ins[:3], data), ins[1].etype)]
+    """Select broadcasts condition, then and else together; the type is the branches'.
+    A known condition picks each element's bounds from its branch (OpenVINO evaluates
+    Select on the bound tensors then); an unknown one gives no value."""
+    return [Tensor(_out_shape(ins[:3], data), ins[1].etype, _selected(ins))]
+
+
+def _selected(ins: list[Tensor]) -> Value | None:
+    cond, a, b = (t.value for t in ins[:3])
+    if cond is None or a is None or b is None or cond[0] != cond[1]:
+        return None
+    sizes = {len(cond[0]), len(a[0]), len(b[0])}
+    n = max(sizes)
+    if not sizes <= {1, n}:
+        return None
+    pick = [(a if cond[0][i if len(cond[0]) > 1 else 0] else b) for i in range(n)]
+    at = [i if len(v[0]) > 1 else 0 for i, v in enumerate(pick)]
+    return tuple(v[0][k] for v, k in zip(pick, at, strict=True)), \
+        tuple(v[1][k] for v, k in zip(pick, at, strict=True))
+
+
+def _folding(fn) -> Rule:
+    """A unary op OpenVINO folds on exact values only (no bound evaluation: checked on
+    2026.4.1, ``Negative`` of ``2..8`` gives nothing); the shape is kept."""
+
+    def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+        t, value = ins[0], ins[0].value
+        if value is not None and (value[0] != value[1] or any(abs(v) >= INF for v in value[0])
+                                  or (t.etype not in INT_TYPES and
+                                      t.etype not in FLOAT_VALUE_TYPES)):
+            value = None
+        if value is not None:
+            folded = tuple(fn(v) for v in value[0])
+            value = folded, folded
+        return [Tensor(t.shape, t.etype, value)]
+
+    return rule
 
 
 def _fake_quantize(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -330,7 +456,12 @@ def _fake_quantize(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -
 _RULES: dict[str, Rule] = {
     **{op: _unary for op in UNARY},
     **{op: _binary(op) for op in BINARY},
-    **{op: _logical for op in LOGICAL},
+    **{op: _logical(op) for op in LOGICAL},
+    "Abs": _abs,
+    "Negative": _folding(lambda v: -v),
+    "Relu": _folding(lambda v: max(v, 0)),
+    "Sign": _folding(lambda v: (v > 0) - (v < 0)),
+    "Clamp": _clamp,
     "LogicalNot": _logical_not,
     "BitwiseNot": _bitwise_not,
     "HardSigmoid": _hard_sigmoid,
@@ -348,5 +479,7 @@ _RULES: dict[str, Rule] = {
     "FakeQuantize": _fake_quantize,
 }
 
+
+_RULES["ReLU"] = _RULES["Relu"]  # the spelling some IRs use
 
 SPECS = specs_of(_RULES)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from ..errors import ShapeInferenceError
-from ..shapes import INF, Dimension, PartialShape
+from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .shape_ops import normalize_axis
 from .spec import Attrs, Rule, Trace, specs_of
 from .values import (
@@ -68,6 +68,23 @@ def _range(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
     return [Tensor(PartialShape.of((Dimension.static(n),)), etype, value)]
 
 
+def _k_dim(k_in: Tensor, d: Dimension) -> Dimension:
+    """The TopK axis dim, as OpenVINO 2026.4.1 gives it (checked by experiment): a known
+    k is the dim, whatever the input dim (``k=7`` on ``3`` gives 7); a k known only
+    within bounds gives from the smaller lower bound up to the smaller upper bound, or
+    without bound when the input dim has none; an unknown k is ``0..`` the input dim."""
+    k = exact_scalar(k_in)
+    if k is not None:
+        if k < 0:
+            raise ShapeInferenceError(f"TopK needs k >= 0, but got {k}")
+        return Dimension.static(k)
+    v = k_in.value
+    kd = dim_of_bounds(v[0][0], v[1][0]) if v is not None and len(v[0]) == 1 else DYNAMIC
+    if kd.lo == kd.hi:
+        return kd
+    return Dimension.from_bounds(min(d.lo, kd.lo), INF if d.hi >= INF else min(d.hi, kd.hi))
+
+
 def _topk(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     t = ins[0]
     index_type = data.text("index_element_type", "i32")
@@ -76,17 +93,7 @@ def _topk(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Te
         shape = PartialShape.dynamic()
     else:
         ax = normalize_axis(data.int("axis"), len(dims), "the TopK axis")
-        k = exact_scalar(ins[1])
-        d = dims[ax]
-        if k is None:
-            kd = Dimension.from_bounds(0, d.hi)
-        elif k < 0:
-            raise ShapeInferenceError(f"TopK needs k >= 0, but got {k}")
-        elif k == 0:
-            kd = d
-        else:
-            kd = dim_of_bounds(min(k, d.lo), min(k, d.hi))
-        shape = PartialShape.of(dims[:ax] + (kd,) + dims[ax + 1:])
+        shape = PartialShape.of(dims[:ax] + (_k_dim(ins[1], dims[ax]),) + dims[ax + 1:])
     return [Tensor(shape, t.etype), Tensor(shape, index_type)][:max(data.n_outputs, 1)]
 
 

@@ -50,16 +50,24 @@ class Tensor:
     ``value`` may be given as a zero-argument callable (``load``) instead: a Const's data
     is then read from the weights only when a rule first asks for it, which keeps the
     walk cheap on models with thousands of Consts nobody reads.
+
+    Two facts about the producing layer, which some OpenVINO rules read from the graph
+    rather than from values: ``const`` is True for a Const layer's output; ``parts`` is
+    set on a 1-D Concat of one-element inputs whose value is unknown, one entry per
+    element, the element when that input is a Const, else None (Broadcast reads its
+    target from them, as OpenVINO's Broadcast looks through such a Concat).
     """
 
-    __slots__ = ("shape", "etype", "_value", "_load")
+    __slots__ = ("shape", "etype", "_value", "_load", "const", "parts")
 
     def __init__(self, shape: PartialShape, etype: str = "dynamic",
-                 value: Value | None = None, load=None) -> None:
+                 value: Value | None = None, load=None, const: bool = False) -> None:
         self.shape = shape
         self.etype = etype
         self._value = value
         self._load = load
+        self.const = const
+        self.parts: tuple[int | None, ...] | None = None
 
     @property
     def value(self) -> Value | None:
