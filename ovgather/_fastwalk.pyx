@@ -14,7 +14,7 @@ which also names every error. It is only used with the lxml it was compiled agai
 (``LXML_BUILT``), since it reads lxml's struct layout.
 """
 
-from ovgather.graph import layer_of_xml, new_port
+from ovgather.graph import has_port, layer_of_xml, new_port
 
 cimport cython
 
@@ -201,23 +201,6 @@ def read_layers(layers, reader, rt_text, split_names, const_types):
     return out
 
 
-cdef bint _has_port(list ports, object port_id, dict ids, object node):
-    """Whether ``port_id`` is among ``ports``: a scan for the usual few ports, a set
-    made once per layer (in ``ids``) for many, so reading stays linear in the ports (a
-    Concat with 40k inputs, a Split with 40k outputs)."""
-    cdef dict port
-    cdef set known
-    if len(ports) <= 8:
-        for port in ports:
-            if port["id"] == port_id:
-                return True
-        return False
-    known = ids.get(node)
-    if known is None:
-        known = ids[node] = {port["id"] for port in ports}
-    return port_id in known
-
-
 def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
     """``[(from, to, (from-port, to-port), {"from_port", "to_port", "line"}), ...]`` of
     the <edges> element, every edge between existing ports and every input port fed
@@ -255,9 +238,9 @@ def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
             fp, tp = _port_id(fp), _port_id(tp)
             if src not in nodes or dst not in nodes:
                 return None
-            if not _has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
+            if not has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
                 return None
-            if not _has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
+            if not has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
                 return None
             key = (dst, tp)
             if key in fed:

@@ -92,6 +92,7 @@ __all__ = [
     "new_layer",
     "layer_of_xml",
     "new_port",
+    "has_port",
     "op_spec",
     "layer",
     "input_edges",
@@ -135,6 +136,22 @@ def layer_of_xml(attrs: dict[str, str], line: int | None, taken: dict[str, Any]
         return node_id, None
     return node_id, new_layer(name, intern(op_type), None if version is None else intern(version),
                               layer_attrs=attrs, line=line)
+
+
+def has_port(ports: list[dict[str, Any]], port_id: int, ids: dict | None = None,
+              node: str | None = None) -> bool:
+    """Whether ``port_id`` is among ``ports``: a scan for the usual few ports; with
+    ``ids``, a set of the layer's port ids made once (reading stays linear in ports: a
+    Concat with 40k inputs, a Split with 40k outputs). Both IR walks ask it."""
+    if ids is None or len(ports) <= 8:
+        for port in ports:
+            if port["id"] == port_id:
+                return True
+        return False
+    known = ids.get(node)
+    if known is None:
+        known = ids[node] = {port["id"] for port in ports}
+    return port_id in known
 
 
 def new_port(port_id: int, precision: str | None = None, dims: tuple[int, ...] = (),

@@ -72,7 +72,7 @@ from .errors import (
     WeightsError,
     XMLSyntaxError,
 )
-from .graph import layer_of_xml, new_port
+from .graph import has_port, layer_of_xml, new_port
 
 try:  # the compiled walk (setup.py builds it when a C compiler is there)
     from . import _fastwalk
@@ -687,21 +687,6 @@ def _edge_port(text: str | None) -> bool:
     return _is_uint(value) or (value.startswith("+") and _is_uint(value[1:]))
 
 
-def _has_port(ports: list[dict[str, Any]], port_id: int, ids: dict | None = None,
-              node: str | None = None) -> bool:
-    """Whether ``port_id`` is among ``ports``: a scan for the usual few ports; with
-    ``ids``, a set of the layer's port ids made once (reading stays linear in ports)."""
-    if ids is None or len(ports) <= 8:
-        for port in ports:
-            if port["id"] == port_id:
-                return True
-        return False
-    known = ids.get(node)
-    if known is None:
-        known = ids[node] = {port["id"] for port in ports}
-    return port_id in known
-
-
 def _fill_graph(G: nx.MultiDiGraph, nodes: list[tuple[str, dict]], edges: list[tuple]) -> None:
     """Add nodes and edges in bulk.
 
@@ -986,7 +971,7 @@ class _Reader:
             outputs, inputs = nodes[src]["outputs"], nodes[dst]["inputs"]
             if fp < 0 or tp < 0 or el.tag != "edge":
                 raise self.edge_error(el)
-            if not (_has_port(outputs, fp, out_ids, src) and _has_port(inputs, tp, in_ids, dst)):
+            if not (has_port(outputs, fp, out_ids, src) and has_port(inputs, tp, in_ids, dst)):
                 raise self.edge_error(el)
             key = (dst, tp)
             if key in fed:
@@ -1015,10 +1000,10 @@ class _Reader:
                 return fail(f"an edge's {attr} must be an integer >= 0 (digits 0-9), but got "
                             f"{_short(repr(el.get(attr)))}", node)
         fp, tp = int(el.get("from-port")), int(el.get("to-port"))
-        if not _has_port(self.nodes[src]["outputs"], fp):
+        if not has_port(self.nodes[src]["outputs"], fp):
             return fail(f"an edge must start at an output port, but layer {src} "
                         f"('{self.nodes[src]['name']}') has no output port {fp}", src)
-        if not _has_port(self.nodes[dst]["inputs"], tp):
+        if not has_port(self.nodes[dst]["inputs"], tp):
             return fail(f"an edge must end at an input port, but layer {dst} "
                         f"('{self.nodes[dst]['name']}') has no input port {tp}", dst)
         return fail(f"an input port takes one edge, but port {tp} of layer {dst} "

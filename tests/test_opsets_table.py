@@ -1,4 +1,4 @@
-"""The opset table (``ovgather/ops/opsets.py``) is the installed OpenVINO's, and every spec
+"""The opset table (``ovgather/ops/opsets.json``) is the installed OpenVINO's, and every spec
 serves exactly the opsets that hold its op version."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def _tool():
 
 
 def test_the_committed_table_is_what_the_installed_openvino_gives():
-    assert (ROOT / "ovgather" / "ops" / "opsets.py").read_text() == _tool().generate()
+    assert (ROOT / "ovgather" / "ops" / "opsets.json").read_text() == _tool().generate()
 
 
 def test_every_spec_serves_one_run_of_its_op_version():

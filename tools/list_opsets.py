@@ -1,4 +1,5 @@
-"""Write ``ovgather/ops/opsets.py``: which opsets of the installed OpenVINO hold which op versions.
+"""Write ``ovgather/ops/opsets.json``: which opsets of the installed OpenVINO hold which
+op versions.
 
 OpenVINO's IR reader looks a layer up by its ``type`` in the opset its ``version`` names
 (``type="GatherND" version="opset8"``) and refuses an opset that does not hold that type.
@@ -20,12 +21,13 @@ committed file differs from what the installed OpenVINO gives).
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-TARGET = Path(__file__).resolve().parents[1] / "ovgather" / "ops" / "opsets.py"
+TARGET = Path(__file__).resolve().parents[1] / "ovgather" / "ops" / "opsets.json"
 _REG = re.compile(r"^_OPENVINO_OP_REG\(\s*(\w+)\s*,\s*ov::op::v(\d+)\s*\)", re.M)
 
 
@@ -130,32 +132,15 @@ def op_table(opsets: dict[int, dict[str, int]]) -> dict[str, tuple[tuple[int, in
 
 
 def render(table, version: str, last: int) -> str:
-    """The text of ``opsets.py``."""
-    lines = [
-        f'"""Which opsets hold which op versions, in OpenVINO {version} (generated).',
-        "",
-        "Written by ``tools/list_opsets.py`` from the installed openvino's opset tables;",
-        "``tests/test_opsets_table.py`` regenerates it and requires the same text. Do not edit.",
-        "",
-        "``OPSETS[type] = ((first opset, last opset, op version), ...)``: the op version the",
-        "opsets ``first`` to ``last`` hold; an opset in no row does not hold the type.",
-        "",
-        '>>> OPSETS["GatherND"]',
-        "((5, 7, 5), (8, 16, 8))",
-        '"""',
-        "",
-        f"OPENVINO_VERSION = {version!r}",
-        f"LAST_OPSET = {last}",
-        "",
-        "OPSETS: dict[str, tuple[tuple[int, int, int], ...]] = {",
-    ]
-    lines += [f"    {op!r}: {rows!r}," for op, rows in table.items()]
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+    """The text of ``opsets.json``: data, one op type a line."""
+    rows = ",\n".join(f'    "{op}": {json.dumps([list(r) for r in runs])}'
+                       for op, runs in table.items())
+    return (f'{{\n  "openvino": "{version}",\n  "last_opset": {last},\n'
+            f'  "opsets": {{\n{rows}\n  }}\n}}\n')
 
 
 def generate() -> str:
-    """``opsets.py`` as the installed openvino gives it."""
+    """``opsets.json`` as the installed openvino gives it."""
     import openvino
 
     opsets = read_opsets(tables_dir())
