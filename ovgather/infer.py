@@ -358,7 +358,7 @@ def _infer_layer(G, node, attrs, preds, produced, overrides):
     if spec is None:
         return "unchecked", None
     ins = _inputs(attrs, preds, produced)
-    return "ok", spec.rule(ins, Attrs(data, spec.version, len(attrs["outputs"])), None)
+    return "ok", spec.rule(ins, Attrs.of(data, spec.version, len(attrs["outputs"])), None)
 
 
 def _inputs(attrs, preds, produced) -> list[Tensor]:
@@ -447,31 +447,41 @@ _STRUCT = {"i64": "q", "i32": "i", "i16": "h", "i8": "b",
            "boolean": "?"}
 
 
+@lru_cache(maxsize=256)
+def _unpacker(n: int, code: str) -> struct.Struct:
+    return struct.Struct(f"<{n}{code}")
+
+
 def _const_value(G, node, attrs, n: int):
     """The ``n`` numbers of a Const: its bytes read raw and unpacked with ``struct`` (10×
     cheaper than a numpy array per Const); ``ir.const_value`` does the checked, general
     read when that does not work out (a short file, an odd type)."""
-    from .ir import const_value, weights_bytes
-
+    ir = _ir()
     data = attrs.get("data") or {}
-    etype = data.get("element_type")
-    code = _STRUCT.get(etype)
+    code = _STRUCT.get(data.get("element_type"))
     vals = None
     if attrs.get("value") is None and code is not None:
-        fmt = f"<{n}{code}"
+        unpack = _unpacker(n, code)
         try:
-            vals = struct.unpack(fmt, weights_bytes(G, int(data["offset"]),
-                                                    struct.calcsize(fmt)))
+            vals = unpack.unpack(ir.weights_bytes(G, int(data["offset"]), unpack.size))
         except (KeyError, ValueError, struct.error, OvgatherError):
             pass
     if vals is None:
         arr = attrs.get("value")
         if arr is None:
-            arr = const_value(G, node)
+            arr = ir.const_value(G, node)
         vals = tuple(arr.reshape(-1).tolist())
     if vals and isinstance(vals[0], float) and not all(map(math.isfinite, vals)):
         return None  # inf and nan are no bounds
     return vals, vals
+
+
+@lru_cache(maxsize=1)
+def _ir():
+    """``ovgather.ir``, imported on first use (it brings numpy and lxml)."""
+    from . import ir
+
+    return ir
 
 
 def _resolve_overrides(

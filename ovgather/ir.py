@@ -347,6 +347,10 @@ def _check_slice(offset: int, size: int, bin_size: int | None, bin_name: str) ->
             f"offset={offset} size={size} (ends at {offset + size})")
 
 
+#: A .bin up to this size is copied whole for the shape walk's small constants.
+_WHOLE_BIN_BYTES = 32 << 20
+
+
 class _BinFile:
     """A .bin read with ``pread``, never mapped: a file that shrinks or is rewritten
     while a graph still uses it (``cp`` over it in place) gives a WeightsError, where a
@@ -355,6 +359,7 @@ class _BinFile:
 
     def __init__(self, path: str, xml_path: str | None) -> None:
         self.path, self.xml_path, self.fd = path, xml_path, None
+        self.whole: bytes | None = None  # see raw()
 
     def _open(self) -> int:
         if self.fd is None:
@@ -377,9 +382,15 @@ class _BinFile:
         return os.fstat(self._open()).st_size
 
     def raw(self, offset: int, size: int) -> bytes:
-        """Up to ``size`` bytes at ``offset``, fewer where the file ends: one ``pread``
-        (the shape walk reads thousands of small constants this way)."""
+        """Up to ``size`` bytes at ``offset``, fewer where the file ends (the shape walk
+        reads thousands of small constants this way): from one copy of the whole file
+        when it is small (read once, never mapped: a file that shrinks later cannot
+        fault), else one ``pread`` each."""
         try:
+            if self.whole is None and os.fstat(self._open()).st_size <= _WHOLE_BIN_BYTES:
+                self.whole = os.pread(self._open(), _WHOLE_BIN_BYTES, 0)
+            if self.whole is not None:
+                return self.whole[offset:offset + size]
             return os.pread(self._open(), size, offset)
         except OSError as err:
             raise WeightsError(f"the weights file cannot be read: {err.strerror}",

@@ -55,6 +55,15 @@ class Attrs(dict):
         self.version = version
         self.n_outputs = n_outputs
 
+    @classmethod
+    def of(cls, data: Mapping[str, str], version: int, n_outputs: int) -> Attrs:
+        """``Attrs(data, version, n_outputs)`` without a Python-level ``__init__``: the
+        walk makes one per layer."""
+        attrs = dict.__new__(cls)
+        dict.update(attrs, data)
+        attrs.version, attrs.n_outputs = version, n_outputs
+        return attrs
+
     def text(self, name: str, default: str) -> str:
         """The attribute as text, ``default`` when the IR leaves it out."""
         value = self.get(name)
