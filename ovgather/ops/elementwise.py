@@ -250,9 +250,11 @@ def _binary(op: str) -> Rule:
     def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
         shape = _out_shape(ins[:2], data)
         value = None
-        a, b = ins[0].value, ins[1].value
         real = ins[0].etype in FLOAT_VALUE_TYPES
-        if a is not None and b is not None and (real or ins[0].etype in INT_TYPES):
+        # b's value is only read (a Const's is loaded from the weights) when a has one
+        a = ins[0].value if real or ins[0].etype in INT_TYPES else None
+        b = ins[1].value if a is not None else None
+        if a is not None and b is not None:
             exact, bounds = (real_exact_fn, real_value_fn) if real else (exact_fn, value_fn)
             if exact is not None and a[0] == a[1] and b[0] == b[1]:
                 value = _pairwise(a, b, exact)
