@@ -3,14 +3,14 @@ attributes, and the specs that say which versions and opsets each rule serves.
 
 ``spec.py`` defines :class:`~ovgather.ops.spec.OpSpec` (one op version: its opsets, shape
 rule, words, NumPy reference, input maker and runtime builder); ``registry.py`` finds
-the spec of a layer by its ``type`` and ``version`` text. The op files:
-``gather_nd`` (GatherND-5/8 and the ONNX views), ``gather_elements`` (GatherElements-6),
-``gather`` (Gather-1/7/8), and the ops that carry shapes through a model
-(``elementwise``, ``shape_ops``, ``reduce``, ``generate``), and the families of real
-models (``convolution``, ``pooling``, ``attention``, ``state``, ``pad``,
-``resize``, ``depth_space``, ``normalization``, ``inverse``,
-``one_hot``, ``buckets``, ``eye``). Nothing here knows about
-XML, networkx or openvino.
+the spec of a layer by its ``type`` and ``version`` text; ``opsets.py`` reads which opsets
+hold which op versions (``opsets.json``, generated from the installed OpenVINO). The op
+files: the gather family (``gather_nd`` with the ONNX views, ``gather_elements``,
+``gather``), the ops that carry shapes through a model (``elementwise``, ``shape_ops``,
+``reduce``, ``generate``), and one file for each other family of OpenVINO's opset1 to
+opset16 (``convolution``, ``pooling``, ``attention``, ``state``, ``rnn``, ``nms``, ``fft``,
+…: ``OP_MODULES`` below lists them all). Nothing here knows about XML, networkx or
+openvino.
 """
 
 from __future__ import annotations
