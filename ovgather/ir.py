@@ -347,8 +347,8 @@ def _check_slice(offset: int, size: int, bin_size: int | None, bin_name: str) ->
             f"offset={offset} size={size} (ends at {offset + size})")
 
 
-#: A .bin up to this size is copied whole for the shape walk's small constants.
-_WHOLE_BIN_BYTES = 32 << 20
+#: The shape walk reads small constants through at most _BLOCKS cached blocks (2 MiB).
+_BLOCK, _BLOCKS = 64 << 10, 32
 
 
 class _BinFile:
@@ -359,7 +359,7 @@ class _BinFile:
 
     def __init__(self, path: str, xml_path: str | None) -> None:
         self.path, self.xml_path, self.fd = path, xml_path, None
-        self.whole: bytes | None = None  # see raw()
+        self.blocks: dict[int, bytes] = {}  # see raw()
 
     def _open(self) -> int:
         if self.fd is None:
@@ -383,18 +383,28 @@ class _BinFile:
 
     def raw(self, offset: int, size: int) -> bytes:
         """Up to ``size`` bytes at ``offset``, fewer where the file ends (the shape walk
-        reads thousands of small constants this way): from one copy of the whole file
-        when it is small (read once, never mapped: a file that shrinks later cannot
-        fault), else one ``pread`` each."""
+        reads thousands of small constants this way): through a few cached blocks of
+        ``_BLOCK`` bytes (read with ``pread``, never mapped: a file that shrinks later
+        cannot fault; at most ``_BLOCKS`` of them kept), a large read directly."""
         try:
-            if self.whole is None and os.fstat(self._open()).st_size <= _WHOLE_BIN_BYTES:
-                self.whole = os.pread(self._open(), _WHOLE_BIN_BYTES, 0)
-            if self.whole is not None:
-                return self.whole[offset:offset + size]
-            return os.pread(self._open(), size, offset)
+            first, last = offset // _BLOCK, (offset + size - 1) // _BLOCK
+            if size > _BLOCK or last - first > 1:
+                return os.pread(self._open(), size, offset)
+            data = b"".join(self._block(n) for n in range(first, last + 1))
+            start = offset - first * _BLOCK
+            return data[start:start + size]
         except OSError as err:
             raise WeightsError(f"the weights file cannot be read: {err.strerror}",
                                file=self.path) from err
+
+    def _block(self, n: int) -> bytes:
+        block = self.blocks.pop(n, None)
+        if block is None:
+            block = os.pread(self._open(), _BLOCK, n * _BLOCK)
+            if len(self.blocks) >= _BLOCKS:
+                del self.blocks[next(iter(self.blocks))]  # the least recently used
+        self.blocks[n] = block
+        return block
 
     def read(self, offset: int, size: int) -> np.ndarray:
         """``size`` bytes at ``offset`` as a new read-only uint8 array."""
