@@ -76,10 +76,11 @@ def infer_gather(
         what = f"but got data {data}, indices {indices}, axis={'unknown' if axis is None else axis}"
         return what if version == 1 else what + f", batch_dims={batch_dims}"
 
-    check = Checks(trace, f"Gather-{version}", seen)
-    check.fact("axis", axis)
-    if version != 1:
-        check.fact("batch_dims", batch_dims)
+    check = Checks(trace, lambda: f"Gather-{version}", seen)
+    if trace is not None:
+        check.fact("axis", axis)
+        if version != 1:
+            check.fact("batch_dims", batch_dims)
     if version != 1 and indices_type is not None:
         check.require(is_integral_number(indices_type), "the indices must be of an integer type",
                       lambda: f"indices are {indices_type}")
@@ -116,8 +117,8 @@ def _checked_axis(axis: int, b: int, d, check: Checks) -> int:
     if d is not None:
         at = normalize_axis(axis, len(d))
         top = max(len(d), 1)
-        check.require(at is not None, f"the axis must lie in [-{top}, {top - 1}] for data of "
-                      f"rank {len(d)}", lambda: f"axis = {axis}")
+        check.require(at is not None, lambda: f"the axis must lie in [-{top}, {top - 1}] for "
+                      f"data of rank {len(d)}", lambda: f"axis = {axis}")
         axis = at
     if b >= 0 and axis >= 0:
         check.require(axis >= b, "batch_dims must not exceed the axis once both are normalised",

@@ -68,7 +68,7 @@ def infer_gather_nd(
     """
     if version not in (5, 8):
         raise UnsupportedOpError(f"GatherND has versions 5 and 8, not {version}")
-    check = Checks(trace, f"GatherND-{version}",
+    check = Checks(trace, lambda: f"GatherND-{version}",
                    lambda: f"but got data {data}, indices {indices}, batch_dims={batch_dims}")
     check.fact("batch_dims", batch_dims)
     if indices_type is not None:
@@ -81,9 +81,10 @@ def infer_gather_nd(
             check.note(f"{what} must have rank at least 1 and more than batch_dims",
                        f"the rank of {what} is unknown: nothing to check")
             continue
-        check.require(len(dims) > 0, f"{what} must have rank at least 1",
+        check.require(len(dims) > 0, lambda what=what: f"{what} must have rank at least 1",
                       lambda dims=dims: f"rank {len(dims)}")
-        check.require(len(dims) > b, f"batch_dims must be less than the rank of {what}",
+        check.require(len(dims) > b,
+                      lambda what=what: f"batch_dims must be less than the rank of {what}",
                       lambda dims=dims: f"batch_dims {batch_dims}, rank {len(dims)}")
     if d is None or i is None or i[-1].lo != i[-1].hi:
         check.fact("k", None if i is None else str(i[-1]))

@@ -136,23 +136,28 @@ class Checks:
     """A rule's checks in order: each one is recorded in the trace (when there is one)
     and the first broken one raises, its message the rule, then what was seen.
 
-    ``detail`` may be a callable, so that the hot path (no trace) builds no text.
+    ``rule`` and ``detail`` may be callables and ``op`` a callable too, so that the hot
+    path (no trace, every check holding) formats no text at all.
     """
 
     __slots__ = ("trace", "op", "seen")
 
-    def __init__(self, trace: Trace | None, op: str, seen: Callable[[], str]) -> None:
+    def __init__(self, trace: Trace | None, op: str | Callable[[], str],
+                 seen: Callable[[], str]) -> None:
         self.trace, self.op, self.seen = trace, op, seen
 
-    def require(self, ok: bool, rule: str, detail: str | Callable[[], str] = "") -> None:
-        if self.trace is None and ok:
+    def require(self, ok: bool, rule: str | Callable[[], str],
+                detail: str | Callable[[], str] = "") -> None:
+        if ok and self.trace is None:
             return
+        rule = rule() if callable(rule) else rule
         text = detail() if callable(detail) else detail
         if self.trace is not None:
             self.trace.steps.append(Step(rule, ok, text))
         if not ok:
             said = f"{rule} ({text})" if text else rule
-            raise ShapeInferenceError(f"{self.op}: {said}, {self.seen()}")
+            op = self.op() if callable(self.op) else self.op
+            raise ShapeInferenceError(f"{op}: {said}, {self.seen()}")
 
     def note(self, rule: str, detail: str | Callable[[], str]) -> None:
         """A step that holds by construction (say, "the rank is unknown: nothing to check")."""
