@@ -244,7 +244,7 @@ def declared_shape(G: nx.MultiDiGraph, node: str, port_id: int) -> PartialShape:
 
 def check_rows(G: nx.MultiDiGraph, shapes: dict[str, str] | None) -> dict[str, dict]:
     """ovgather's whole-model check, ``{layer id: row}`` with status, inferred texts and
-    the message (the JSON row of SPEC.md §3)."""
+    the message (the JSON row of docs/json.md)."""
     from .infer import check
 
     return {lr.id: lr.to_dict() for lr in check(G, shapes=shapes).layers}

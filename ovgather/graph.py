@@ -1,6 +1,6 @@
 """The graph schema: how an OpenVINO IR lives in a ``networkx.MultiDiGraph``.
 
-This docstring is the specification of the schema (SPEC.md §4). ``ir.read_ir`` builds
+This docstring is the specification of the schema. ``ir.read_ir`` builds
 it, ``ir.write_ir`` writes it back, and every other module reads it through the helpers
 below or directly. It is a plain ``MultiDiGraph``, no subclass, so every networkx
 algorithm works on it (``nx.topological_sort(G)``, ``nx.ancestors(G, n)``, …).

@@ -4,7 +4,7 @@ OpenVINO's reader silently recomputes every output shape, so stale or hand-edite
 dims never surface. This module walks the graph (``graph.py`` schema) in topological
 order from the Parameters' ``shape`` attributes (which keep the intervals that port dims
 lose) and the Consts, applies the rule of every op ovgather knows, and compares each
-output port with the dims the IR declares (SPEC.md §3):
+output port with the dims the IR declares (docs/cli.md):
 
 ``ok``         declared and inferred are compatible in OpenVINO's sense (same rank, each
                pair of dims can be equal; a declared ``-1`` fits anything, and a port
@@ -117,7 +117,7 @@ class LayerResult:
 
 @dataclass
 class CheckReport:
-    """The result of :func:`check` for one model (SPEC.md §3 JSON, one ``models`` entry).
+    """The result of :func:`check` for one model (one ``models`` entry of the JSON in docs/json.md).
 
     ``to_dict(all_layers=False)`` lists only the layers that are not ``ok`` (as the CLI
     does without ``--all``); ``to_json()`` is the same as JSON text.

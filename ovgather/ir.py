@@ -7,7 +7,7 @@ only user of lxml. Three verbs, as networkx names its I/O:
 * :func:`write_ir` writes the graph back, losslessly for what it read;
 * :func:`const_value` gives a Const layer's data, lazily, as a numpy array.
 
-The parse is hardened (SPEC.md §5): no network, no DTD loading, no entity expansion, no
+The parse is hardened (docs/safety.md): no network, no DTD loading, no entity expansion, no
 huge-tree mode, and any DOCTYPE is refused outright. Every problem is an
 :class:`~ovgather.errors.IRError` naming the file, the XML line and the layer.
 
@@ -123,7 +123,7 @@ def _drop_markup(root: etree._Element) -> None:
 
 
 def _parser(keep_markup: bool = False) -> etree.XMLParser:
-    """A fresh lxml parser that never touches the network, DTDs or entities (SPEC §5).
+    """A fresh lxml parser that never touches the network, DTDs or entities.
     ``keep_markup`` keeps comments and processing instructions (for ``_drop_markup``)."""
     return etree.XMLParser(
         resolve_entities=False,

@@ -1,6 +1,6 @@
 """NumPy references of the gather family, computing what OpenVINO's CPU plugin computes.
 
-The function-style entry points (SPEC.md §4)::
+The function-style entry points::
 
     >>> import numpy as np
     >>> from ovgather import reference

@@ -5,7 +5,7 @@ A :class:`Dimension` is an interval ``lo..hi`` of possible sizes: static when
 tuple of dimensions, or *dynamic rank* when even the number of dims is unknown.
 
 ``str()`` prints exactly what ``str(openvino.PartialShape)`` prints, so a result can be
-compared with OpenVINO as text (SPEC.md §1)::
+compared with OpenVINO as text::
 
     >>> str(PartialShape.parse("2..5, ?, 4"))
     '[2..5,?,4]'

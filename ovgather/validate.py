@@ -1,4 +1,4 @@
-"""Prove the gather layers of a model against the OpenVINO CPU runtime (SPEC.md §3).
+"""Prove the gather layers of a model against the OpenVINO CPU runtime (docs/cli.md).
 
 For every GatherND, GatherElements and Gather layer :func:`validate`
 

@@ -1,4 +1,4 @@
-"""Writes are all or nothing (issue 7): a failed or interrupted write keeps the old files.
+"""Writes are all or nothing: a failed or interrupted write keeps the old files.
 
 ``write_ir`` (and ``ovgather convert``, which uses it) writes the .xml and the .bin to
 temporary files in the target folder and renames them at the end. Every test here breaks a

@@ -1,4 +1,4 @@
-"""Bad input never crashes, hangs, leaks or guesses (issue 7, SPEC.md §5).
+"""Bad input never crashes, hangs, leaks or guesses.
 
 Every case below starts from a tiny valid IR that OpenVINO itself writes (``ov.save_model``),
 breaks it in one way a user (or an attacker) could, and checks two things:
@@ -454,7 +454,7 @@ def expected_lines(case: Case, path: Path) -> set[int] | None:
     return lines
 
 
-def check(graph):  # noqa: ANN001, ANN201 - the checker lands with issue 4
+def check(graph):  # noqa: ANN001, ANN201
     """``ovgather.check``, imported late: it is built in parallel with these tests."""
     from ovgather.infer import check as run_check
 

@@ -1,4 +1,4 @@
-"""``ovgather check`` / ``ovgather infer`` as a user runs them (SPEC.md §3)."""
+"""``ovgather check`` / ``ovgather infer`` as a user runs them."""
 
 from __future__ import annotations
 

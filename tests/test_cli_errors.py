@@ -1,4 +1,4 @@
-"""The command line's error contract (SPEC.md §3, issue 7).
+"""The command line's error contract.
 
 Exit 2 and exactly one ``error:`` line naming the file for every input that cannot be used,
 from every subcommand; nothing on stdout; never a traceback unless ``--debug`` is given, and

@@ -1,4 +1,4 @@
-"""Property: no mutation of a valid IR makes ovgather crash, hang or leak (issue 7).
+"""Property: no mutation of a valid IR makes ovgather crash, hang or leak.
 
 Hypothesis takes small valid IRs (the committed ``ir_samples/`` and one written here by
 OpenVINO), breaks them the way files get broken — characters deleted, inserted and swapped;

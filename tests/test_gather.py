@@ -1,4 +1,4 @@
-"""Gather-1/7/8 output shapes, judged by OpenVINO (SPEC.md §2, openvino-facts.md §8).
+"""Gather-1/7/8 output shapes, judged by OpenVINO.
 
 Explicit cases (each also checked against the installed openvino) and a seeded random
 differential test against ``openvino.opset1/opset7/opset8.gather`` with a Constant axis

@@ -1,4 +1,4 @@
-"""GatherElements-6 output shapes, judged by OpenVINO (SPEC.md §2, openvino-facts.md §8).
+"""GatherElements-6 output shapes, judged by OpenVINO.
 
 Explicit cases (each also checked against the installed openvino) and a seeded random
 differential test against ``openvino.opset6.gather_elements`` (seed from OVGATHER_SEED).

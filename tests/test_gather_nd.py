@@ -1,4 +1,4 @@
-"""GatherND-5/8 output shapes, judged by OpenVINO (SPEC.md §2, openvino-facts.md §1–2).
+"""GatherND-5/8 output shapes, judged by OpenVINO.
 
 Three kinds of tests: the cases of OpenVINO's own ``type_prop/gather_nd.cpp`` and CPU
 shape-inference tests with their expected shapes (checked against both ovgather and the
@@ -57,7 +57,7 @@ BOTH_VERSIONS = [
     ("[8,11]", "[8,1]", 1, "[8]"),
     ("[8,3,11,12]", "[8,7,4,2]", 1, "[8,7,4,12]"),
     ("[7,3,11,12]", "[7,6,5,4,3]", 1, "[7,6,5,4]"),
-    ("[2,2]", "[2,0]", 0, "[2,2,2]"),  # k = 0 (openvino-facts.md §1)
+    ("[2,2]", "[2,0]", 0, "[2,2,2]"),  # k = 0
 ]
 
 # (data, indices, batch_dims, expected v5, expected v8)

@@ -12,7 +12,7 @@ from ovgather.infer import known_ops
 from ovgather.ops.opsets import OPSETS
 from ovgather.ops.spec import ALIASES
 
-#: The opsets issue 12 covers (opset17 is OpenVINO's opset in the making).
+#: The opsets ovgather covers (opset17 is OpenVINO's opset in the making).
 LAST_COVERED_OPSET = 16
 
 KNOWN_MISSING = """

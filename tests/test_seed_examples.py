@@ -1,4 +1,5 @@
-"""Every example in the seed documents (../shared/seeds/) is a test of its output shape.
+"""Every example in the operator documents the project started from (ONNX GatherND-11/12/13,
+com.microsoft GatherND, ONNX GatherElements, OpenVINO GatherND-8) is a test of its output shape.
 
 The expected shapes are taken from the documents: where a document gives
 ``output_shape`` we use it, otherwise the shape of the documented output values (so

@@ -40,7 +40,7 @@ def our_text(text: str) -> str:
 
 
 def random_dim_text(rng) -> str:
-    """A dim as a user or an IR may write it: all of SPEC.md §1's forms."""
+    """A dim as a user or an IR may write it: all the forms OpenVINO's text allows."""
     pick = rng.random()
     if pick < 0.1:
         return "-1"

@@ -1,6 +1,6 @@
 """Benchmark ``ovgather validate`` and the NumPy GatherND reference against OpenVINO.
 
-Prints, in one run (SPEC.md §3, issue 6):
+Prints, in one run:
 
 1. validating 100 and 1,000 gather layers in batched compiles (``validate`` with
    ``batch_size=1000``: models of at most 250 layers, two compiled side by side while

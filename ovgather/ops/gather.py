@@ -1,4 +1,4 @@
-"""Gather-1, Gather-7 and Gather-8: output shapes (SPEC.md §2).
+"""Gather-1, Gather-7 and Gather-8: output shapes.
 
 ``D[:axis] + I[b:] + D[axis+1:]``, the first ``b`` (batch_dims) dims being data and
 indices merged. Gather-1 has no batch_dims; Gather-7 and -8 take a negative one as
@@ -193,7 +193,7 @@ def gather_shape(
     )
 
 
-# ---- NumPy reference (issue 6) ----
+# ---- NumPy reference ----
 #
 # What OpenVINO 2026.4.1's CPU plugin does with index values, found by running it
 # (tests/test_reference.py keeps checking it against the runtime):

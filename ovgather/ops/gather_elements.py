@@ -1,4 +1,4 @@
-"""GatherElements-6 (ONNX GatherElements-11/13): output shapes (SPEC.md §2).
+"""GatherElements-6 (ONNX GatherElements-11/13): output shapes.
 
 The output has the shape of ``indices``; data and indices have the same rank, and every
 dim but the one at ``axis`` must be able to agree (OpenVINO merges them, so the output
@@ -13,7 +13,7 @@ takes whatever both inputs know)::
     >>> gather_elements_shape("[2..5,3,?]", "[7,?,1..3]", axis=-3)
     PartialShape('[7,3,1..3]')
 
-OpenVINO's order (openvino-facts.md §8, checked on 2026.4.1): indices of type i32 or i64
+OpenVINO's order (checked on 2026.4.1): indices of type i32 or i64
 (exactly: no other integer type, not even ``dynamic``), indices rank ≥ 1, data rank ≥ 1,
 the axis within ``[-r, r-1]`` of the data rank, then equal ranks and the merge. An unknown
 data rank gives the indices shape; unknown indices rank gives the data shape with ``?``
@@ -108,7 +108,7 @@ def gather_elements_shape(
     )
 
 
-# ---- NumPy reference (issue 6) ----
+# ---- NumPy reference ----
 #
 # What OpenVINO 2026.4.1's CPU plugin does with index values, found by running it
 # (tests/test_reference.py keeps checking it against the runtime):

@@ -1,4 +1,4 @@
-"""GatherND-5 and GatherND-8, and the ONNX GatherND views: output shapes (SPEC.md §2).
+"""GatherND-5 and GatherND-8, and the ONNX GatherND views: output shapes.
 
 ``b`` is batch_dims, ``k = indices.shape[-1]``. GatherND-8 (and ONNX GatherND-12/13) keeps
 the batch dims: ``I[:b] + I[b:-1] + D[b+k:]``. GatherND-5 is the same rule with the ``b``
@@ -11,7 +11,7 @@ batch dims folded into their product when ``b > 1``::
     >>> gather_nd_shape("[1,64,64,320]", "[1,64,64,1,1]", batch_dims=3, version=5)
     PartialShape('[4096,1]')
 
-The checks run in OpenVINO's order (openvino-facts.md §1): the indices element type,
+The checks run in OpenVINO's order (checked on 2026.4.1): the indices element type,
 the data rank, the indices rank, and only when both ranks and ``k`` are known, the tuple
 length and then the batch dims (merged as intervals). When a rank or ``k`` is unknown
 the output is of dynamic rank, and no later rule is checked::
@@ -215,7 +215,7 @@ def _onnx_version(opset: int, domain: str) -> bool:
     return takes
 
 
-# ---- NumPy reference (issue 6) ----
+# ---- NumPy reference ----
 #
 # What OpenVINO 2026.4.1's CPU plugin does with index values, found by running it
 # (tests/test_reference.py keeps checking it against the runtime):
@@ -289,7 +289,7 @@ def gather_nd_reference(
     """GatherND-``version`` (5 or 8) as OpenVINO's CPU plugin computes it.
 
     v8 keeps the batch dims, ``I[:b] + I[b:-1] + D[b+k:]``; v5 folds them into one,
-    ``[prod(I[:b])] + I[b:-1] + D[b+k:]`` (SPEC.md §2). ``out``, when given, is a
+    ``[prod(I[:b])] + I[b:-1] + D[b+k:]``. ``out``, when given, is a
     C-contiguous array of the output's shape and dtype to write into.
 
     >>> gather_nd_reference(_np.array([[1, 2], [3, 4]]), _np.array([[1], [0]]), 1)

@@ -1,7 +1,7 @@
 """GatherND-8 ⇄ GatherND-5: convert every GatherND to one version, outputs unchanged.
 
 Both versions gather the same elements in the same memory order; they differ only in
-the output shape when ``batch_dims`` (b) > 1 (SPEC.md §2, openvino-facts.md §1, §4):
+the output shape when ``batch_dims`` (b) > 1:
 
 * GatherND-8 keeps the batch dims: ``I[:b] + I[b:-1] + D[b+k:]``;
 * GatherND-5 folds them into one: ``[prod(I[:b])] + I[b:-1] + D[b+k:]``.
