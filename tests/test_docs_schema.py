@@ -105,8 +105,13 @@ def test_the_cli_reference_covers_every_subcommand_option_and_exit_code():
 
 
 def test_docs_stand_alone():
+    """Nothing a user reads (README, docs, the package's docstrings and messages, the
+    tools) points at documents outside the repo or at issue numbers."""
+    package = ROOT / "ovgather"
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
-                 *sorted(SCHEMAS.glob("*.json"))]:
+                 *sorted(SCHEMAS.glob("*.json")), *sorted(package.rglob("*.py")),
+                 *sorted(package.rglob("*.pyx")), *sorted((ROOT / "tools").glob("*.py"))]:
         text = path.read_text(encoding="utf-8")
         assert "SPEC.md" not in text and "../shared" not in text, path
+        assert "openvino-facts" not in text and "user-needs" not in text, path
         assert not re.search(r"\bissues? #?\d", text, re.I), path
