@@ -127,7 +127,7 @@ def explain_op(op_type: str, ins: list[Tensor], attrs: Mapping[str, str] | None 
     main = next((s for s in versions if s.version == version), versions[-1])
     data, indices = ins[0], ins[1]
     e = Explanation(op_type, str(data.shape), str(indices.shape), _shown_type(indices.etype),
-                    _int_or_zero(attrs.get("batch_dims")))
+                    _batch_dims(attrs))
     for s in (main, *(v for v in versions if v is not main)):  # the layer's own first
         out, trace = _run(s, ins, attrs)
         if s is main:
@@ -148,15 +148,17 @@ def explain_op(op_type: str, ins: list[Tensor], attrs: Mapping[str, str] | None 
     return e
 
 
-def _shown_type(etype: str | None) -> str | None:
-    return None if etype in (None, "dynamic") else etype
-
-
-def _int_or_zero(text: Any) -> int:
+def _batch_dims(attrs: Mapping[str, str]) -> int:
+    """The batch_dims shown beside the walk (0 when it is not a number: the walk's own
+    first step then says why the attribute is wrong)."""
     try:
-        return Attrs({"n": text}).int("n", 0) if text is not None else 0
+        return Attrs(attrs).int("batch_dims", 0)
     except ShapeInferenceError:
         return 0
+
+
+def _shown_type(etype: str | None) -> str | None:
+    return None if etype in (None, "dynamic") else etype
 
 
 def _tensors(data: ShapeLike, indices: ShapeLike, indices_type: str | None,

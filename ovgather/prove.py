@@ -40,15 +40,13 @@ from .element_types import element_type_name, numpy_dtype
 from .errors import OvgatherError
 from .infer import check
 from .shapes import INF, Dimension, PartialShape
-from .validate import _xml_file
+from .validate import DEFAULT_MEMORY_BUDGET, _xml_file
 
 __all__ = ["LayerProof", "ProofReport", "prove_all_layers", "input_sizes", "PROOF_STATUSES"]
 
 PROOF_STATUSES = ("ok", "looser", "shape differs", "unchecked", "not run")
 #: Outputs added to one compiled model at most (big models are proved in chunks).
 CHUNK_OUTPUTS = 4000
-#: Default budget for the tensors one run holds (inputs and every extra output).
-DEFAULT_BUDGET = 2 << 30
 _SKIPPED_TYPES = ("Const", "Constant", "Result")
 #: State writes: the CPU plugin compiles no extra output on them (they are sinks).
 _SINKS = ("Assign",)
@@ -182,9 +180,13 @@ def _zeros_or_noise(shape: PartialShape, etype: str, rng: np.random.Generator) -
 
 
 # -- the proof -----------------------------------------------------------------------------
-def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0, budget: int = DEFAULT_BUDGET,
+def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
+                     memory_budget: int = DEFAULT_MEMORY_BUDGET,
                      threads: int | None = None) -> ProofReport:
-    """Run ``G`` with an extra output at every layer and compare real and inferred shapes."""
+    """Run ``G`` with an extra output at every layer and compare real and inferred shapes;
+    ``memory_budget`` bounds the tensors of one run (inputs and every extra output), as
+    it bounds ``validate``'s."""
+    budget = memory_budget
     started = time.perf_counter()
     report = ProofReport(G.graph.get("xml_path") or G.graph.get("source_path"))
     declared = {lr.id: lr for lr in check(G).layers}
@@ -193,6 +195,7 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0, budget: int = DEFAULT
     ports = [(n, i) for n in proofs if G.nodes[n]["type"] not in _SINKS
              for i in range(len(G.nodes[n]["outputs"]))]
     rng = np.random.default_rng(seed)
+    types = _parameter_types(G)
     last_error, ran_rank = "", None
     for rank, label, sizes in _sizes_to_run(G):
         if ran_rank is not None and (rank != ran_rank or (label is None and len(report.sizes) > 1)):
@@ -200,13 +203,13 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0, budget: int = DEFAULT
         label = label or f"fallback {len(report.sizes) + 1}"
         if {n: str(s) for n, s in sizes.items()} in report.sizes.values():
             continue
-        need = sum(_bytes(str(s), _parameter_type(G, n)) for n, s in sizes.items())
+        need = sum(_bytes(str(s), types.get(n)) for n, s in sizes.items())
         if need > budget // 4:  # the inputs alone would crowd out the outputs
             last_error = (f"not run: inputs of {need} bytes at these sizes exceed a quarter "
                           f"of the memory budget of {budget}")
             continue
         rows = {lr.id: lr for lr in check(G, shapes=sizes).layers}
-        feeds = {n: _zeros_or_noise(s, _parameter_type(G, n), rng) for n, s in sizes.items()}
+        feeds = {n: _zeros_or_noise(s, types.get(n, "f32"), rng) for n, s in sizes.items()}
         real, why = _run_chunks(G, ports, rows, feeds, budget, threads, report)
         if not real:  # the runtime refused these sizes: try the next ones
             last_error = next(iter(why.values()), last_error)
@@ -246,11 +249,10 @@ def _new_proof(G: nx.MultiDiGraph, node: str, row: Any) -> LayerProof:
                       check_status=row.status if row else "unchecked")
 
 
-def _parameter_type(G: nx.MultiDiGraph, name: str) -> str:
-    for _, attrs in G.nodes(data=True):
-        if attrs["type"] == "Parameter" and attrs["name"] == name:
-            return (attrs.get("data") or {}).get("element_type", "f32")
-    return "f32"
+def _parameter_types(G: nx.MultiDiGraph) -> dict[str, str]:
+    """Each Parameter's element type, by friendly name."""
+    return {a["name"]: (a.get("data") or {}).get("element_type", "f32")
+            for _, a in G.nodes(data=True) if a["type"] == "Parameter"}
 
 
 def _bytes(shape_text: str, etype: str | None) -> int:

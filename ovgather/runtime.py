@@ -365,71 +365,11 @@ def read_model(xml_path: str) -> Any:
         ) from err
 
 
-def run_model_with_outputs(
-    xml_path: str,
-    layer_names: Sequence[str],
-    make_input: Any,
-    *,
-    threads: int | None = None,
-) -> ModelRun:
-    """Compile the IR at ``xml_path`` with an extra output at output 0 of every layer in
-    ``layer_names`` (by friendly name), feed ``make_input(name, partial_shape_text,
-    dtype)`` to each Parameter and return what those layers produced. A dynamic-rank
-    Parameter is reshaped to the array made for it (the CPU plugin needs a rank)."""
-    model = read_model(xml_path)
-    by_name = {op.get_friendly_name(): op for op in model.get_ops()}
-    wanted = [name for name in layer_names if name in by_name]
-    if wanted:
-        model.add_outputs([by_name[name].output(0) for name in wanted])
-    slot = {}
-    for i, result in enumerate(model.get_results()):
-        source = result.input_value(0)
-        name = source.get_node().get_friendly_name()
-        if source.get_index() == 0 and name in by_name:
-            slot.setdefault(name, i)
-    run = ModelRun(partial_shapes={n: str(by_name[n].get_output_partial_shape(0)) for n in wanted})
-    feed, reshape = [], {}
-    for param in model.get_parameters():
-        name = param.get_friendly_name()
-        dtype = param.get_element_type().to_dtype()
-        array = make_input(name, str(param.get_partial_shape()), dtype)
-        if param.get_partial_shape().rank.is_dynamic:
-            reshape[param.output(0)] = openvino().PartialShape(list(array.shape))
-        run.inputs[name] = array
-        feed.append(array)
-    if reshape:
-        try:
-            model.reshape(reshape)
-        except RuntimeError as err:
-            raise RuntimeBridgeError(f"OpenVINO could not reshape the model: "
-                                     f"{_first_line(err)}", file=xml_path) from err
-    outputs = _infer(_compile(model, threads), feed)
-    for name in wanted:
-        run.outputs[name] = outputs[slot[name]]
-    return run
-
-
-def _reshape_to(model: Any, feed: Sequence[np.ndarray], xml_path: str) -> None:
-    try:
-        model.reshape({p.output(0): openvino().PartialShape(list(a.shape))
-                       for p, a in zip(model.get_parameters(), feed, strict=True)})
-    except RuntimeError as err:
-        raise RuntimeBridgeError(f"OpenVINO could not reshape the model: "
-                                 f"{_first_line(err)}", file=xml_path) from err
-
-
-def output_shapes(
-    xml_path: str,
-    wanted: Sequence[tuple[str, int]],
-    feeds: Mapping[str, np.ndarray],
-    *,
-    threads: int | None = None,
-) -> dict[tuple[str, int], str]:
-    """Run the IR at ``xml_path`` on ``feeds`` (arrays by Parameter friendly name) with an
-    extra output at each ``(layer friendly name, output position)`` of ``wanted``; return
-    the shape of each as text (``[2,3]``). Layers whose name is not unique are left out:
-    they cannot be told apart."""
-    model = read_model(xml_path)
+def _with_outputs(model: Any, wanted: Sequence[tuple[str, int]]
+                  ) -> tuple[dict[str, Any], list[tuple[str, int]], dict[tuple[str, int], int]]:
+    """Add an extra output at each ``(layer friendly name, output position)`` of
+    ``wanted``: the layers by unique name, the outputs added, and the result slot of
+    each output. Layers whose name is not unique are left out: they cannot be told apart."""
     counts: dict[str, int] = {}
     for op in model.get_ops():
         counts[op.get_friendly_name()] = counts.get(op.get_friendly_name(), 0) + 1
@@ -442,6 +382,64 @@ def output_shapes(
     for k, result in enumerate(model.get_results()):
         source = result.input_value(0)
         slot.setdefault((source.get_node().get_friendly_name(), source.get_index()), k)
+    return by_name, asked, slot
+
+
+def _reshape_to(model: Any, shapes: Mapping[Any, tuple[int, ...]], xml_path: str) -> None:
+    """Reshape the Parameters (their outputs, keys of ``shapes``) to static shapes."""
+    if not shapes:
+        return
+    try:
+        model.reshape({port: openvino().PartialShape(list(shape))
+                       for port, shape in shapes.items()})
+    except RuntimeError as err:
+        raise RuntimeBridgeError(f"OpenVINO could not reshape the model: "
+                                 f"{_first_line(err)}", file=xml_path) from err
+
+
+def run_model_with_outputs(
+    xml_path: str,
+    layer_names: Sequence[str],
+    make_input: Any,
+    *,
+    threads: int | None = None,
+) -> ModelRun:
+    """Compile the IR at ``xml_path`` with an extra output at output 0 of every layer in
+    ``layer_names`` (by friendly name), feed ``make_input(name, partial_shape_text,
+    dtype)`` to each Parameter and return what those layers produced. A dynamic-rank
+    Parameter is reshaped to the array made for it (the CPU plugin needs a rank)."""
+    model = read_model(xml_path)
+    by_name, asked, slot = _with_outputs(model, [(name, 0) for name in layer_names])
+    run = ModelRun(partial_shapes={n: str(by_name[n].get_output_partial_shape(0))
+                                   for n, _ in asked})
+    feed, reshape = [], {}
+    for param in model.get_parameters():
+        name = param.get_friendly_name()
+        array = make_input(name, str(param.get_partial_shape()),
+                           param.get_element_type().to_dtype())
+        if param.get_partial_shape().rank.is_dynamic:
+            reshape[param.output(0)] = array.shape
+        run.inputs[name] = array
+        feed.append(array)
+    _reshape_to(model, reshape, xml_path)
+    outputs = _infer(_compile(model, threads), feed)
+    for key in asked:
+        run.outputs[key[0]] = outputs[slot[key]]
+    return run
+
+
+def output_shapes(
+    xml_path: str,
+    wanted: Sequence[tuple[str, int]],
+    feeds: Mapping[str, np.ndarray],
+    *,
+    threads: int | None = None,
+) -> dict[tuple[str, int], str]:
+    """Run the IR at ``xml_path`` on ``feeds`` (arrays by Parameter friendly name) with an
+    extra output at each ``(layer friendly name, output position)`` of ``wanted``; return
+    the shape of each as text (``[2,3]``)."""
+    model = read_model(xml_path)
+    _, asked, slot = _with_outputs(model, wanted)
     feed = [feeds[p.get_friendly_name()] for p in model.get_parameters()]
     try:
         compiled = _compile(model, threads)  # as the model is: its dynamic dims stay dynamic
@@ -449,7 +447,8 @@ def output_shapes(
         if "rank" not in err.message:
             raise
         # the CPU plugin compiles no node of dynamic rank: reshape to the sizes run
-        _reshape_to(model, feed, xml_path)
+        _reshape_to(model, {p.output(0): a.shape for p, a in
+                            zip(model.get_parameters(), feed, strict=True)}, xml_path)
         compiled = _compile(model, threads)
     request = _ran(compiled, feed)  # shapes only: no output is copied
     return {key: "[" + ",".join(map(str, request.get_output_tensor(slot[key]).shape)) + "]"

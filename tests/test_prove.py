@@ -106,7 +106,8 @@ def test_wrong_declared_dims_show_declared_inferred_and_real(sample, capsys):
 
 
 def test_a_tiny_memory_budget_leaves_layers_not_run_never_a_memory_error():
-    report = prove_all_layers(read_ir(ROOT / "ir_samples" / "gather_nd8_bd3.xml"), budget=1000)
+    report = prove_all_layers(read_ir(ROOT / "ir_samples" / "gather_nd8_bd3.xml"),
+                              memory_budget=1000)
     assert report.ok and report.summary["not run"] == report.summary["layers"]
     assert "memory budget" in report.layers[0].message
 

@@ -66,11 +66,6 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def _proof_budget(budget: dict[str, int]) -> dict[str, int]:
-    """validate's ``memory_budget`` option under the name ``prove_all_layers`` takes."""
-    return {"budget": budget["memory_budget"]} if budget else {}
-
-
 def run_validate(args: argparse.Namespace) -> int:
     """Validate every model, printing each one's result as soon as it is done."""
     from ..errors import OvgatherError
@@ -87,7 +82,7 @@ def run_validate(args: argparse.Namespace) -> int:
                 G = load(path, bar, args.debug)  # an IR, or an ONNX model (convert_model)
                 if args.all_layers:
                     bar.describe(f"proving every layer of {name}")
-                    report = prove_all_layers(G, seed=args.seed, **_proof_budget(budget))
+                    report = prove_all_layers(G, seed=args.seed, **budget)
                 elif args.whole_model:
                     bar.describe(f"compiling {name} (whole model)")
                     report = validate_whole_model(G, layers=args.layer, seed=args.seed,
