@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +47,17 @@ def test_clean_model_exits_0_with_a_one_line_summary(capsys):
     assert out.strip().splitlines() == [
         f"{GOOD}: OK: 4 layers, 4 ok, 0 mismatch, 0 invalid, 0 unchecked"]
     assert err == ""
+
+
+def test_the_summary_stays_one_line_under_a_long_path(tmp_path, capsys):
+    """Scripts grep for ``PATH: OK: …``: a deep folder must not wrap it (CI clones deeper)."""
+    deep = tmp_path.joinpath(*["a_rather_long_folder_name"] * 4)
+    deep.mkdir(parents=True)
+    shutil.copy(GOOD, deep / GOOD.name)
+    shutil.copy(GOOD.with_suffix(".bin"), deep / GOOD.with_suffix(".bin").name)
+    assert main(["check", str(deep / GOOD.name)]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{deep / GOOD.name}: OK: 4 layers, 4 ok, 0 mismatch, 0 invalid, 0 unchecked"]
 
 
 def test_a_mismatch_exits_1_and_shows_a_table_row(capsys):

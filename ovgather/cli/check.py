@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import OvgatherError, UsageError
 from .models import add_model_argument, load
-from .output import Progress, print_json, say
+from .output import Progress, print_json, say, say_record
 
 __all__ = ["add_parsers", "parse_shape_options", "run_check", "run_infer"]
 
@@ -206,7 +206,7 @@ def _print_report(report: Any, all_layers: bool) -> None:
         ) for lr in rows])
     s = report.summary
     verdict = "OK" if report.ok else "PROBLEMS"
-    say(f"{report.path}: {verdict}: {s['layers']} layers, {s['ok']} ok, {s['mismatch']} "
+    say_record(f"{report.path}: {verdict}: {s['layers']} layers, {s['ok']} ok, {s['mismatch']} "
         f"mismatch, {s['invalid']} invalid, {s['unchecked']} unchecked")
 
 

@@ -71,6 +71,11 @@ def say(text: str = "", hang: int | None = None) -> None:
             _write(line, sys.stdout)
 
 
+def say_record(text: str) -> None:
+    """A summary line scripts grep for (``PATH: OK: …``): one line however long the path."""
+    _write(text, sys.stdout)
+
+
 def say_err(text: str, hang: int | None = None) -> None:
     """A line on stderr: wrapped when stderr is a terminal, else kept on one line."""
     lines = wrap(text, hang) if _isatty(sys.stderr) else [text]

@@ -14,7 +14,7 @@ import os
 from typing import Any
 
 from .models import add_model_argument, load
-from .output import Progress, print_json, say
+from .output import Progress, print_json, say, say_record
 
 __all__ = ["add_parsers", "run_validate"]
 
@@ -116,7 +116,7 @@ def _print_human(report: Any) -> None:
     counts = ", ".join(f"{s[k]} {k}" for k in ("ok", "mismatch", "invalid", "error", "skipped")
                        if s[k])
     mode = " (whole model)" if report.mode == "whole-model" else ""
-    say(f"{report.path}: {s['layers']} gather layers{mode}: {counts or 'none'}")
+    say_record(f"{report.path}: {s['layers']} gather layers{mode}: {counts or 'none'}")
     for lv in report.layers:
         if lv.status == "ok":  # notes on ok layers are in --json
             continue
