@@ -149,10 +149,12 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
     return ports
 
 
-def read_layers(layers, reader, rt_text, split_names, const_types):
+def read_layers(layers, reader, rt_text, split_names, const_types, Py_ssize_t limit=-1):
     """``[(id, node dict), ...]`` of the <layers> element ``layers`` (an lxml element),
-    filling ``reader.nodes`` and ``reader.n_inputs`` as the careful walk does; None when
-    the careful walk must read it. ``reader.check_const`` may raise, as it does there."""
+    its first ``limit`` children only when ``limit`` >= 0 (the part a streaming read has
+    parsed so far), filling ``reader.nodes`` and adding to ``reader.n_inputs`` as the
+    careful walk does; None when the careful walk must read them.
+    ``reader.check_const`` may raise, as it does there."""
     cdef cetree._Element proxy = <cetree._Element?>layers
     cdef object doc = proxy._doc
     cdef xmlNode* el
@@ -166,7 +168,8 @@ def read_layers(layers, reader, rt_text, split_names, const_types):
     cdef Py_ssize_t n_inputs = 0
     try:
         el = _next_element(proxy._c_node.children)
-        while el is not NULL:
+        while el is not NULL and limit != 0:
+            limit -= 1
             if not _is(el, "layer"):
                 return None
             node_id, node = layer_of_xml(_attrs(el), el.line, nodes)
@@ -197,7 +200,7 @@ def read_layers(layers, reader, rt_text, split_names, const_types):
             el = _next_element(el.next)
     except _Unusual:
         return None
-    reader.n_inputs = n_inputs
+    reader.n_inputs += n_inputs
     return out
 
 

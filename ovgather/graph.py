@@ -83,12 +83,13 @@ from collections.abc import Iterator
 from sys import intern
 from typing import Any
 
-import networkx as nx
-
+from ._lazy import networkx as nx
 from .errors import OutputError
 
 __all__ = [
     "Port",
+    "LayerGraph",
+    "as_networkx",
     "new_layer",
     "layer_of_xml",
     "new_port",
@@ -105,6 +106,44 @@ __all__ = [
 ]
 
 Port = dict[str, Any]
+
+
+class LayerGraph:
+    """The reader's graph before it becomes a ``MultiDiGraph``: the same dicts, in
+    networkx's own layout (``_node[n]`` the node dict, ``_succ[u][v][key]`` the edge dict,
+    with ``_pred[v][u]`` the same key dict), and no networkx.
+
+    ``ovgather check`` infers on it directly, so a check never imports networkx (which
+    alone takes longer than checking a transformer IR); :func:`as_networkx` turns it into
+    the ``MultiDiGraph`` that ``read_ir`` returns without copying a dict.
+    """
+
+    __slots__ = ("graph", "_node", "_succ", "_pred")
+
+    def __init__(self) -> None:
+        self.graph: dict[str, Any] = {}
+        self._node: dict[str, dict[str, Any]] = {}
+        self._succ: dict[str, dict[str, dict]] = {}
+        self._pred: dict[str, dict[str, dict]] = {}
+
+    def number_of_nodes(self) -> int:
+        return len(self._node)
+
+
+def as_networkx(g: LayerGraph) -> nx.MultiDiGraph:
+    """A ``MultiDiGraph`` holding ``g``'s dicts (``g`` must not be used on its own after)."""
+    G = nx.MultiDiGraph()
+    G.graph = g.graph
+    G._node = g._node
+    G._adj = G._succ = g._succ
+    G._pred = g._pred
+    for cached in ("nodes", "adj", "succ", "pred", "edges", "out_edges", "in_edges",
+                   "degree", "in_degree", "out_degree"):
+        vars(G).pop(cached, None)  # views networkx may have cached on the empty dicts
+    clear = getattr(nx, "_clear_cache", None)
+    if clear is not None:
+        clear(G)
+    return G
 
 
 def new_layer(name: str, op_type: str, version: str | None, *,

@@ -48,8 +48,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-import networkx as nx
-
+from ._lazy import networkx as nx
 from .element_types import FLOAT_VALUE_TYPES, INT_TYPES, element_type_name
 from .errors import (
     IRStructureError,
@@ -491,7 +490,7 @@ def _resolve_overrides(
     if not shapes:
         return {}
     names: dict[str, str] = {}
-    for node, attrs in G.nodes(data=True):
+    for node, attrs in G._node.items():
         if attrs.get("type") != "Parameter":
             continue
         names.setdefault(attrs["name"], node)

@@ -57,13 +57,14 @@ import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
-import numpy as np
 from lxml import etree
 
+from ._lazy import networkx as nx
+from ._lazy import numpy as np
 from .element_types import ELEMENT_TYPES, ElementType
 from .errors import (
     IRError,
@@ -72,7 +73,7 @@ from .errors import (
     WeightsError,
     XMLSyntaxError,
 )
-from .graph import has_port, layer_of_xml, new_port
+from .graph import LayerGraph, as_networkx, has_port, layer_of_xml, new_port
 
 try:  # the compiled walk (setup.py builds it when a C compiler is there)
     from . import _fastwalk
@@ -98,8 +99,10 @@ __all__ = [
 IR_VERSIONS = (10, 11)
 CONST_TYPES = ("Const", "Constant")
 
-#: numpy dtype → element type text, for Const layers added in memory.
-_DTYPE_TO_ET = {e.dtype: name for name, e in ELEMENT_TYPES.items() if not e.raw}
+@cache
+def _dtype_to_et() -> dict[Any, str]:
+    """numpy dtype → element type text, for Const layers added in memory."""
+    return {e.dtype: name for name, e in ELEMENT_TYPES.items() if not e.raw}
 
 
 # ---------------------------------------------------------------------------------------
@@ -122,10 +125,13 @@ def _drop_markup(root: etree._Element) -> None:
     etree.strip_elements(root, etree.Comment, etree.ProcessingInstruction, with_tail=False)
 
 
-def _parser(keep_markup: bool = False) -> etree.XMLParser:
+def _parser(keep_markup: bool = False, cls: type = etree.XMLParser, **extra: Any
+            ) -> etree.XMLParser:
     """A fresh lxml parser that never touches the network, DTDs or entities.
-    ``keep_markup`` keeps comments and processing instructions (for ``_drop_markup``)."""
-    return etree.XMLParser(
+    ``keep_markup`` keeps comments and processing instructions (for ``_drop_markup``);
+    ``cls`` and ``extra``: an ``XMLPullParser`` and its events, for a streaming read."""
+    return cls(
+        **extra,
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
@@ -165,8 +171,25 @@ def _doctype_line(xml_bytes: bytes) -> int | None:
     return None
 
 
-def _parse_xml(xml_bytes: bytes, file: str | None) -> etree._Element:
-    """Parse the bytes into an element tree, refusing DTDs; lxml errors become ours."""
+def _parse_xml(xml_bytes: bytes, file: str | None, markup: bool | None = None
+               ) -> etree._Element:
+    """Parse the bytes into an element tree, refusing DTDs; lxml errors become ours.
+    ``markup``: what :func:`_check_prolog` returned, when the caller ran it already."""
+    if markup is None:
+        markup = _check_prolog(xml_bytes, file)
+    try:
+        root = etree.fromstring(xml_bytes, _parser(keep_markup=markup))
+    except etree.XMLSyntaxError as err:
+        raise _syntax_error(err, file) from err
+    if markup:
+        _drop_markup(root)
+    _check_no_doctype(root, file)
+    return root
+
+
+def _check_prolog(xml_bytes: bytes, file: str | None) -> bool:
+    """Refuse what must be refused before lxml sees the bytes; True when the document
+    holds comments or processing instructions (to be dropped as ``_drop_markup`` does)."""
     if not xml_bytes or xml_bytes.isspace():
         raise XMLSyntaxError("an IR must be an XML document, but the file is empty",
                              file=file, line=1)
@@ -183,20 +206,20 @@ def _parse_xml(xml_bytes: bytes, file: str | None) -> etree._Element:
             "a <dim> must be plain text, but got a CDATA section in one (refused: "
             "OpenVINO would read only the text before it)", file=file,
             line=xml_bytes.count(b"\n", 0, cdata.start()) + 1)
-    try:
-        root = etree.fromstring(xml_bytes, _parser(keep_markup=markup))
-    except etree.XMLSyntaxError as err:
-        msg = err.msg or str(err)
-        raise XMLSyntaxError(f"the file is not well-formed XML: {msg}", file=file,
-                             line=err.lineno or None) from err
-    if markup:
-        _drop_markup(root)
+    return markup
+
+
+def _syntax_error(err: etree.XMLSyntaxError, file: str | None) -> XMLSyntaxError:
+    return XMLSyntaxError(f"the file is not well-formed XML: {err.msg or err}", file=file,
+                          line=err.lineno or None)
+
+
+def _check_no_doctype(root: etree._Element, file: str | None) -> None:
     docinfo = root.getroottree().docinfo
     if docinfo.doctype or docinfo.internalDTD is not None:
         raise XMLSyntaxError(
             "an IR must not contain a DOCTYPE, DTD or entity declarations (refused for "
             f"safety), but got '{docinfo.doctype or '<!DOCTYPE>'}'", file=file, line=1)
-    return root
 
 
 def _rt_text(el: etree._Element) -> str:
@@ -516,9 +539,10 @@ def const_value(G: nx.MultiDiGraph, node: str) -> np.ndarray:
 
 def element_type_of(dtype: np.dtype) -> str:
     """The IR element type text for a numpy dtype (``float32`` → ``"f32"``)."""
-    et = _DTYPE_TO_ET.get(np.dtype(dtype).newbyteorder("<"))
+    table = _dtype_to_et()
+    et = table.get(np.dtype(dtype).newbyteorder("<"))
     if et is None:
-        et = _DTYPE_TO_ET.get(np.dtype(dtype))
+        et = table.get(np.dtype(dtype))
     if et is None:
         raise OutputError(f"a Const value must have a numeric or bool dtype, but got {dtype}")
     return et
@@ -547,6 +571,9 @@ def _gc_paused() -> Iterator[None]:
         if was_enabled:
             gc.enable()
 
+
+#: Bytes of XML parsed between two reads of the layers parsed so far (see _Reader.stream).
+_STREAM_PIECE = 1 << 20
 
 #: The largest .xml read_ir and parse_ir take, in bytes. Reading costs up to ~35 bytes
 #: of memory per byte of XML (lxml's tree of many small elements, as in a big rt_info),
@@ -593,6 +620,13 @@ def read_ir(path: str | os.PathLike[str], *, max_xml_bytes: int | None = None
     most ``max_xml_bytes`` (default :data:`MAX_XML_BYTES`), checked before it is read;
     a .bin that is a symbolic link must point into the model's folder.
     """
+    return as_networkx(read_layer_graph(path, max_xml_bytes=max_xml_bytes))
+
+
+def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None = None
+                     ) -> LayerGraph:
+    """:func:`read_ir` without networkx: the same dicts in a :class:`LayerGraph`, what
+    ``check`` needs (``as_networkx`` makes it the MultiDiGraph ``read_ir`` returns)."""
     xml_path = str(path)
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below)
@@ -636,14 +670,19 @@ def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
     G = _build(xml_bytes, xml_path, None, bin_size, "the weights (.bin)")
     if bin_bytes is not None:
         G.graph["weights"] = np.frombuffer(bin_bytes, dtype=np.uint8)
-    return G
+    return as_networkx(G)
 
 
 def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: int | None,
-           bin_name: str) -> nx.MultiDiGraph:
-    root = _parse_xml(xml_bytes, file)
+           bin_name: str) -> LayerGraph:
+    reader = _Reader(file, bin_size, bin_name, xml_bytes)
     with _gc_paused():
-        G = _Reader(file, bin_size, bin_name, xml_bytes).read(root)
+        if _check_prolog(xml_bytes, file):  # comments or PIs: dropped from a whole tree
+            root = _parse_xml(xml_bytes, file, markup=True)
+            G = reader.read(root)
+        else:
+            root, streamed = reader.stream(xml_bytes)
+            G = reader.read(root, streamed)
         del root  # free the lxml tree while the collector is still paused
     G.graph["xml_path"] = file
     G.graph["bin_path"] = bin_path
@@ -708,21 +747,10 @@ def _edge_port(text: str | None) -> bool:
     return _is_uint(value) or (value.startswith("+") and _is_uint(value[1:]))
 
 
-def _fill_graph(G: nx.MultiDiGraph, nodes: list[tuple[str, dict]], edges: list[tuple]) -> None:
-    """Add nodes and edges in bulk.
-
-    Fills networkx's adjacency dicts directly (the layout ``MultiDiGraph.add_edge`` builds:
-    ``_succ[u][v][key] = data`` with the key dict shared by ``_pred[v][u]``), which is 3-5
-    times faster than ``add_nodes_from``/``add_edges_from`` for a fresh graph with the
-    default dict factories; otherwise the public API is used.
-    """
-    plain = (G.node_dict_factory is dict and G.adjlist_inner_dict_factory is dict
-             and G.edge_key_dict_factory is dict and G.edge_attr_dict_factory is dict
-             and not G._node)
-    if not plain:  # pragma: no cover - subclasses with custom factories
-        G.add_nodes_from(nodes)
-        G.add_edges_from(edges)
-        return
+def _fill_graph(G: LayerGraph, nodes: list[tuple[str, dict]], edges: list[tuple]) -> None:
+    """Add nodes and edges in bulk, in networkx's adjacency layout (what
+    ``MultiDiGraph.add_edge`` builds: ``_succ[u][v][key] = data`` with the key dict shared
+    by ``_pred[v][u]``), 3-5 times faster than ``add_nodes_from``/``add_edges_from``."""
     node_dict, succ, pred = G._node, G._succ, G._pred
     for n, attrs in nodes:
         node_dict[n] = attrs
@@ -735,9 +763,6 @@ def _fill_graph(G: nx.MultiDiGraph, nodes: list[tuple[str, dict]], edges: list[t
             keydict = targets[v] = {}
             pred[v][u] = keydict
         keydict[key] = attrs
-    clear = getattr(nx, "_clear_cache", None)
-    if clear is not None:
-        clear(G)
 
 
 class _Reader:
@@ -767,7 +792,10 @@ class _Reader:
                    layer_id=node)
 
     # -- the net -------------------------------------------------------------------
-    def read(self, root: etree._Element) -> nx.MultiDiGraph:
+    def read(self, root: etree._Element, streamed: list | None = None) -> LayerGraph:
+        """The graph of the parsed ``root``; ``streamed``: the layers :meth:`stream` read
+        (and removed from the tree) while parsing."""
+        streamed = streamed or []
         if root.tag != "net":
             raise self.error(IRStructureError,
                              f"an IR's root element must be <net>, but got <{root.tag}>", root)
@@ -776,7 +804,7 @@ class _Reader:
             raise self.error(IRStructureError,
                              "an IR's <net version> must be 10 or 11, but got "
                              f"{version_text!r}", root)
-        G = nx.MultiDiGraph()
+        G = LayerGraph()
         G.graph.update(name=root.get("name"), ir_version=int(version_text), rt_info=None,
                        xml_path=None, bin_path=None, weights=None,
                        net_attrs=dict(root.attrib), extra_xml=[])
@@ -793,9 +821,7 @@ class _Reader:
                 G.graph["extra_xml"].append(_rt_text(child))
         if layers is None:
             raise self.error(IRStructureError, "an IR's <net> must contain <layers>", root)
-        nodes = self.fast_layers(layers)
-        if nodes is None:  # the careful walk names the first problem exactly
-            nodes = self.layers(layers)
+        nodes = streamed + self.read_layers(layers)
         self.check_overlaps()
         if edges is not None:
             edge_list = self.edges(edges)
@@ -810,30 +836,86 @@ class _Reader:
             _fix_big_lines(self.xml_bytes, nodes, edge_list)
         return G
 
+    def stream(self, xml_bytes: bytes) -> tuple[etree._Element, list]:
+        """Parse ``xml_bytes`` piece by piece, reading the top-level layers parsed so far
+        after each piece and removing them from the tree: the whole tree of a big IR
+        (~13 bytes of memory per byte of XML) never exists, and reading overlaps parsing.
+        Returns the root, which keeps everything but those layers, and the layers read.
+
+        Layers are read only once the root is known to be ``<net version="10|11">`` and
+        only from its first ``<layers>``; anything else is left to :meth:`read`, which
+        reports it as a whole-tree read would.
+        """
+        parser = _parser(cls=etree.XMLPullParser, events=("end",), tag="layer")
+        streamed: list[tuple[str, dict[str, Any]]] = []
+        layers = None
+        try:
+            for start in range(0, len(xml_bytes), _STREAM_PIECE):
+                parser.feed(xml_bytes[start:start + _STREAM_PIECE])
+                last = None
+                for _, el in parser.read_events():
+                    parent = el.getparent()
+                    if layers is None and parent is not None and self.streamable(parent):
+                        layers = parent
+                    if parent is layers:
+                        last = el
+                if last is not None:
+                    count = layers.index(last) + 1
+                    streamed += self.read_layers(layers, count)
+                    del layers[:count]
+            root = parser.close()
+        except etree.XMLSyntaxError as err:
+            raise _syntax_error(err, self.file) from err
+        _check_no_doctype(root, self.file)
+        return root, streamed
+
+    @staticmethod
+    def streamable(parent: etree._Element) -> bool:
+        """True when ``parent`` is the first ``<layers>`` of a ``<net version="10|11">``
+        root (what :meth:`read` would read as the layers)."""
+        if parent.tag != "layers":
+            return False
+        root = parent.getparent()
+        return (root is not None and root.getparent() is None and root.tag == "net"
+                and root.get("version") in ("10", "11") and root.find("layers") is parent)
+
     # -- layers --------------------------------------------------------------------
-    def fast_layers(self, layers: etree._Element) -> list[tuple[str, dict[str, Any]]] | None:
-        """The layers read by the compiled walk; None (and the reader as new) when it is
-        not built, not sure, or met an error: then the careful walk reads them."""
+    def read_layers(self, layers: etree._Element, limit: int = -1
+                    ) -> list[tuple[str, dict[str, Any]]]:
+        """The first ``limit`` children of ``layers`` (all when -1) as ``(id, node dict)``:
+        by the compiled walk when it can, else (and for every error) the careful one."""
+        nodes = self.fast_layers(layers, limit)
+        return self.layers(layers, limit) if nodes is None else nodes
+
+    def fast_layers(self, layers: etree._Element, limit: int = -1
+                    ) -> list[tuple[str, dict[str, Any]]] | None:
+        """The layers read by the compiled walk; None (and the reader as it was before)
+        when it is not built, not sure, or met an error: then the careful walk reads them."""
         if _fastwalk is None:
             return None
+        n_nodes, n_slices, n_inputs = len(self.nodes), len(self.slices), self.n_inputs
         try:
-            nodes = _fastwalk.read_layers(layers, self, _rt_text, split_names, CONST_TYPES)
+            nodes = _fastwalk.read_layers(layers, self, _rt_text, split_names, CONST_TYPES,
+                                          limit)
         except IRError:
             nodes = None
-        if nodes is None:
-            self.nodes.clear()
-            self.slices.clear()
-            self.n_inputs = 0
+        if nodes is None:  # forget what this part added (dicts keep insertion order)
+            for node_id in list(self.nodes)[n_nodes:]:
+                del self.nodes[node_id]
+            del self.slices[n_slices:]
+            self.n_inputs = n_inputs
         return nodes
 
-    def layers(self, layers: etree._Element) -> list[tuple[str, dict[str, Any]]]:
-        """Every <layer> as ``(id, node dict)``, in XML order, each element checked.
+    def layers(self, layers: etree._Element, limit: int = -1
+               ) -> list[tuple[str, dict[str, Any]]]:
+        """Every <layer> (the first ``limit`` when >= 0) as ``(id, node dict)``, in XML
+        order, each element checked.
 
         The careful walk: the compiled one reads the usual IR faster and hands anything
         unusual, and every error, to this one."""
         out: list[tuple[str, dict[str, Any]]] = []
         nodes = self.nodes
-        for el in layers:
+        for el in layers if limit < 0 else layers[:limit]:
             if el.tag != "layer":
                 raise self.error(IRStructureError,
                                  f"<layers> may only hold <layer> elements, but got <{el.tag}>",
@@ -1061,7 +1143,7 @@ class _Reader:
             if reach is None or end2 > reach[1]:
                 reach = (off2, end2, et2, n2)
 
-    def check_acyclic(self, G: nx.MultiDiGraph) -> None:
+    def check_acyclic(self, G: LayerGraph) -> None:
         """Kahn's algorithm over the adjacency dicts; on a cycle, report a layer on it."""
         succ, pred = G._succ, G._pred
         indegree = {n: len(p) for n, p in pred.items()}
@@ -1076,7 +1158,7 @@ class _Reader:
                     ready.append(v)
         if done == len(indegree):
             return
-        left = G.subgraph(n for n, d in indegree.items() if d)
+        left = as_networkx(G).subgraph(n for n, d in indegree.items() if d)
         cycle = nx.find_cycle(left)
         path = " -> ".join(u for u, *_ in cycle) + f" -> {cycle[0][0]}"
         raise self.node_error(

@@ -149,7 +149,11 @@ def _all_runs(sample: str, tmp: Path) -> list[list[str]]:
 @pytest.mark.parametrize("sample", SAMPLES)
 def test_every_human_line_of_every_subcommand_fits_100_columns(sample, tmp_path, capsys,
                                                                monkeypatch):
+    """As a person sees them on a terminal (summary lines stay whole only in a pipe)."""
+    from ovgather.cli import output
+
     monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(output, "_isatty", lambda stream: True)
     ran = set()
     for argv in _all_runs(sample, tmp_path):
         main(argv)

@@ -171,3 +171,38 @@ def test_the_references_raise_ovgather_errors():
         reference.gather_elements(np.zeros((2, 2)), np.zeros((2,), np.int64))
     with pytest.raises(OvgatherError):
         reference.gather(np.zeros((2, 2)), np.array([0]), axis=7)
+
+
+def test_the_op_index_lists_every_op_file_and_the_types_it_holds():
+    """The registry imports an op file only when a model needs one of its types, so it
+    finds the file through ``OP_MODULES``: a type missing there would silently be
+    ``unchecked``. Every file with ``SPECS`` must be listed with exactly its types."""
+    import importlib
+
+    from ovgather.ops import OP_MODULES
+
+    found = {}
+    for path in sorted((PACKAGE / "ops").glob("*.py")):
+        module = importlib.import_module(f"ovgather.ops.{path.stem}")
+        if hasattr(module, "SPECS"):
+            found[path.stem] = tuple(dict.fromkeys(s.type for s in module.SPECS))
+    assert {k: set(v) for k, v in OP_MODULES.items()} == {k: set(v) for k, v in found.items()}
+
+
+def test_a_check_imports_only_the_op_files_its_model_needs():
+    """The point of the index: checking a few gathers must not import 46 op files (nor
+    numpy or networkx, which cost more than the check)."""
+    code = ("import sys; from ovgather.ir import read_layer_graph; "
+            "from ovgather.infer import check; "
+            f"check(read_layer_graph({str(SAMPLES / 'gather_nd8_bd2.xml')!r})); "
+            "print(sorted(m for m in sys.modules if m.startswith('ovgather.ops.'))); "
+            "print([m for m in ('numpy._core', 'networkx.classes') if m in sys.modules])")
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    from ovgather.ops import OP_MODULES
+
+    files = {m.rsplit(".", 1)[1] for m in eval(out[0])} & set(OP_MODULES)
+    assert files == {"gather_nd", "elementwise"}, files
+    assert out[1] == "[]"

@@ -103,10 +103,12 @@ def _one_override(item: str) -> tuple[str, str]:
     return name.strip(), shape.strip()
 
 # -- running --------------------------------------------------------------------------------
-def _each_model(args: argparse.Namespace, work, show=None) -> tuple[list[Any], int]:
+def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
+                ) -> tuple[list[Any], int]:
     """Apply ``work(G, shapes)`` to every model and ``show(result)`` as soon as each is
     done (human output). A model that cannot be used (a missing file, a --shape name it
     does not have) prints one error line and makes the exit code 2; the others still run.
+    ``plain``: ``work`` takes a ``LayerGraph`` (see ``load``).
     """
     from . import print_error
 
@@ -116,7 +118,7 @@ def _each_model(args: argparse.Namespace, work, show=None) -> tuple[list[Any], i
     with Progress(2 * len(args.models), unit="step") as bar:
         for path in args.models:
             try:
-                G = load(path, bar, debug)
+                G = load(path, bar, debug, plain=plain)
                 bar.update()
                 bar.describe(f"checking {os.path.basename(path)} "
                              f"({G.number_of_nodes():,} layers)")
@@ -141,7 +143,8 @@ def run_check(args: argparse.Namespace) -> int:
         _print_report(report, args.all)
         _print_reshape(getattr(report, "reshape", None))
 
-    reports, code = _each_model(args, _check_reshaped if args.shape else check, show)
+    reports, code = _each_model(args, _check_reshaped if args.shape else check, show,
+                                plain=not args.shape)
     if args.json and reports:  # nothing at all on stdout when no model could be used
         print_json({"models": [_with_reshape(r, r.to_dict(all_layers=args.all))
                                for r in reports]})

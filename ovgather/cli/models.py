@@ -46,9 +46,10 @@ def _refuse_weights(path: str) -> None:
 
 
 def load(path: str, progress: Progress | None = None, debug: bool = False,
-         ir_only: bool = False, what: str = "reading") -> Any:
+         ir_only: bool = False, what: str = "reading", plain: bool = False) -> Any:
     """Read ``path`` as the CLI does (see the module docstring); the progress bar, when
-    there is one, names the step."""
+    there is one, names the step. ``plain``: an IR comes as a ``LayerGraph`` (no networkx
+    import), for commands that only infer."""
     _refuse_weights(path)
     onnx = path.lower().endswith(".onnx")
     if onnx and ir_only:
@@ -65,9 +66,9 @@ def load(path: str, progress: Progress | None = None, debug: bool = False,
 
             with quiet_native_stderr(enabled=not debug):
                 return load_model(path)
-        from ..ir import read_ir
+        from ..ir import read_ir, read_layer_graph
 
-        return read_ir(path)
+        return read_layer_graph(path) if plain else read_ir(path)
     finally:
         if owned:
             bar.close()

@@ -72,8 +72,10 @@ def say(text: str = "", hang: int | None = None) -> None:
 
 
 def say_record(text: str) -> None:
-    """A summary line scripts grep for (``PATH: OK: …``): one line however long the path."""
-    _write(text, sys.stdout)
+    """A summary line scripts grep for (``PATH: OK: …``): wrapped like :func:`say` on a
+    terminal, where a person reads it, else one line however long the path (as errors)."""
+    lines = wrap(text) if _isatty(sys.stdout) else [text]
+    _write("\n".join(lines), sys.stdout)
 
 
 def say_err(text: str, hang: int | None = None) -> None:

@@ -3,7 +3,7 @@ batch-dims check. Their errors are ovgather's (``ReferenceInputError``)."""
 
 from __future__ import annotations
 
-import numpy as np
+from .._lazy import numpy as np
 
 from ..errors import ReferenceInputError
 

@@ -212,7 +212,7 @@ def gather_shape(
 # index; the reference still returns the CPU plugin's zeros. Gather-8 gets negative and
 # a few out-of-range indices: both are defined.
 
-import numpy as _np  # noqa: E402 (this section sits below the shape rules)
+from .._lazy import numpy as _np  # noqa: E402 (this section sits below the shape rules)
 
 from ..errors import ReferenceInputError  # noqa: E402
 from .arrays import index_array, prod, require_same_batch  # noqa: E402

@@ -122,7 +122,7 @@ def gather_elements_shape(
 # The reference matches: negatives wrap, and anything outside [-s, s-1] raises
 # IndexError, as the runtime raises.
 
-import numpy as _np  # noqa: E402 (this section sits below the shape rules)
+from .._lazy import numpy as _np  # noqa: E402 (this section sits below the shape rules)
 
 from ..errors import IndexRangeError, ReferenceInputError  # noqa: E402
 from .arrays import index_array  # noqa: E402

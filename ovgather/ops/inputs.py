@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
+from .._lazy import numpy as np
 
 from ..errors import UnsupportedOpError
 from ..shapes import Dimension, PartialShape

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
+from .._lazy import numpy as np
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape

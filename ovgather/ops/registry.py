@@ -28,15 +28,29 @@ __all__ = ["find", "spec", "specs", "known_types", "family", "opset_number", "op
 
 
 @cache
-def _table() -> dict[str, tuple[OpSpec, ...]]:
-    """Every op file's ``SPECS``, by type, versions in opset order."""
+def _file_of() -> dict[str, str]:
+    """Op type → the op file that holds its specs (from the package's index)."""
     from . import OP_MODULES
 
-    table: dict[str, list[OpSpec]] = {}
-    for module in OP_MODULES:
-        for s in module.SPECS:
-            table.setdefault(s.type, []).append(s)
-    return {t: tuple(sorted(v, key=lambda s: s.since)) for t, v in table.items()}
+    return {t: name for name, types in OP_MODULES.items() for t in types}
+
+
+@cache
+def _versions(op_type: str) -> tuple[OpSpec, ...]:
+    """The specs of ``op_type``, in opset order; its op file is imported on first use."""
+    name = _file_of().get(op_type)
+    if name is None:
+        return ()
+    from . import op_module
+
+    found = [s for s in op_module(name).SPECS if s.type == op_type]
+    return tuple(sorted(found, key=lambda s: s.since))
+
+
+@cache
+def _table() -> dict[str, tuple[OpSpec, ...]]:
+    """Every op type's specs (imports every op file): for listings, not for the walk."""
+    return {t: _versions(t) for t in _file_of()}
 
 
 def opset_number(opset: str | None) -> int | None:
@@ -67,8 +81,8 @@ def find(op_type: str, opset: str | None) -> OpSpec | None:
 
 
 def _lookup(op_type: str, opset: str | None) -> OpSpec | UnsupportedOpError | None:
-    versions = _table().get(op_type)
-    if versions is None:
+    versions = _versions(op_type)
+    if not versions:
         return None
     first, last = versions[0].since, versions[-1].until
     number = opset_number(opset)
@@ -90,21 +104,21 @@ def op_version(op_type: str, opset: str | None) -> int | None:
 
 def spec(op_type: str, version: int) -> OpSpec:
     """The spec of ``op_type``-``version`` (``spec("GatherND", 5)``)."""
-    for s in _table().get(op_type, ()):
+    for s in _versions(op_type):
         if s.version == version:
             return s
-    known = ", ".join(str(s.version) for s in _table().get(op_type, ())) or "none"
+    known = ", ".join(str(s.version) for s in _versions(op_type)) or "none"
     raise UnsupportedOpError(f"{op_type} has versions {known}, not {version}")
 
 
 def specs(op_type: str) -> tuple[OpSpec, ...]:
     """Every version of ``op_type`` ovgather knows, oldest first."""
-    return _table().get(op_type, ())
+    return _versions(op_type)
 
 
 def known_types() -> list[str]:
     """The op types whose output shapes ovgather infers."""
-    return sorted(_table())
+    return sorted(_file_of())
 
 
 @cache

@@ -20,7 +20,7 @@ does not gets ``?`` there.
 
 from __future__ import annotations
 
-import numpy as np
+from .._lazy import numpy as np
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
@@ -32,7 +32,7 @@ __all__ = ["scaled", "interpolate_shape", "SPECS"]
 
 SCALE_TYPES = ("f32", "f16", "bf16", "dynamic")
 SIZE_TYPES = ("i32", "i64", "u32", "u64", "dynamic")
-_EPSILON = np.float32(1.0e-6)
+_EPSILON = 1.0e-6  # added in float32
 
 
 def scaled(d: Dimension, scale: float) -> Dimension:
@@ -40,7 +40,7 @@ def scaled(d: Dimension, scale: float) -> Dimension:
     s = np.float32(scale)
     if s == np.float32(1.0):
         return d
-    s = np.float32(s + _EPSILON)
+    s = np.float32(s + np.float32(_EPSILON))
     hi = INF if d.hi == INF else int(np.float32(d.hi) * s)
     lo = hi if d.is_static else int(np.float32(d.lo) * s)
     return bounds_dim(lo, hi)

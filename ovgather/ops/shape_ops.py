@@ -15,7 +15,7 @@ tests in ``tests/test_ops_common.py`` which compare every rule with OpenVINO.
 
 from __future__ import annotations
 
-import numpy as np
+from .._lazy import numpy as np
 
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape

@@ -1,0 +1,129 @@
+"""``read_ir`` parses an IR piece by piece and reads its layers as they are parsed,
+dropping them from the XML tree, so that a big IR's whole tree never sits in memory.
+
+The streamed read must give what a read of the whole tree gives: the same graph (lines
+included) or the same error. Here the pieces are made tiny (97 bytes) so that every
+sample and every hand-edited variant is cut in many places, inside tags and layers too,
+and each is compared with the whole-tree read, with each walk (compiled and careful).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import gen_models
+import pytest
+from test_ir_walks import SAMPLES, VARIANTS, WALKS, _model_xml, _only, _same_graph
+
+from ovgather import ir
+from ovgather.errors import IRError
+from ovgather.ir import parse_ir, read_ir
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY_PIECE = 97
+
+
+def _whole_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read as before streaming: the whole tree first (the path comments take)."""
+    original = ir._check_prolog
+    monkeypatch.setattr(ir, "_check_prolog", lambda data, file: original(data, file) or True)
+
+
+def _results(read, monkeypatch: pytest.MonkeyPatch, walk: str) -> tuple:
+    """(streamed in tiny pieces, whole tree): each a graph or the error text."""
+    out = []
+    for streamed in (True, False):
+        with monkeypatch.context() as m:
+            _only(walk, m)
+            if streamed:
+                m.setattr(ir, "_STREAM_PIECE", TINY_PIECE)
+                calls = []
+                original = ir._Reader.read_layers
+                m.setattr(ir._Reader, "read_layers",
+                          lambda self, *a: calls.append(a) or original(self, *a))
+            else:
+                _whole_tree(m)
+            try:
+                out.append(read())
+            except IRError as err:
+                out.append(str(err))
+            if streamed:
+                out.append(len(calls))
+    return out[0], out[2], out[1]
+
+
+def _assert_same(read, monkeypatch, walk, min_reads: int = 2) -> None:
+    streamed, whole, reads = _results(read, monkeypatch, walk)
+    assert type(streamed) is type(whole)
+    if isinstance(whole, str):
+        assert streamed == whole
+    else:
+        _same_graph(streamed, whole)
+        assert reads >= min_reads  # the layers really were read in parts
+
+
+@pytest.mark.parametrize("walk", WALKS)
+@pytest.mark.parametrize("path", SAMPLES, ids=[str(p.relative_to(ROOT)) for p in SAMPLES])
+def test_samples_stream_to_the_same_graph(path: Path, walk: str, monkeypatch) -> None:
+    _assert_same(lambda: read_ir(path), monkeypatch, walk)
+
+
+@pytest.mark.parametrize("walk", WALKS)
+@pytest.mark.parametrize("name,section", VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_unusual_layers_stream_to_the_same_graph_or_error(name, section, walk,
+                                                          monkeypatch) -> None:
+    xml = _model_xml()
+    first = re.search(r'(<layer id="0"[^>]*>\s*<data[^>]*/>\s*)(<output>.*?</output>)', xml,
+                      flags=re.DOTALL)
+    head = first.group(1)
+    if name == "child of data":
+        head = head.replace("/>", "><dim>1</dim></data>", 1)
+    xml = xml[:first.start()] + head + section + xml[first.end():]
+    bin_bytes = (ROOT / "ir_samples" / "mixed_ops.bin").read_bytes()
+    _assert_same(lambda: parse_ir(xml, bin_bytes, xml_path="m.xml"), monkeypatch, walk,
+                 min_reads=0)
+
+
+#: Documents whose layers must not be streamed, or only in part: the errors and the
+#: graph must still be those of a whole-tree read.
+ODD_DOCUMENTS = {
+    "a root that is not net": lambda x: x.replace("<net ", "<network ", 1).replace(
+        "</net>", "</network>"),
+    "an unknown IR version": lambda x: re.sub(r'(<net [^>]*version=")\d+"', r'\g<1>7"', x,
+                                              count=1),
+    "two layers sections": lambda x: x.replace("</layers>", "</layers><layers><layer "
+                                               'id="99" name="z" type="Relu"/></layers>', 1),
+    "a broken layer near the end": lambda x: x[::-1].replace(
+        '"0"=di trop<', '"x"=di trop<', 1)[::-1],
+    "a layer after the edges": lambda x: x.replace("</net>", '<layer id="77"/></net>'),
+    "a non-layer in layers": lambda x: x.replace("</layers>", "<dim>1</dim></layers>", 1),
+    "a truncated file": lambda x: x[: len(x) * 2 // 3],
+    "an id used twice far apart": lambda x: x.replace("</layers>", '<layer id="0" name="d" '
+                                                      'type="Relu" version="opset1"/>'
+                                                      "</layers>", 1),
+}
+
+
+@pytest.mark.parametrize("walk", WALKS)
+@pytest.mark.parametrize("name", ODD_DOCUMENTS)
+def test_odd_documents_read_as_a_whole_tree_would(name, walk, monkeypatch) -> None:
+    xml = ODD_DOCUMENTS[name](_model_xml())
+    bin_bytes = (ROOT / "ir_samples" / "mixed_ops.bin").read_bytes()
+    _assert_same(lambda: parse_ir(xml, bin_bytes, xml_path="m.xml"), monkeypatch, walk,
+                 min_reads=0)
+
+
+def test_a_big_model_streams_with_exact_lines(tmp_path, monkeypatch) -> None:
+    """Lines past 65535 (libxml2's limit) and pieces of the default size."""
+    path = gen_models.big_ir(4000, tmp_path / "big.xml")
+    for walk in WALKS:
+        streamed, whole, reads = _results(lambda: read_ir(path), monkeypatch, walk)
+        _same_graph(streamed, whole)
+    with monkeypatch.context() as m:
+        calls = []
+        original = ir._Reader.read_layers
+        m.setattr(ir._Reader, "read_layers",
+                  lambda self, *a: calls.append(a) or original(self, *a))
+        read_ir(path)
+    assert len(calls) >= 2, "a 2 MB IR is read in more than one part"
