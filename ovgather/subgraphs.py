@@ -32,10 +32,10 @@ from typing import Any
 
 import networkx as nx
 
-from .errors import IRStructureError, OutputError
+from .errors import IRStructureError, OutputError, ShapeInferenceError
 
 __all__ = ["BODIES", "read_bodies", "body_lines", "Body", "bodies_of", "share_source",
-           "fix_big_lines"]
+           "fix_big_lines", "infer_nested"]
 
 #: The op types that hold bodies, and the bodies and port maps each one has.
 BODIES = {"TensorIterator": (("body", "port_map"),),
@@ -246,3 +246,83 @@ def body_lines(node: str, attrs: dict[str, Any], graph_lines: Callable[[nx.Multi
         lines.extend("\t\t\t" + line for line in graph_lines(body))
         lines.append(f"\t\t\t</{body_tag}>")
     return lines
+
+
+# -- the shape walk through bodies -----------------------------------------------------------
+class _Results(dict):
+    """Result id -> the tensor reaching that Result; a missing id is a broken port map."""
+
+    def __missing__(self, key: str) -> Any:
+        raise ShapeInferenceError(f"a port map must name a Result of the body, but "
+                                  f"{key!r} is none")
+
+
+class Body:
+    """One body of a layer, as the rules in ``ops/subgraph.py`` see it.
+
+    ``port_map`` and ``back_edges`` are the layer's (``graph.py`` schema). :meth:`run`
+    re-infers the body with some Parameters given (the others keep their own ``shape``
+    attribute) and keeps the checked layers of that run in ``layers``, named by their
+    path (``Loop_3/body/Add_7``, ids ``3/body/5``): the last run is the one reported.
+    """
+
+    def __init__(self, G: nx.MultiDiGraph, name: str, port_map: dict, back_edges: list,
+                 owner: str, owner_name: str) -> None:
+        self.G, self.name = G, name
+        self.port_map = {"inputs": port_map.get("inputs") or [],
+                         "outputs": port_map.get("outputs") or []}
+        self.back_edges = back_edges
+        self.id_path, self.name_path = f"{owner}/{name}/", f"{owner_name}/{name}/"
+        self.layers: list[Any] = []
+
+    def declared_type(self, param: str) -> str:
+        """The element type a body Parameter declares."""
+        return (self.G._node[param].get("data") or {}).get("element_type", "dynamic")
+
+    def declared(self, param: str) -> Any:
+        """The tensor a body Parameter declares (its ``shape`` attribute)."""
+        from .infer import _parameter
+
+        attrs = self.G._node[param]
+        return _parameter(attrs, attrs.get("data") or {}, None)
+
+    def source_parameter(self, result: str) -> str | None:
+        """The Parameter that feeds Result ``result`` directly, else None."""
+        for u in self.G._pred.get(result, ()):
+            if self.G._node[u]["type"] == "Parameter":
+                return u
+        return None
+
+    def run(self, params: dict[str, Any]) -> dict[str, Any]:
+        from .infer import _check_layers, _inputs
+
+        G, produced, found, nested = self.G, {}, [], {}
+        _check_layers(G, None, G._node, found.append, params=params, produced=produced,
+                      nested=nested)
+        layers = []
+        for lr in found:
+            for r in (lr, *nested.get(lr.id, ())):
+                r.id, r.name = self.id_path + r.id, self.name_path + r.name
+                layers.append(r)
+        self.layers = layers
+        return _Results((n, _inputs(attrs, G._pred[n], produced)[0])
+                        for n, attrs in G.nodes(data=True) if attrs["type"] == "Result")
+
+
+def infer_nested(node: str, attrs: dict[str, Any], spec: Any, ins: list, rule_attrs: Any,
+                 nested: dict | None) -> tuple[str, list | None]:
+    """Run the rule of a layer with bodies (the walk's hook in ``infer.py``); the checked
+    layers of its bodies go to ``nested[node]`` when the walk collects them."""
+    bodies = attrs.get("bodies")
+    if not bodies:
+        return "unchecked", None  # built without bodies: nothing to infer from
+    port_maps, back_edges = attrs.get("port_maps") or {}, attrs.get("back_edges") or {}
+    rule_attrs.bodies = {
+        name: Body(body, name, port_maps.get(name) or {}, back_edges.get(name) or [], node,
+                   attrs["name"])
+        for name, body in bodies.items()}
+    try:
+        return "ok", spec.rule(ins, rule_attrs, None)
+    finally:
+        if nested is not None:
+            nested[node] = [lr for b in rule_attrs.bodies.values() for lr in b.layers]

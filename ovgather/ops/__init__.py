@@ -59,6 +59,7 @@ from . import (
     state,
     stft,
     strings,
+    subgraph,
     unique,
     xor,
     yolo,
@@ -77,7 +78,7 @@ OP_MODULES = (gather_nd, gather_elements, gather, elementwise, shape_ops, reduce
               patches, unique, random_draws, yolo, color, grid_sample, segment_max, rnn,
               priors, fake_convert, proposal, detection, slice_scatter,
               binary_convolution, deformable_convolution, stft,
-              sparse_fill, strings, xor, detectron, promote)
+              sparse_fill, strings, xor, detectron, promote, subgraph)
 
 __all__ = [
     "gather_nd_shape",
