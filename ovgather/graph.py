@@ -44,8 +44,22 @@ Nodes: one per ``<layer>``, keyed by its ``id`` text
 ``value``        only on Const layers added in memory: a ``numpy.ndarray`` with the data
                  (read layers keep their data in the .bin, see ``ir.const_value``).
                  ``write_ir`` derives element_type, shape, offset and size from it.
-``extra_xml``    only when present: other children of the ``<layer>`` (e.g. the
-                 ``<port_map>``/``<body>`` of a TensorIterator) as a list of XML texts.
+``extra_xml``    only when present: other children of the ``<layer>`` (e.g. a ``<body>``
+                 of a custom op) as a list of XML texts.
+
+Layers that hold bodies (TensorIterator, Loop, If; see ``subgraphs.py``) have three keys more:
+
+``bodies``       ``{"body": G}`` (TensorIterator, Loop) or ``{"then_body": G, "else_body":
+                 G}`` (If): each body a ``MultiDiGraph`` of this same schema, read by the
+                 same reader (its layers keep their real XML lines; its ``G.graph`` has
+                 ``net_attrs`` (the body element's attributes), ``rt_info``, ``extra_xml``
+                 and the ``xml_path``/``bin_path``/``weights`` of the whole model).
+``port_maps``    per body name, ``{"inputs": [entry …], "outputs": [entry …]}``, each entry
+                 a dict of the ``<input>``/``<output>`` attributes of the port map, with
+                 ``external_port_id``, ``axis``, ``start``, ``end``, ``stride``, ``part_size``
+                 as ints and ``internal_layer_id`` the body's node id (``str``).
+``back_edges``   TensorIterator and Loop only: per body name, a list of dicts
+                 ``{"from-layer": result id, "to-layer": parameter id}`` (body node ids).
 
 A ``Port`` dict:
 ``id``           port id (int).

@@ -190,13 +190,17 @@ def check(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = None) -> 
     report = CheckReport(path, G.graph.get("ir_version"))
     nodes = G._node
     append = report.layers.append
+    nested: dict[str, list[LayerResult]] = {}
     with _gc_paused():
-        _check_layers(G, shapes, nodes, append)
+        _check_layers(G, shapes, nodes, append, nested=nested)
+    if nested:  # the layers of bodies follow the layer that holds them
+        report.layers = [r for lr in report.layers for r in (lr, *nested.get(lr.id, ()))]
     return report
 
 
-def _check_layers(G, shapes, nodes, append) -> None:
-    for node, status, tensors, message in _walk(G, shapes):
+def _check_layers(G, shapes, nodes, append, **walk) -> None:
+    """``walk``: ``params`` and ``nested`` as :func:`_walk` takes them (bodies)."""
+    for node, status, tensors, message in _walk(G, shapes, **walk):
         attrs = nodes[node]
         declared = [p["dims"] for p in attrs["outputs"]]
         inferred = [t.shape for t in tensors]
@@ -288,11 +292,14 @@ def _port_type(port: Mapping[str, Any]) -> str:
 
 # -- the walk ------------------------------------------------------------------------------
 def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
-          produced: dict[str, dict[int, Tensor]] | None = None, until: str | None = None):
+          produced: dict[str, dict[int, Tensor]] | None = None, until: str | None = None,
+          params: dict[str, Tensor] | None = None, nested: dict | None = None):
     """Yield ``(node, status, output tensors, message)`` in topological order; status is
     ``ok`` (to be compared), ``invalid`` or ``unchecked``. ``produced`` collects every
-    output tensor; with ``until`` the walk stops before that node."""
-    overrides = _resolve_overrides(G, shapes or {})
+    output tensor; with ``until`` the walk stops before that node. ``params`` gives
+    Parameter nodes their tensors instead of ``shapes`` (a body run by its layer);
+    ``nested`` collects the checked layers of bodies by the id of the layer holding them."""
+    overrides = _resolve_overrides(G, shapes or {}) if params is None else params
     produced = {} if produced is None else produced
     nodes, pred = G._node, G._pred  # the plain dicts: this loop is the hot path
     order = _topological_order(G)
@@ -302,7 +309,8 @@ def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
         attrs = nodes[node]
         outputs = attrs["outputs"]
         try:
-            status, tensors = _infer_layer(G, node, attrs, pred[node], produced, overrides)
+            status, tensors = _infer_layer(G, node, attrs, pred[node], produced, overrides,
+                                           nested)
             message = ""
         except (ShapeError, UnsupportedOpError) as err:
             if isinstance(err, ShapeParseError):  # malformed shape text: the IR is unusable
@@ -346,7 +354,7 @@ def _topological_order(G: nx.MultiDiGraph) -> list[str]:
     return order
 
 
-def _infer_layer(G, node, attrs, preds, produced, overrides):
+def _infer_layer(G, node, attrs, preds, produced, overrides, nested=None):
     op = attrs["type"]
     data = attrs.get("data") or {}
     if op == "Parameter":
@@ -357,7 +365,11 @@ def _infer_layer(G, node, attrs, preds, produced, overrides):
     if spec is None:
         return "unchecked", None
     ins = _inputs(attrs, preds, produced)
-    return "ok", spec.rule(ins, Attrs.of(data, spec.version, len(attrs["outputs"])), None)
+    rule_attrs = Attrs.of(data, spec.version, len(attrs["outputs"]))
+    if spec.nested:  # TensorIterator, Loop, If: the rule runs their bodies
+        from .subgraphs import infer_nested
+        return infer_nested(node, attrs, spec, ins, rule_attrs, nested)
+    return "ok", spec.rule(ins, rule_attrs, None)
 
 
 def _inputs(attrs, preds, produced) -> list[Tensor]:
@@ -375,7 +387,9 @@ def _inputs(attrs, preds, produced) -> list[Tensor]:
                          f"but input port {err.args[0]} has no edge") from None
 
 
-def _parameter(attrs, data, override: PartialShape | None) -> Tensor:
+def _parameter(attrs, data, override: PartialShape | Tensor | None) -> Tensor:
+    if isinstance(override, Tensor):  # a body's Parameter, as its layer feeds it
+        return override
     etype = data.get("element_type", "dynamic")
     if override is not None:
         return Tensor(override, etype)

@@ -667,18 +667,20 @@ def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
         xml_bytes = xml_bytes.encode("utf-8")
     _check_xml_size(len(xml_bytes), max_xml_bytes, xml_path)
     bin_size = None if bin_bytes is None else len(bin_bytes)
-    G = _build(xml_bytes, xml_path, None, bin_size, "the weights (.bin)")
-    if bin_bytes is not None:
-        G.graph["weights"] = np.frombuffer(bin_bytes, dtype=np.uint8)
-    return as_networkx(G)
+    weights = None if bin_bytes is None else np.frombuffer(bin_bytes, dtype=np.uint8)
+    return as_networkx(_build(xml_bytes, xml_path, None, bin_size, "the weights (.bin)",
+                              weights))
 
 
 def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: int | None,
-           bin_name: str) -> LayerGraph:
+           bin_name: str, weights: np.ndarray | None = None) -> LayerGraph:
     reader = _Reader(file, bin_size, bin_name, xml_bytes)
     with _gc_paused():
-        if _check_prolog(xml_bytes, file):  # comments or PIs: dropped from a whole tree
-            root = _parse_xml(xml_bytes, file, markup=True)
+        # comments or PIs are dropped from a whole tree; bodies (TensorIterator, Loop,
+        # If) are read from it by subgraphs.py: then no streaming
+        markup = _check_prolog(xml_bytes, file)
+        if markup or b"body>" in xml_bytes:
+            root = _parse_xml(xml_bytes, file, markup=markup)
             G = reader.read(root)
         else:
             root, streamed = reader.stream(xml_bytes)
@@ -686,6 +688,11 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
         del root  # free the lxml tree while the collector is still paused
     G.graph["xml_path"] = file
     G.graph["bin_path"] = bin_path
+    G.graph["weights"] = weights
+    if reader.nested:  # bodies read the same weights; their lines past 65535 made exact
+        from .subgraphs import fix_big_lines, share_source
+        share_source(G)
+        fix_big_lines(xml_bytes, G)
     return G
 
 
@@ -780,6 +787,8 @@ class _Reader:
         self.n_inputs = 0
         #: bytes a Const needs, by (element_type, shape) text: for the fast check
         self.const_need: dict[tuple[str | None, str | None], int] = {}
+        #: the layers of this graph (and of bodies within) that hold bodies
+        self.nested: list[dict[str, Any]] = []
 
     def error(self, cls: type[IRError], message: str, el: etree._Element | None = None,
               name: str | None = None, node: str | None = None) -> IRError:
@@ -795,7 +804,6 @@ class _Reader:
     def read(self, root: etree._Element, streamed: list | None = None) -> LayerGraph:
         """The graph of the parsed ``root``; ``streamed``: the layers :meth:`stream` read
         (and removed from the tree) while parsing."""
-        streamed = streamed or []
         if root.tag != "net":
             raise self.error(IRStructureError,
                              f"an IR's root element must be <net>, but got <{root.tag}>", root)
@@ -808,6 +816,12 @@ class _Reader:
         G.graph.update(name=root.get("name"), ir_version=int(version_text), rt_info=None,
                        xml_path=None, bin_path=None, weights=None,
                        net_attrs=dict(root.attrib), extra_xml=[])
+        return self.read_graph(root, G, streamed)
+
+    def read_graph(self, root: etree._Element, G: LayerGraph | nx.MultiDiGraph,
+                   streamed: list | None = None) -> LayerGraph | nx.MultiDiGraph:
+        """Layers, edges, rt_info and other children of ``root`` (the <net>, or the body
+        of a TensorIterator, Loop or If, which ``subgraphs.py`` reads with this too)."""
         layers = edges = None
         for child in root:
             tag = child.tag
@@ -820,8 +834,14 @@ class _Reader:
             else:
                 G.graph["extra_xml"].append(_rt_text(child))
         if layers is None:
-            raise self.error(IRStructureError, "an IR's <net> must contain <layers>", root)
-        nodes = streamed + self.read_layers(layers)
+            raise self.error(IRStructureError,
+                             f"an IR's <{root.tag}> must contain <layers>", root)
+        nodes = self.read_layers(layers)
+        if streamed:
+            nodes = streamed + nodes
+        if b"body>" in self.xml_bytes:  # TensorIterator, Loop, If: their bodies as graphs
+            from .subgraphs import read_bodies
+            self.nested += read_bodies(self, layers)
         self.check_overlaps()
         if edges is not None:
             edge_list = self.edges(edges)
@@ -831,6 +851,8 @@ class _Reader:
         _fill_graph(G, nodes, edge_list)
         if _fastwalk is None or not _fastwalk.in_order(nodes, edge_list):
             self.check_acyclic(G)  # OpenVINO writes layers in order: then there is no cycle
+        if self.nested or root.tag != "net":  # lines of nested layers: subgraphs.py
+            return G
         if nodes and nodes[-1][1]["line"] >= _LXML_MAX_LINE or (
                 edge_list and edge_list[-1][3]["line"] >= _LXML_MAX_LINE):
             _fix_big_lines(self.xml_bytes, nodes, edge_list)
@@ -1319,6 +1341,9 @@ def _layer_xml(node: str, attrs: dict[str, Any], bins: _BinWriter) -> list[str]:
         lines.append("\t\t\t<output>")
         lines.extend(_port_xml({"id": 0}, "\t\t\t\t", override))
         lines.append("\t\t\t</output>")
+    if attrs.get("bodies") is not None:  # TensorIterator, Loop, If
+        from .subgraphs import body_lines
+        lines.extend(body_lines(node, attrs, lambda body: _graph_lines(body, bins)))
     for text in attrs.get("extra_xml") or ():
         _check_fragment(text, f"an extra element of layer {node}")
         lines.append(f"\t\t\t{text}")
@@ -1331,7 +1356,16 @@ def _net_xml(G: nx.MultiDiGraph, bins: _BinWriter) -> str:
     net_attrs["name"] = G.graph.get("name") or net_attrs.get("name") or "model"
     net_attrs["version"] = str(G.graph.get("ir_version") or net_attrs.get("version") or 11)
     head = {"name": net_attrs.pop("name"), "version": net_attrs.pop("version"), **net_attrs}
-    lines = ['<?xml version="1.0"?>', f"<net{_attrs(head)}>", "\t<layers>"]
+    lines = ['<?xml version="1.0"?>', f"<net{_attrs(head)}>", *_graph_lines(G, bins),
+             "</net>"]
+    return "\n".join(lines) + "\n"
+
+
+def _graph_lines(G: nx.MultiDiGraph, bins: _BinWriter) -> list[str]:
+    """The children of a <net> (or of a body): layers, edges, extra elements, rt_info.
+    Const bytes are read from ``G``'s weights while it is written."""
+    outer, bins.G = bins.G, G
+    lines = ["\t<layers>"]
     for node, attrs in G.nodes(data=True):
         lines.extend(_layer_xml(str(node), attrs, bins))
     lines.append("\t</layers>")
@@ -1350,8 +1384,8 @@ def _net_xml(G: nx.MultiDiGraph, bins: _BinWriter) -> str:
     if G.graph.get("rt_info"):
         _check_fragment(G.graph["rt_info"], "the net's rt_info")
         lines.append(f"\t{G.graph['rt_info']}")
-    lines.append("</net>")
-    return "\n".join(lines) + "\n"
+    bins.G = outer
+    return lines
 
 
 def write_ir(G: nx.MultiDiGraph, path: str | os.PathLike[str]) -> None:

@@ -286,6 +286,56 @@ def mixed_ops() -> ov.Model:
     return _model("mixed_ops", {"ranked": ranked, "firsts": firsts}, [x, ids, ge_ids])
 
 
+# --------------------------------------------------------------------------------------
+# 4b. Gathers inside the bodies of a Loop and an If.
+
+
+def loop_gather() -> ov.Model:
+    """A Loop of 3 iterations whose body gathers a row per step (a Gather-8 on the
+    current iteration number) and carries a running sum on a back edge."""
+    table = _param("table", "[3,4]")
+    acc0 = _param("acc0", "[4]")
+    rows, acc = _param("rows", "[3,4]"), _param("acc", "[4]")
+    step = _param("step", "[]", ov.Type.i64)
+    row = _name(opset8.gather(rows, step, _const("row_axis", 0, np.int64), 0), "pick_row_g8")
+    total = _name(opset8.add(acc, row), "running_sum")
+    more = _name(opset8.less(step, _const("last_step", 2, np.int64)), "more")
+    body = ov.Model([_named_result(total, "sum_out"), _named_result(more, "more_out"),
+                     _named_result(row, "row_out")], [rows, acc, step], "loop_body")
+    loop = _name(opset8.loop(_const("trips", 3, np.int64), _const("go", True)), "row_loop")
+    loop.set_function(body)
+    loop.set_special_body_ports([2, 1])
+    loop.set_invariant_input(rows, table.output(0))
+    loop.set_merged_input(acc, acc0.output(0), total.output(0))
+    summed = loop.get_iter_value(total.output(0), -1)
+    picked = loop.get_concatenated_slices(row.output(0), 0, 1, 1, -1, 0)
+    return _model("loop_gather", {"summed": summed, "rows_seen": picked},
+                  [table, acc0])
+
+
+def _named_result(node: ov.Node, name: str) -> ov.Node:
+    return _name(opset8.result(node), name)
+
+
+def if_gather() -> ov.Model:
+    """An If on a boolean input: the then body gathers rows with GatherND-8, the else
+    body columns with Gather-8; the branches' shapes merge into [2,2..3]."""
+    x = _param("x", "[2,3]")
+    flag = _param("flag", "[]", ov.Type.boolean)
+    tx, ex = _param("then_x", "[2,3]"), _param("else_x", "[2,3]")
+    then = _name(opset8.gather_nd(tx, _const("row_ids", [[1], [0]], np.int64), 0), "rows_nd8")
+    other = _name(opset8.gather(ex, _const("col_ids", [2, 0], np.int64),
+                                _const("col_axis", 1, np.int64), 0), "cols_g8")
+    then_body = ov.Model([_named_result(then, "then_out")], [tx], "then_body")
+    else_body = ov.Model([_named_result(other, "else_out")], [ex], "else_body")
+    op = _name(opset8.if_op(flag), "pick")
+    op.set_then_body(then_body)
+    op.set_else_body(else_body)
+    op.set_input(x.output(0), tx, ex)
+    out = op.set_output(then_body.get_results()[0], else_body.get_results()[0])
+    return _model("if_gather", {"picked": out}, [x, flag])
+
+
 def _batch_of(x: ov.Node) -> ov.Node:
     """ShapeOf(x) → Gather index 0: the batch size as a 1-element i64 tensor."""
     shape = _name(opset8.shape_of(x, ov.Type.i64), "x_shape")

@@ -47,7 +47,9 @@ class Attrs(dict):
     way a bad attribute is reported, wherever the rule runs.
     """
 
-    __slots__ = ("version", "n_outputs")
+    #: ``bodies`` is set only for the ops with bodies (``ops/subgraph.py``): their
+    #: ``subgraphs.Body`` objects by body name.
+    __slots__ = ("version", "n_outputs", "bodies")
 
     def __init__(self, data: Mapping[str, str] | None = None, version: int = 1,
                  n_outputs: int = 1) -> None:
@@ -187,7 +189,9 @@ class OpSpec:
     ``views``: extra outputs ``explain`` shows beside the versions' own, as
     ``views(outputs, facts, attrs) -> {name: (output or None, note)}`` (GatherND's ONNX
     forms). ``known_crash``: ``known_crash(case) -> reason or None``, why the CPU plugin
-    would crash on a runtime ``OpCase`` (the bridge then does not run it).
+    would crash on a runtime ``OpCase`` (the bridge then does not run it). ``nested``:
+    the op holds bodies (TensorIterator, Loop, If); the walk gives its rule the bodies
+    in ``attrs.bodies``.
     """
 
     type: str
@@ -202,6 +206,7 @@ class OpSpec:
     family: str = ""
     views: Callable[..., Any] | None = None
     known_crash: Callable[..., str | None] | None = None
+    nested: bool = False
 
     @property
     def name(self) -> str:
