@@ -192,7 +192,7 @@ def _write_dims(G: nx.MultiDiGraph, report: CheckReport,
         before = old.get(lr.id, [])
         for i, (port, shape) in enumerate(zip(attrs["outputs"], lr.inferred_shapes,
                                               strict=False)):
-            if shape.rank is None and port["dims"]:
+            if shape.rank is None:
                 dims: tuple[int, ...] = ()
             else:
                 same = i < len(before) and before[i] == shape
