@@ -275,3 +275,163 @@ def test_reshape_matches_openvino_model_reshape(xml, shapes, refused, tmp_path):
         return
     feeds = _inputs(reshaped, _run_sizes(xml, shapes), np.random.default_rng(SEED))
     _same_outputs(_outputs(CORE.read_model(str(out)), feeds), _outputs(reshaped, feeds))
+
+
+# ---- --fix: models openvino cannot reshape because of a constant Reshape target -------------
+def _save(model: ov.Model, path: Path) -> Path:
+    ov.save_model(model, str(path), compress_to_fp16=False)
+    return path
+
+
+def _flatten(path: Path) -> Path:
+    """x [1,3,4,4] -> Reshape [1,-1] -> Add [1,48]: the batch is baked into the flatten.
+    (Before a MatMul, openvino's own smart reshape would mend the flatten.)"""
+    import openvino.opset13 as ops
+
+    x = ops.parameter([1, 3, 4, 4], ov.Type.f32, name="x")
+    flat = ops.reshape(x, ops.constant(np.array([1, -1], np.int64)), special_zero=False)
+    bias = np.random.default_rng(SEED).standard_normal((1, 48)).astype(np.float32)
+    return _save(ov.Model([ops.add(flat, ops.constant(bias))], [x], "flatten"), path)
+
+
+def _view(path: Path) -> Path:
+    """x [2,6,4] -> Reshape [2,3,8] -> Softmax: a view with the batch 2 baked in."""
+    import openvino.opset13 as ops
+
+    x = ops.parameter([2, 6, 4], ov.Type.f32, name="x")
+    view = ops.reshape(x, ops.constant(np.array([2, 3, 8], np.int32)), special_zero=False)
+    return _save(ov.Model([ops.softmax(view, -1)], [x], "view"), path)
+
+
+def _attention(path: Path) -> Path:
+    """Self-attention over x [1,8,16] (4 heads of 4) whose head split has the sequence
+    length 8 baked in, and whose merge folds batch and sequence into [8,16]."""
+    import openvino.opset13 as ops
+
+    x = ops.parameter([1, 8, 16], ov.Type.f32, name="x")
+    heads = ops.reshape(x, ops.constant(np.array([1, 8, 4, 4], np.int64)), special_zero=False)
+    q = ops.transpose(heads, ops.constant(np.array([0, 2, 1, 3], np.int64)))
+    scores = ops.softmax(ops.matmul(q, q, False, True), -1)
+    back = ops.transpose(ops.matmul(scores, q, False, False),
+                         ops.constant(np.array([0, 2, 1, 3], np.int64)))
+    merged = ops.reshape(back, ops.constant(np.array([8, 16], np.int64)), special_zero=False)
+    return _save(ov.Model([merged], [x], "attention"), path)
+
+
+def _attention_numpy(x: np.ndarray) -> np.ndarray:
+    b, s, _ = x.shape
+    q = x.reshape(b, s, 4, 4).transpose(0, 2, 1, 3)
+    e = np.exp(q @ q.transpose(0, 1, 3, 2) - (q @ q.transpose(0, 1, 3, 2)).max(-1, keepdims=True))
+    out = (e / e.sum(-1, keepdims=True)) @ q
+    return out.transpose(0, 2, 1, 3).reshape(b * s, 16)
+
+
+FIXABLE = [
+    pytest.param(_flatten, "x=[2,3,4,4]", ["Reshape"], id="flatten-1-minus1-batch-2"),
+    pytest.param(_flatten, "x=[3,3,4,4]", ["Reshape"], id="flatten-1-minus1-batch-3"),
+    pytest.param(_view, "x=[5,6,4]", ["Reshape"], id="view-batch-baked-in"),
+    pytest.param(_attention, "x=[1,5,16]", ["Reshape", "Reshape"], id="attention-sequence-5"),
+    pytest.param(_attention, "x=[1,12,16]", ["Reshape", "Reshape"], id="attention-sequence-12"),
+]
+
+
+@pytest.mark.parametrize(("build", "shape", "fixed"), FIXABLE)
+def test_fix_makes_a_constant_reshape_target_reshapeable(build, shape, fixed, tmp_path,
+                                                          capsys):
+    xml = build(tmp_path / "m.xml")
+    name, _, text = shape.partition("=")
+    with pytest.raises(RuntimeError):  # openvino refuses it as it is
+        CORE.read_model(str(xml)).reshape({name: ov.PartialShape(text)})
+    out = tmp_path / "out.xml"
+    assert main(["reshape", str(xml), "--shape", shape, "-o", str(out)]) == 1
+    assert not out.exists() and "--fix rewrites it" in capsys.readouterr().out
+    assert main(["reshape", str(xml), "--shape", shape, "-o", str(out), "--fix",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [f["type"] for f in doc["fixes"]] == fixed
+    assert all(f["before"] != f["after"] for f in doc["fixes"])
+    report = check(read_ir(out))
+    assert report.ok
+    # openvino reads OUT at the new shapes, and reshapes it back to the original shapes
+    fixed_model = CORE.read_model(str(out))
+    assert str(fixed_model.input(0).get_partial_shape()) == text
+    _compare_declared(out, fixed_model)
+    original = CORE.read_model(str(xml))
+    fixed_model.reshape({name: original.input(0).get_partial_shape()})
+    feeds = _inputs(original, {name: list(original.input(0).get_shape())},
+                    np.random.default_rng(SEED))
+    _same_outputs(_outputs(fixed_model, feeds), _outputs(original, feeds))
+    # at the new shape it computes what the model means: per sample, or by NumPy
+    run = _run_sizes_fixed(text)
+    x = np.random.default_rng(SEED + 1).standard_normal(run).astype(np.float32)
+    got = _outputs(CORE.read_model(str(out)), {name: x})[0]
+    if build is _attention:
+        want = _attention_numpy(x)
+    else:
+        parts = [_outputs(original, {name: x[i:i + 1] if build is _flatten else
+                                     np.concatenate([x[i:i + 1], x[i:i + 1]])})[0][:1]
+                 for i in range(run[0])]
+        want = np.concatenate(parts)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def _run_sizes_fixed(text: str) -> list[int]:
+    shape = PartialShape.parse(text)
+    return [d.lo if d.is_static else min(max(3, d.lo), d.hi) for d in shape.dims]
+
+
+def test_fix_on_a_model_that_needs_nothing_changes_nothing(tmp_path, capsys):
+    src = ROOT / "ir_samples" / "mixed_ops.xml"
+    first, second = tmp_path / "a.xml", tmp_path / "b.xml"
+    assert main(["reshape", str(src), "--shape", "x=[?,3,8]", "--fix", "-o", str(first),
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["fixes"] == [] and doc["changed"]
+    assert main(["reshape", str(first), "--fix", "-o", str(second), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert not doc["modified"] and doc["fixes"] == [] and doc["changed"] == []
+    assert filecmp.cmp(first, second, shallow=False)
+    assert filecmp.cmp(first.with_suffix(".bin"), second.with_suffix(".bin"), shallow=False)
+    before = first.read_bytes()
+    assert main(["reshape", str(first), "--fix", "--in-place"]) == 0
+    assert first.read_bytes() == before
+
+
+@pytest.mark.parametrize("name", ["wrong_gather_nd5_bd2_one_dim",
+                                  "wrong_gather_nd8_bd3_v5_layout", "wrong_mixed_ops_nd8_dim"])
+def test_reshape_without_shapes_repairs_the_mismatched_dims(name, tmp_path, capsys):
+    src = ROOT / "ir_samples" / f"{name}.xml"
+    assert not check(read_ir(src)).ok
+    out = tmp_path / "out.xml"
+    assert main(["reshape", str(src), "-o", str(out)]) == 0
+    assert "changed; wrote" in capsys.readouterr().out
+    assert check(read_ir(out)).ok
+    _compare_declared(out, CORE.read_model(str(src)))
+
+
+def test_dry_run_lists_and_writes_nothing_and_in_place_is_required(tmp_path, capsys):
+    src = tmp_path / "m.xml"
+    _view(src)
+    stamp = src.read_bytes()
+    assert main(["reshape", str(src), "--shape", "x[5,6,4]", "--fix", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "fix: Reshape" in out and "nothing written (--dry-run)" in out
+    assert src.read_bytes() == stamp and sorted(p.name for p in tmp_path.iterdir()) == [
+        "m.bin", "m.xml"]
+    assert main(["reshape", str(src), "--shape", "x=[5,6,4]", "-o", str(src)]) == 2
+    assert "--in-place" in capsys.readouterr().err
+    assert main(["reshape", str(src), "--shape", "nope=[1]", "-o", str(tmp_path / "o.xml")]) == 2
+
+
+def test_api_reshape_returns_what_changed_and_leaves_a_blocked_graph_alone(tmp_path):
+    xml = _flatten(tmp_path / "m.xml")
+    G = read_ir(xml)
+    snapshot = {n: [p["dims"] for p in a["outputs"]] for n, a in G.nodes(data=True)}
+    with pytest.raises(errors.ReshapeError) as err:
+        reshape(G, {"x": "[2,3,4,4]"})
+    assert err.value.blockers[0]["type"] == "Add" and "hint" in err.value.blockers[0]
+    assert {n: [p["dims"] for p in a["outputs"]] for n, a in G.nodes(data=True)} == snapshot
+    result = reshape(G, {"x": "[2,3,4,4]"}, fix=True)
+    assert result.modified and [f["after"] for f in result.fixes] == [
+        "target [0,-1], special_zero=true"]
+    assert {c["type"] for c in result.changed} >= {"Parameter", "Reshape", "Add"}
