@@ -34,6 +34,7 @@ _PUBLIC: dict[str, str] = {
     "PassResult": ".passes", "find_layers": ".rewrite", "add_layer": ".rewrite",
     "add_const": ".rewrite", "insert_after": ".rewrite", "replace_layer": ".rewrite",
     "remove_layer": ".rewrite", "reinfer": ".rewrite",
+    "reshape": ".reshape", "ReshapeResult": ".reshape",
     # OpenVINO in memory
     "from_openvino": ".interop", "to_openvino": ".interop", "load_model": ".interop",
     # shapes
@@ -68,6 +69,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         IRError,
         IRStructureError,
         OvgatherError,
+        ReshapeError,
         ShapeError,
         ShapeInferenceError,
         ShapeParseError,
@@ -85,6 +87,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         onnx_gather_nd_shape,
     )
     from .passes import ConvertGatherND, Pass, PassResult, convert_gather_nd  # noqa: F401
+    from .reshape import ReshapeResult, reshape  # noqa: F401
     from .rewrite import (  # noqa: F401
         add_const,
         add_layer,

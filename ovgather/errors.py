@@ -40,6 +40,7 @@ __all__ = [
     "IndexRangeError",
     "UnsupportedOpError",
     "RewriteError",
+    "ReshapeError",
     "OutputError",
     "UsageError",
     "RuntimeBridgeError",
@@ -152,6 +153,18 @@ class UnsupportedOpError(OvgatherError):
 
 class RewriteError(OvgatherError):
     """A graph rewrite that cannot be applied to this graph."""
+
+
+class ReshapeError(RewriteError):
+    """New input shapes that a layer's rule rejects (the model cannot be reshaped).
+
+    ``blockers`` lists every such layer (``id``, ``name``, ``type``, ``line``, ``why``;
+    ``hint`` when ``--fix`` knows a rewrite upstream), the first of them in the message.
+    """
+
+    def __init__(self, message: str, blockers: list | None = None, **where) -> None:
+        super().__init__(message, **where)
+        self.blockers = list(blockers or [])
 
 
 class OutputError(OvgatherError):

@@ -1,7 +1,7 @@
 """The ``ovgather`` command line: the only place that prints and picks exit codes.
 
 Each subcommand lives in its own module (``check.py`` holds check and infer,
-``convert.py``, ``validate.py``, ``explain.py``, ``extract.py``, ``show.py``) and
+``convert.py``, ``reshape.py``, ``validate.py``, ``explain.py``, ``extract.py``, ``show.py``) and
 registers itself through ``add_parsers(sub)``, which sets each subparser's handler
 ``args.run(args) -> int``. This module turns every ``OvgatherError``
 into one ``error:`` line and exit code 2; ``--debug`` (anywhere on the command line)
@@ -60,7 +60,7 @@ stderr). Every subcommand takes --json (one JSON document on stdout) and --debug
 
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
-    from . import check, convert, explain, extract, show, validate
+    from . import check, convert, explain, extract, reshape, show, validate
 
     parser = _Parser(prog="ovgather", epilog=EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 help="the subcommand to run",
                                 title="commands (ovgather COMMAND --help for each)")
     sub.required = True
-    for module in (check, convert, validate, explain, extract, show):
+    for module in (check, convert, reshape, validate, explain, extract, show):
         module.add_parsers(sub)
     return parser
 

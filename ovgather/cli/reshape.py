@@ -1,0 +1,142 @@
+"""``ovgather reshape MODEL.xml [--shape NAME=SHAPE …] (-o OUT.xml | --in-place | --dry-run)``.
+
+Applies new input shapes (``--shape``, parsed as ``check --shape`` parses it), re-infers
+every layer and writes an IR whose Parameter shapes and declared port dims are the
+inferred ones (reshape.py). With no ``--shape`` it repairs the dims ``check`` reports as
+``mismatch``. A layer that rejects the new shapes blocks the reshape: it is named, the
+exit code is 1 and nothing is written; ``--fix`` first rewrites the usual blockers
+(hard-coded Reshape and Broadcast targets). ``--dry-run`` lists what would change and
+writes nothing. Writes are atomic and never replace the input without ``--in-place``
+(docs/cli.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import ReshapeError, UsageError
+from .models import add_model_argument, load
+from .output import Progress, error, print_json, say
+
+__all__ = ["add_parsers", "run"]
+
+EXIT_OK, EXIT_PROBLEM = 0, 1
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Register ``reshape`` on ``sub``."""
+    p = sub.add_parser("reshape", help="write an IR with new input shapes (or repaired dims)",
+                       description="Set new input shapes, re-infer every layer and write an "
+                       "IR whose every declared dim is the inferred one; with no --shape, "
+                       "repair the declared dims that check reports as mismatch.")
+    add_model_argument(p, onnx=False)
+    p.add_argument("--shape", action="append", default=[], metavar="NAME=SHAPE",
+                   help="a new Parameter shape, as for check: NAME=SHAPE or NAME[SHAPE] "
+                   "(data[1,?,4], ids[1..8,3]); several separated by commas or repeated")
+    p.add_argument("-o", "--output", metavar="OUT.xml",
+                   help="the IR to write (OUT.bin goes beside it)")
+    p.add_argument("--in-place", action="store_true",
+                   help="replace MODEL itself (atomically); without -o, OUT is MODEL")
+    p.add_argument("--fix", action="store_true",
+                   help="when a layer blocks the reshape, rewrite the usual culprits "
+                   "upstream (a Reshape or Broadcast whose constant target hard-codes a "
+                   "size that now varies) and list each fix")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list what would change (and the fixes) but write nothing")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON document on stdout (see docs/json.md)")
+    p.set_defaults(run=run)
+
+
+def _output(args: argparse.Namespace) -> str | None:
+    """The path to write (None for --dry-run), after the checks that keep MODEL safe."""
+    from ..atomic import clashes_with_model
+
+    if args.output is None and not (args.in_place or args.dry_run):
+        raise UsageError("reshape needs -o OUT.xml, --in-place or --dry-run")
+    out = Path(args.output if args.output is not None else args.model)
+    if out.suffix.lower() != ".xml":
+        raise UsageError(f"OUT must be an .xml path (its .bin goes beside it), but got '{out}'")
+    clash = clashes_with_model([out, out.with_suffix(".bin")], args.model)
+    if clash is not None and not args.in_place and not args.dry_run:
+        raise UsageError(f"OUT '{out}' would overwrite the input model ('{clash}' is one of "
+                         "its files); pass --in-place to replace it")
+    return None if args.dry_run else str(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Reshape and write; exit 0, or 1 with nothing written when a layer blocks it."""
+    from ..ir import write_ir
+    from ..reshape import reshape
+    from .check import parse_shape_options
+
+    if args.model.lower().endswith(".onnx"):
+        raise UsageError("reshape takes an IR .xml: save the .onnx model as an IR first "
+                         "(openvino.save_model), or give its shapes to check/infer --shape",
+                         file=args.model)
+    out = _output(args)
+    shapes = parse_shape_options(args.shape)
+    with Progress(3, unit="step") as bar:
+        G = load(args.model, bar, args.debug, ir_only=True)
+        bar.update()
+        bar.describe(f"reshaping {G.number_of_nodes():,} layers")
+        try:
+            result = reshape(G, shapes, fix=args.fix)
+        except ReshapeError as err:
+            err.located(file=args.model)
+            return _blocked(args, shapes, err)
+        bar.update()
+        # -o always gives OUT; --in-place leaves an unchanged model's files alone
+        written = out if result.modified or not args.in_place else None
+        if written is not None:
+            bar.describe(f"writing {os.path.basename(written)}")
+            write_ir(G, written)
+        bar.update()
+    if args.json:
+        print_json(_doc(args, shapes, written, result.changed, result.fixes, [],
+                        result.report.summary))
+    else:
+        _print_human(args, result, written)
+    return EXIT_OK
+
+
+def _doc(args, shapes, written, changed, fixes, blocked, summary) -> dict[str, Any]:
+    return {"path": args.model, "output": written, "shapes": shapes,
+            "dry_run": bool(args.dry_run), "modified": bool(changed or fixes),
+            "fixes": fixes, "changed": changed, "blocked": blocked, "summary": summary}
+
+
+def _blocked(args: argparse.Namespace, shapes: dict[str, str], err: ReshapeError) -> int:
+    if args.json:
+        print_json(_doc(args, shapes, None, [], [], err.blockers, None))
+    else:
+        for row in err.blockers:
+            line = f"line {row['line']}, " if row.get("line") is not None else ""
+            say(f"blocked: {row['type']} '{row['name']}' ({line}id {row['id']}): {row['why']}")
+            if "hint" in row:
+                say(f"  hint: {row['hint']}")
+    error(f"{err}; nothing was written")
+    return EXIT_PROBLEM
+
+
+def _print_human(args: argparse.Namespace, result: Any, written: str | None) -> None:
+    for fx in result.fixes:
+        line = f"line {fx['line']}, " if fx.get("line") is not None else ""
+        say(f"fix: {fx['type']} '{fx['name']}' ({line}id {fx['id']}): {fx['before']} -> "
+            f"{fx['after']}")
+    for row in result.changed:
+        if row["type"] == "Parameter":
+            say(f"input {row['name']}: {row['before']} -> {row['after']}")
+    layers = len({row["id"] for row in result.changed})
+    what = (f"{len(result.changed)} output port(s) of {layers} layer(s) changed"
+            + (f", {len(result.fixes)} fix(es)" if result.fixes else ""))
+    if not result.modified:
+        what = (f"{args.model}: nothing to change (every declared dim already is the "
+                "inferred one)")
+    if written is None:
+        say(f"{what}; nothing written" + (" (--dry-run)" if args.dry_run else ""))
+    else:
+        say(f"{what}; wrote {written}")
