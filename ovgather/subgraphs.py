@@ -81,9 +81,11 @@ def read_bodies(reader: Any, layers: Any) -> list[dict[str, Any]]:
         node["bodies"], node["port_maps"] = bodies, port_maps
         if node["type"] != "If":
             node["back_edges"] = back_edges
-        used = {id(el.find(tag)) for tag in _TAGS}
+        # the elements themselves are kept: lxml makes one proxy per element only while a
+        # reference to it lives, so an id() of a dropped proxy can come back for another
+        used = [found_el for tag in _TAGS if (found_el := el.find(tag)) is not None]
         extra = [_rt_text(child) for child in el
-                 if child.tag not in _PLAIN and id(child) not in used]
+                 if child.tag not in _PLAIN and not any(child is u for u in used)]
         if extra:
             node["extra_xml"] = extra
         else:

@@ -73,6 +73,8 @@ def bench_processes(xml: Path, repeat: int) -> dict[str, float]:
 
 _PHASES = """
 import gc, time
+import networkx  # read_ir's graph type: imported before the clock starts, as numpy is
+import numpy
 from ovgather.ir import read_ir
 from ovgather.infer import check
 gc.collect()
@@ -102,6 +104,25 @@ def _layers(xml: Path) -> int:
     return sum(1 for line in xml.open() if "<layer " in line)
 
 
+def _installed_package() -> str:
+    """Where the console script's Python finds ovgather; a warning when that is a source
+    tree (an editable install recompiles every module in each process when bytecode is
+    not written, which a user's ``pip install .`` never does)."""
+    where = subprocess.run([str(Path(console_script()).with_name("python")), "-c",
+                            "import ovgather, os; print(os.path.dirname(ovgather.__file__))"],
+                           capture_output=True, text=True, cwd=tempfile.gettempdir()
+                           ).stdout.strip()
+    if "site-packages" not in where:
+        print(f"warning: ovgather runs from {where}, not an installed copy: figures include "
+              "what a user's install does not pay (pip install . in a fresh venv)",
+              file=sys.stderr)
+    return where
+
+
+def _spread(values: list[float]) -> str:
+    return f"{(max(values) / min(values) - 1) * 100:.0f}%" if values else "n/a"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,20000,100000")
@@ -113,8 +134,8 @@ def main() -> None:
     import openvino as ov
     from gen_models import big_ir
 
-    print(f"openvino {ov.__version__}; ovgather: {console_script()}; paired alternating "
-          f"processes, medians of {args.repeat}")
+    print(f"openvino {ov.__version__}; ovgather: {console_script()} "
+          f"({_installed_package()}); paired alternating processes, medians of {args.repeat}")
     with tempfile.TemporaryDirectory() as tmp:
         files = [Path(m).resolve() for m in args.model]
         for n in [int(s) for s in args.sizes.split(",") if s]:
@@ -124,17 +145,23 @@ def main() -> None:
         print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         for xml in files:
             r = bench_processes(xml, args.repeat)
-            print(f"| {xml.name} | {_layers(xml)} | {r['check_s']:.2f} s | "
+            name = xml.name if xml.parent == Path(tmp) else f"{xml.parent.name}/{xml.name}"
+            print(f"| {name} | {_layers(xml)} | {r['check_s']:.2f} s | "
                   f"{r['read_model_s']:.2f} s | {r['ratio']:.2f}x | {r['check_mib']:.0f} MiB | "
                   f"{r['read_model_mib']:.0f} MiB |", flush=True)
         sizes = [int(s) for s in args.scaling.split(",") if s]
         if sizes:
             print("\n| layers | read_ir ms / 1k layers | check ms / 1k layers |")
             print("| ---: | ---: | ---: |")
+            reads, checks = [], []
             for n in sizes:
                 xml = big_ir(n, Path(tmp) / f"scale_{n}.xml")
                 layers, read_ms, check_ms = bench_scaling(xml, max(3, args.repeat // 2))
+                reads.append(read_ms)
+                checks.append(check_ms)
                 print(f"| {layers} | {read_ms:.1f} | {check_ms:.1f} |", flush=True)
+            print(f"\nspread (largest / smallest - 1): read_ir {_spread(reads)}, "
+                  f"check {_spread(checks)}")
 
 
 if __name__ == "__main__":
