@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import ReshapeError, UsageError
 from .models import add_model_argument, load
-from .output import Progress, error, print_json, say
+from .output import Progress, print_json, say, say_record
 
 __all__ = ["add_parsers", "run"]
 
@@ -118,7 +118,9 @@ def _blocked(args: argparse.Namespace, shapes: dict[str, str], err: ReshapeError
             say(f"blocked: {row['type']} '{row['name']}' ({line}id {row['id']}): {row['why']}")
             if "hint" in row:
                 say(f"  hint: {row['hint']}")
-    error(f"{err}; nothing was written")
+        # a model problem (exit 1), as check's invalid layers: stdout, not an error line
+        say_record(f"{args.model}: cannot be reshaped: {len(err.blockers)} layer(s) block "
+                   "it; nothing written")
     return EXIT_PROBLEM
 
 
