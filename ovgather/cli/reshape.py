@@ -129,9 +129,13 @@ def _print_human(args: argparse.Namespace, result: Any, written: str | None) -> 
         line = f"line {fx['line']}, " if fx.get("line") is not None else ""
         say(f"fix: {fx['type']} '{fx['name']}' ({line}id {fx['id']}): {fx['before']} -> "
             f"{fx['after']}")
+    repair = not args.shape  # then each rewritten dim is news; after new shapes, the inputs
     for row in result.changed:
         if row["type"] == "Parameter":
             say(f"input {row['name']}: {row['before']} -> {row['after']}")
+        elif repair:
+            say(f"dims {row['type']} '{row['name']}' (id {row['id']}): {row['before']} -> "
+                f"{row['after']}")
     layers = len({row["id"] for row in result.changed})
     what = (f"{len(result.changed)} output port(s) of {layers} layer(s) changed"
             + (f", {len(result.fixes)} fix(es)" if result.fixes else ""))
