@@ -86,3 +86,18 @@ def ov_param(shape: str, etype=ov.Type.f32):
     import openvino.opset1 as ov1
 
     return ov1.parameter(ov.PartialShape(shape), etype)
+
+
+def window_interval(rng, kernel: int, dilation: int, pads: int) -> str:
+    """An interval spatial dim for a window op whose lower bound lies a little below, at or
+    a little above the smallest size that fits the dilated kernel after ``pads``: the ends
+    where OpenVINO's interval arithmetic clamps, floors and checks. The upper end is
+    bounded or not; sometimes the dim is ``..hi`` (no lower bound) or exactly the edge."""
+    need = max((kernel - 1) * dilation + 1 - pads, 0)
+    lo = max(0, need + rng.choice((-3, -2, -1, -1, 0, 0, 1, 2)))
+    pick = rng.random()
+    if pick < 0.1:
+        return str(lo)
+    if pick < 0.2:
+        return f"..{lo + rng.randint(0, 9)}"
+    return f"{lo}..{lo + rng.randint(0, 12)}" if pick < 0.75 else f"{lo}.."

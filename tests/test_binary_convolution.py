@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import openvino as ov
 import openvino.opset1 as ov1
-from op_diff import Case, agree_with_openvino, ints, ov_param, tensor
+from op_diff import Case, agree_with_openvino, ints, ov_param, tensor, window_interval
 from ov_oracle import random_dim, random_shape
 
 from ovgather.ops.convolution import PAD_MODES
@@ -39,3 +39,28 @@ def binary_convolution_case(rng) -> Case:
 
 def test_binary_convolution_infers_what_openvino_infers():
     agree_with_openvino("binary_convolution", binary_convolution_case, 1500)
+
+
+def interval_binary_case(rng) -> Case:
+    """Data dims whose lower bounds sit below, at and above the padded dilated kernel."""
+    n = rng.choice((1, 2, 3))
+    kernel = [rng.randint(1, 4) for _ in range(n)]
+    strides = [rng.randint(1, 3) for _ in range(n)]
+    dilations = [rng.randint(1, 3) for _ in range(n)]
+    pb, pe = [rng.randint(0, 2) for _ in range(n)], [rng.randint(0, 2) for _ in range(n)]
+    mode = rng.choice(PAD_MODES)
+    pads = [0 if mode == "valid" else b + e for b, e in zip(pb, pe, strict=True)]
+    dims = [window_interval(rng, k, d, p) for k, d, p in zip(kernel, dilations, pads, strict=True)]
+    data = "[" + ",".join(["?", "3"] + dims) + "]"
+    filters = "[" + ",".join(["5", "3"] + [str(k) for k in kernel]) + "]"
+    attrs = {"strides": ints(strides), "dilations": ints(dilations), "pads_begin": ints(pb),
+             "pads_end": ints(pe), "auto_pad": mode, "mode": "xnor-popcount", "pad_value": "0"}
+    return Case(lambda: ov1.binary_convolution(
+        ov_param(data), ov_param(filters, ov.Type.u1), strides, pb, pe, dilations,
+        "xnor-popcount", 0.0, mode),
+        "BinaryConvolution", 1, [tensor(data), tensor(filters, "u1")], attrs,
+        label=f"{data} {filters} {attrs}")
+
+
+def test_interval_dims_around_the_dilated_kernel_infer_what_openvino_infers():
+    agree_with_openvino("interval-binary_convolution", interval_binary_case, 600)

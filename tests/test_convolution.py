@@ -11,7 +11,7 @@ import numpy as np
 import openvino as ov
 import openvino.opset1 as ov1
 import pytest
-from op_diff import Case, agree_with_openvino, const, ints, ov_param, tensor
+from op_diff import Case, agree_with_openvino, const, ints, ov_param, tensor, window_interval
 from ov_oracle import random_dim
 
 from ovgather.ops.convolution import PAD_MODES
@@ -111,3 +111,54 @@ def backprop_case(rng, group: bool) -> Case:
                                                       "GroupConvolutionBackpropData-1"])
 def test_backprop_convolutions_infer_what_openvino_infers(group):
     agree_with_openvino(f"backprop{group}", backprop_case, CASES, group)
+
+
+def _interval_window(rng, n: int):
+    """Kernel sizes, strides, dilations, pads and a mode, and data dims whose lower
+    bounds sit below, at and above the dilated kernel after padding."""
+    kernel = [rng.randint(1, 4) for _ in range(n)]
+    strides = [rng.randint(1, 3) for _ in range(n)]
+    dilations = [rng.randint(1, 3) for _ in range(n)]
+    pb = [rng.choice((0, 0, 1, 2, -1)) for _ in range(n)]
+    pe = [rng.choice((0, 0, 1, 2, -1)) for _ in range(n)]
+    mode = rng.choice(PAD_MODES)
+    pads = [0 if mode == "valid" else b + e for b, e in zip(pb, pe, strict=True)]
+    dims = [window_interval(rng, k, d, p) for k, d, p in zip(kernel, dilations, pads,
+                                                             strict=True)]
+    return kernel, strides, dilations, pb, pe, mode, dims
+
+
+def interval_conv_case(rng, op: str) -> Case:
+    n = rng.choice((1, 2, 3))
+    kernel, strides, dilations, pb, pe, mode, dims = _interval_window(rng, n)
+    k = [str(x) for x in kernel]
+    data = "[" + ",".join([rng.choice(("1", "?", "2..3")), "4"] + dims) + "]"
+    filters = {"Convolution": ["6", "4"], "GroupConvolution": ["2", "3", "2"],
+               "ConvolutionBackpropData": ["4", "6"],
+               "GroupConvolutionBackpropData": ["2", "2", "3"]}[op] + k
+    filters = "[" + ",".join(filters) + "]"
+    attrs = {"strides": ints(strides), "dilations": ints(dilations), "pads_begin": ints(pb),
+             "pads_end": ints(pe), "auto_pad": mode}
+    if op.endswith("BackpropData"):
+        pb, pe = [abs(p) for p in pb], [abs(p) for p in pe]
+        attrs.update(pads_begin=ints(pb), pads_end=ints(pe), output_padding=ints([0] * n))
+    make = {"Convolution": lambda d, f: ov1.convolution(d, f, strides, pb, pe, dilations, mode),
+            "GroupConvolution": lambda d, f: ov1.group_convolution(d, f, strides, pb, pe,
+                                                                   dilations, mode),
+            "ConvolutionBackpropData": lambda d, f: ov1.convolution_backprop_data(
+                d, f, strides, None, pb, pe, dilations, mode),
+            "GroupConvolutionBackpropData": lambda d, f: ov1.group_convolution_backprop_data(
+                d, f, strides, None, pb, pe, dilations, mode)}[op]
+    return Case(lambda: make(ov_param(data), ov_param(filters)), op, 1,
+                [tensor(data), tensor(filters)], attrs, label=f"{op} {data} * {filters} {attrs}")
+
+
+WINDOW_OPS = ["Convolution", "GroupConvolution", "ConvolutionBackpropData",
+              "GroupConvolutionBackpropData"]
+
+
+@pytest.mark.parametrize("op", WINDOW_OPS)
+def test_interval_dims_around_the_dilated_kernel_infer_what_openvino_infers(op):
+    """Lower bounds below, at and above the padded dilated kernel: the clamp at 0, the
+    floor of the stride, the fit check (only for exact dims) must all be OpenVINO's."""
+    agree_with_openvino(f"interval-{op}", interval_conv_case, 600, op)

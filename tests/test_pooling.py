@@ -15,7 +15,7 @@ import openvino.opset8 as ov8
 import openvino.opset14 as ov14
 import openvino.opset16 as ov16
 import pytest
-from op_diff import Case, agree_with_openvino, const, ints, ov_param, tensor
+from op_diff import Case, agree_with_openvino, const, ints, ov_param, tensor, window_interval
 from ov_oracle import random_dim, random_shape
 
 from ovgather.ops.convolution import PAD_MODES
@@ -99,3 +99,43 @@ def adaptive_case(rng, op: str) -> Case:
 @pytest.mark.parametrize("op", ["AdaptiveAvgPool", "AdaptiveMaxPool"])
 def test_adaptive_poolings_infer_what_openvino_infers(op):
     agree_with_openvino(op, adaptive_case, 800, op)
+
+
+def interval_pool_case(rng, op: str, version: int) -> Case:
+    """Data dims whose lower bounds sit below, at and above the padded dilated kernel."""
+    n = rng.choice((1, 2, 3))
+    kernel = [rng.randint(1, 4) for _ in range(n)]
+    strides = [rng.randint(1, 3) for _ in range(n)]
+    dilated = (op == "MaxPool" and version >= 8) or version == 16
+    dilations = [rng.randint(1, 3) if dilated else 1 for _ in range(n)]
+    pb, pe = [rng.randint(0, 2) for _ in range(n)], [rng.randint(0, 2) for _ in range(n)]
+    mode, rounding = rng.choice(PAD_MODES), rng.choice(ROUNDING if version >= 14 else ROUNDING[:2])
+    pads = [0 if mode == "valid" else b + e for b, e in zip(pb, pe, strict=True)]
+    dims = [window_interval(rng, k, d, p) for k, d, p in zip(kernel, dilations, pads, strict=True)]
+    data = "[" + ",".join([rng.choice(("1", "?", "2..3")), "3"] + dims) + "]"
+    exclude = rng.random() < 0.5
+    o = OPSET[op, version]
+    attrs = {"strides": ints(strides), "pads_begin": ints(pb), "pads_end": ints(pe),
+             "kernel": ints(kernel), "rounding_type": rounding, "auto_pad": mode}
+    if dilated:
+        attrs["dilations"] = ints(dilations)
+    if op == "AvgPool":
+        attrs["exclude-pad"] = str(exclude).lower()
+
+    def build():
+        p = ov_param(data)
+        if op == "MaxPool" and version == 1:
+            return o.max_pool(p, strides, pb, pe, kernel, rounding, mode)
+        if op == "MaxPool":
+            return o.max_pool(p, strides, dilations, pb, pe, kernel, rounding, mode)
+        more = {"dilations": dilations} if version == 16 else {}
+        return o.avg_pool(p, strides, pb, pe, kernel, exclude, rounding, mode, **more)
+
+    return Case(build, op, version, [tensor(data)], attrs, label=f"{op}-{version} {data} {attrs}")
+
+
+@pytest.mark.parametrize("op,version", list(OPSET), ids=[f"{t}-{v}" for t, v in OPSET])
+def test_interval_dims_around_the_dilated_kernel_infer_what_openvino_infers(op, version):
+    """The clamp at 0, the floor or ceil of the stride, ceil_torch's last window and the
+    fit check (only for exact dims) at the edge where the kernel starts to fit."""
+    agree_with_openvino(f"interval-{op}{version}", interval_pool_case, 500, op, version)

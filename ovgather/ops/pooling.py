@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .convolution import ceil_div, floor_div, pad_mode, value_dims
+from .convolution import ceil_div, computed_shape_bounds, floor_div, pad_mode, value_dims
 from .spec import Attrs, Trace, specs_of
 from .values import Tensor
 
@@ -170,6 +170,7 @@ def adaptive_shape(data: PartialShape, sizes: Tensor) -> PartialShape:
     if given is not None and (len(given) != 1 or not given[0].compatible(Dimension.static(n))):
         raise ShapeInferenceError(
             f"the output shape input must hold the {n} spatial dims, but got {sizes.shape}")
+    computed_shape_bounds(sizes, "the output shape input")
     spatial = value_dims(sizes)
     if spatial is None:
         return PartialShape.of(dims[:2] + (DYNAMIC,) * n)

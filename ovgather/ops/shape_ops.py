@@ -19,6 +19,7 @@ from .._lazy import numpy as np
 
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
+from .convolution import computed_shape_bounds
 from .elementwise import broadcast_shapes
 from .spec import Attrs, Rule, Trace, specs_of
 from .values import (
@@ -302,6 +303,7 @@ def _broadcast(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> li
     t = ins[0]
     mode = data.text("mode", "numpy").lower()
     target = _target_bounds(ins[1], "the Broadcast target shape")
+    computed_shape_bounds(ins[1], "the Broadcast target shape")
     if target is None:
         return [Tensor(PartialShape.dynamic(), t.etype)]
     if ins[1].parts is not None and isinstance(target, int):
@@ -347,6 +349,7 @@ def _tile(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Te
     t = ins[0]
     dims = t.shape.dims
     reps = _target_bounds(ins[1], "the Tile repeats")
+    computed_shape_bounds(ins[1], "the Tile repeats")
     if dims is None or reps is None:
         return [Tensor(PartialShape.dynamic(), t.etype)]
     if isinstance(reps, int):
