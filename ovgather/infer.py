@@ -202,13 +202,19 @@ def _check_layers(G, shapes, nodes, append, **walk) -> None:
     """``walk``: ``params`` and ``nested`` as :func:`_walk` takes them (bodies)."""
     for node, status, tensors, message in _walk(G, shapes, **walk):
         attrs = nodes[node]
-        declared = [p["dims"] for p in attrs["outputs"]]
-        inferred = [t.shape for t in tensors]
-        if status == "ok":
-            for d, s in zip(declared, inferred, strict=False):
-                if not _dims_fit(d, s):
-                    status, message = _compare(declared, inferred, attrs)
-                    break
+        outputs = attrs["outputs"]
+        if len(outputs) == 1 and len(tensors) == 1:  # the usual layer
+            declared, inferred = [outputs[0]["dims"]], [tensors[0].shape]
+            if status == "ok" and not _dims_fit(declared[0], inferred[0]):
+                status, message = _compare(declared, inferred, attrs)
+        else:
+            declared = [p["dims"] for p in outputs]
+            inferred = [t.shape for t in tensors]
+            if status == "ok":
+                for d, s in zip(declared, inferred, strict=False):
+                    if not _dims_fit(d, s):
+                        status, message = _compare(declared, inferred, attrs)
+                        break
         append(LayerResult(node, attrs["name"], attrs["type"], attrs.get("version"), status,
                            declared, inferred, attrs.get("line"), message))
 
@@ -334,8 +340,12 @@ def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
                 message = (f"the layer declares {len(outputs)} output ports, but the op "
                            f"has {len(tensors)}")
                 tensors = tensors + fallback[len(tensors):]
-        produced[node] = {p["id"]: t for p, t in zip(outputs, tensors, strict=False)}
-        yield node, status, tensors[:len(outputs)], message
+        if len(outputs) == 1:  # the usual layer: no comprehension, no slice
+            produced[node] = {outputs[0]["id"]: tensors[0]}
+            yield node, status, tensors if len(tensors) == 1 else tensors[:1], message
+        else:
+            produced[node] = {p["id"]: t for p, t in zip(outputs, tensors, strict=False)}
+            yield node, status, tensors[:len(outputs)], message
 
 
 def _topological_order(G: nx.MultiDiGraph) -> list[str]:
