@@ -35,7 +35,7 @@ import networkx as nx
 from .errors import IRStructureError, OutputError, ShapeInferenceError
 
 __all__ = ["BODIES", "read_bodies", "body_lines", "Body", "bodies_of", "share_source",
-           "fix_big_lines", "infer_nested"]
+           "fix_big_lines", "infer_nested", "locate", "walk_bodies", "body_size"]
 
 #: The op types that hold bodies, and the bodies and port maps each one has.
 BODIES = {"TensorIterator": (("body", "port_map"),),
@@ -81,9 +81,11 @@ def read_bodies(reader: Any, layers: Any) -> list[dict[str, Any]]:
         node["bodies"], node["port_maps"] = bodies, port_maps
         if node["type"] != "If":
             node["back_edges"] = back_edges
-        used = {id(el.find(tag)) for tag in _TAGS}
+        # the elements themselves, not their id(): an lxml proxy that is no longer
+        # referenced is freed, and its id may come back on another element
+        used = [kept for tag in _TAGS if (kept := el.find(tag)) is not None]
         extra = [_rt_text(child) for child in el
-                 if child.tag not in _PLAIN and id(child) not in used]
+                 if child.tag not in _PLAIN and not any(child is u for u in used)]
         if extra:
             node["extra_xml"] = extra
         else:
@@ -208,6 +210,40 @@ def bodies_of(G: nx.MultiDiGraph) -> list[tuple[str, str, nx.MultiDiGraph]]:
     """``(layer id, body name, body graph)`` of every body directly in ``G``."""
     return [(n, name, body) for n, attrs in G._node.items()
             for name, body in (attrs.get("bodies") or {}).items()]
+
+
+def walk_bodies(G: nx.MultiDiGraph, id_path: str = "", name_path: str = ""
+                ) -> list[tuple[str, str, str, nx.MultiDiGraph]]:
+    """``(id prefix, name prefix, owner type, body graph)`` of every body at any depth,
+    outer bodies first; a body layer's path id is its prefix plus its id (``4/body/``
+    + ``6``), its path name the prefix plus its name, as ``check`` lists them."""
+    found = []
+    for n, name, body in bodies_of(G):
+        attrs = G._node[n]
+        ids, names = f"{id_path}{n}/{name}/", f"{name_path}{attrs['name']}/{name}/"
+        found.append((ids, names, attrs["type"], body))
+        found += walk_bodies(body, ids, names)
+    return found
+
+
+def locate(G: nx.MultiDiGraph, path: str) -> tuple[nx.MultiDiGraph, str] | None:
+    """The graph holding the layer with path id ``path`` (``4/body/6``, or a plain
+    top-level id) and its id there; None when no layer has that path."""
+    parts = str(path).split("/")
+    while len(parts) >= 3:
+        bodies = (G._node.get(parts[0]) or {}).get("bodies") or {}
+        if parts[1] not in bodies:
+            return None
+        G, parts = bodies[parts[1]], parts[2:]
+    if len(parts) != 1 or parts[0] not in G._node:
+        return None
+    return G, parts[0]
+
+
+def body_size(attrs: dict[str, Any]) -> int:
+    """How many layers a layer's bodies hold, at any depth (0 without bodies)."""
+    return sum(body.number_of_nodes() + sum(body_size(a) for a in body._node.values())
+               for body in (attrs.get("bodies") or {}).values())
 
 
 def share_source(G: nx.MultiDiGraph) -> None:
