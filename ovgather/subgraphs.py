@@ -35,7 +35,8 @@ import networkx as nx
 from .errors import IRStructureError, OutputError, ShapeInferenceError
 
 __all__ = ["BODIES", "read_bodies", "body_lines", "Body", "bodies_of", "share_source",
-           "fix_big_lines", "infer_nested", "locate", "walk_bodies", "body_size"]
+           "fix_big_lines", "infer_nested", "locate", "walk_bodies", "body_size", "body_layers",
+           "inside_words"]
 
 #: The op types that hold bodies, and the bodies and port maps each one has.
 BODIES = {"TensorIterator": (("body", "port_map"),),
@@ -224,6 +225,20 @@ def walk_bodies(G: nx.MultiDiGraph, id_path: str = "", name_path: str = ""
         found.append((ids, names, attrs["type"], body))
         found += walk_bodies(body, ids, names)
     return found
+
+
+def body_layers(G: nx.MultiDiGraph) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """``(path id, path name, owner type, node attributes)`` of every layer inside a
+    body, at any depth, body by body (``owner type``: the TensorIterator, Loop or If
+    whose body holds the layer directly)."""
+    return [(ids + n, names + attrs["name"], owner, attrs)
+            for ids, names, owner, body in walk_bodies(G) for n, attrs in body._node.items()]
+
+
+def inside_words(owner: str) -> str:
+    """``inside a Loop body`` / ``inside an If branch``: where a body layer sits, in the
+    words the commands use when they cannot work on it."""
+    return "inside an If branch" if owner == "If" else f"inside a {owner} body"
 
 
 def locate(G: nx.MultiDiGraph, path: str) -> tuple[nx.MultiDiGraph, str] | None:
