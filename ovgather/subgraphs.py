@@ -36,7 +36,7 @@ from .errors import IRStructureError, OutputError, ShapeInferenceError
 
 __all__ = ["BODIES", "read_bodies", "body_lines", "Body", "bodies_of", "share_source",
            "fix_big_lines", "infer_nested", "locate", "walk_bodies", "body_size", "body_layers",
-           "inside_words"]
+           "inside_words", "body_runs"]
 
 #: The op types that hold bodies, and the bodies and port maps each one has.
 BODIES = {"TensorIterator": (("body", "port_map"),),
@@ -316,6 +316,27 @@ class _Results(dict):
                                   f"{key!r} is none")
 
 
+#: The id prefixes of the bodies being run, outermost first (nested bodies).
+_RUNNING: list[str] = []
+#: While :func:`body_runs` is active: path id prefix of a body -> (body graph, the
+#: tensors of its last run by node and port), as ``infer._walk`` fills ``produced``.
+_CAPTURED: dict[str, tuple[nx.MultiDiGraph, dict]] | None = None
+
+
+def body_runs(G: nx.MultiDiGraph, shapes: Any = None) -> tuple[Any, dict]:
+    """``check(G, shapes)`` and, per body (by its path id prefix, ``4/body/``), its graph
+    and the tensors its last run gave each layer: what ``explain`` shows for a body
+    layer, the very inputs ``check`` inferred it from."""
+    global _CAPTURED
+    from .infer import check
+
+    _CAPTURED = captured = {}
+    try:
+        return check(G, shapes=shapes), captured
+    finally:
+        _CAPTURED = None
+
+
 class Body:
     """One body of a layer, as the rules in ``ops/subgraph.py`` see it.
 
@@ -356,8 +377,14 @@ class Body:
         from .infer import _check_layers, _inputs
 
         G, produced, found, nested = self.G, {}, [], {}
-        _check_layers(G, None, G._node, found.append, params=params, produced=produced,
-                      nested=nested)
+        _RUNNING.append(self.id_path)
+        try:
+            _check_layers(G, None, G._node, found.append, params=params, produced=produced,
+                          nested=nested)
+        finally:
+            _RUNNING.pop()
+        if _CAPTURED is not None:  # explain wants the tensors this run gave each layer
+            _CAPTURED["".join(_RUNNING) + self.id_path] = (G, produced)
         layers = []
         for lr in found:
             for r in (lr, *nested.get(lr.id, ())):

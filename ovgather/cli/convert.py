@@ -119,7 +119,10 @@ def _print_human(args: argparse.Namespace, G: Any, changes: list[dict[str, Any]]
     if not changes:
         from ..rewrite import find_layers
 
-        found = len(find_layers(G, type="GatherND"))
+        from ..subgraphs import body_layers
+
+        found = len(find_layers(G, type="GatherND")) + sum(
+            attrs["type"] == "GatherND" for *_, attrs in body_layers(G))
         why = (f"its {found} GatherND layer(s) already are {args.to}" if found
                else "it has no GatherND layer")
         say(f"{args.model}: nothing to convert ({why}); nothing written")
