@@ -117,12 +117,9 @@ def _describe(entry: Any) -> str:
 
 def _print_human(args: argparse.Namespace, G: Any, changes: list[dict[str, Any]]) -> None:
     if not changes:
-        from ..rewrite import find_layers
+        from ..passes.convert_gather_nd import count_gather_nd
 
-        from ..subgraphs import body_layers
-
-        found = len(find_layers(G, type="GatherND")) + sum(
-            attrs["type"] == "GatherND" for *_, attrs in body_layers(G))
+        found = count_gather_nd(G)
         why = (f"its {found} GatherND layer(s) already are {args.to}" if found
                else "it has no GatherND layer")
         say(f"{args.model}: nothing to convert ({why}); nothing written")

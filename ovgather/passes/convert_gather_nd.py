@@ -38,7 +38,7 @@ from ..shapes import PartialShape
 from ..subgraphs import inside_words
 from .base import Pass, PassResult
 
-__all__ = ["ConvertGatherND", "convert_gather_nd"]
+__all__ = ["ConvertGatherND", "convert_gather_nd", "count_gather_nd"]
 
 _TARGETS = {"opset5": 5, "opset8": 8}
 _I64 = precision_of("i64")
@@ -134,6 +134,14 @@ def convert_gather_nd(G: nx.MultiDiGraph, to: str = "opset5") -> list[dict[str, 
     []
     """
     return ConvertGatherND(to).call(G).changes
+
+
+def count_gather_nd(G: nx.MultiDiGraph) -> int:
+    """How many GatherND layers ``G`` holds, those inside bodies included."""
+    from ..subgraphs import body_layers
+
+    return sum(t == "GatherND" for _, t in G.nodes(data="type")) + sum(
+        attrs["type"] == "GatherND" for *_, attrs in body_layers(G))
 
 
 def _body_todo(G: nx.MultiDiGraph, version: int) -> list[tuple]:
