@@ -223,9 +223,26 @@ def find_layer(G: nx.MultiDiGraph, name: str) -> str:
     if matches:
         raise UsageError(f"layer name '{name}' is not unique (ids {', '.join(matches)}); "
                          "give the layer id instead", file=where)
+    inner = _inside(G, name)
+    if inner is not None:
+        raise UsageError(inner, file=where)
     gathers = [G.nodes[n]["name"] for n in G if G.nodes[n]["type"] in gather_types()]
     hint = f"; gather layers: {', '.join(gathers[:12])}" if gathers else ""
     raise UsageError(f"no layer named '{name}'{hint}", file=where)
+
+
+def _inside(G: nx.MultiDiGraph, name: str) -> str | None:
+    """Why a body layer's path names no layer here: it sits in a body, and only the
+    layer holding the body can be cut out or drawn."""
+    from .subgraphs import body_layers, inside_words
+
+    for path_id, path_name, owner, _ in body_layers(G):
+        if name in (path_id, path_name):
+            top = path_id.split("/", 1)[0]
+            return (f"'{name}' is {inside_words(owner)}: this command works on top-level "
+                    f"layers only; name the {G.nodes[top]['type']} "
+                    f"'{G.nodes[top]['name']}' (id {top}) instead")
+    return None
 
 
 def _where(G: nx.MultiDiGraph) -> str | None:
@@ -283,13 +300,26 @@ def explain_layer(
     G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] | None = None
 ) -> Explanation:
     """Explain the gather layer named (or with id) ``layer`` of the model ``G``: its own
-    rule on the very inputs ``check`` gives it (``infer.input_tensors``)."""
+    rule on the very inputs ``check`` gives it (``infer.input_tensors``).
+
+    A gather inside a TensorIterator, Loop or If body is named by its path, as ``check``
+    lists it (``loop/body/gather`` or ``4/body/6``) and explained on the inputs the
+    body's last run gave it; the TensorIterator, Loop or If itself gets its rule in
+    words: how each input feeds the body, how each output is made of a body Result."""
     from .infer import input_tensors
 
-    node = find_layer(G, layer)
+    try:
+        node = find_layer(G, layer)
+    except UsageError:
+        inner = _explain_body_layer(G, layer, shapes)
+        if inner is None:
+            raise
+        return inner
     attrs = G.nodes[node]
     where = {"file": _where(G), "line": attrs.get("line"), "layer_name": attrs["name"],
              "layer_id": node}
+    if attrs.get("bodies"):
+        return _explain_bodies(G, node, shapes)
     if attrs["type"] not in gather_types():
         raise UsageError(f"explain works on gather layers ({', '.join(gather_types())}), but "
                          f"'{attrs['name']}' is a {attrs['type']}", **where)
@@ -305,6 +335,128 @@ def explain_layer(
     e.layer = _layer_info(G, node, check_rows(G, shapes).get(node, {}), spec)
     e.layer["declared_layout"] = _layout_of(e)
     return e
+
+
+def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] | None
+                        ) -> Explanation | None:
+    """The explanation of the body layer whose path is ``layer``, None when none is."""
+    from .infer import _inputs
+    from .subgraphs import body_layers, body_runs
+
+    rows = [r for r in body_layers(G) if layer in (r[0], r[1])]
+    if len(rows) != 1:
+        return None
+    path_id, path_name, _, attrs = rows[0]
+    where = {"file": _where(G), "line": attrs.get("line"), "layer_name": path_name,
+             "layer_id": path_id}
+    if attrs["type"] not in gather_types():
+        raise UsageError(f"explain works on gather layers ({', '.join(gather_types())}), but "
+                         f"'{path_name}' is a {attrs['type']}", **where)
+    try:
+        spec = registry.find(attrs["type"], attrs.get("version"))
+    except UnsupportedOpError as err:
+        raise err.located(**where) from None
+    report, runs = body_runs(G, shapes)
+    prefix, inner = path_id.rsplit("/", 1)
+    if prefix + "/" not in runs:
+        raise UsageError(f"the body holding '{path_name}' was not run (the layer holding it "
+                         "is invalid or unchecked: see ovgather check)", **where)
+    H, produced = runs[prefix + "/"]
+    ins = _inputs(H.nodes[inner], H._pred[inner], produced)
+    if len(ins) < 2:
+        raise UsageError(f"a {attrs['type']} layer needs data and indices inputs, but "
+                         f"'{path_name}' has {len(ins)}", **where)
+    e = explain_op(attrs["type"], ins, attrs.get("data"), spec.version)
+    row = next((lr.to_dict() for lr in report.layers if lr.id == path_id), {})
+    e.layer = {**_layer_info(H, inner, row, spec), "id": path_id, "name": path_name}
+    e.layer["declared_layout"] = _layout_of(e)
+    return e
+
+
+def _explain_bodies(G: nx.MultiDiGraph, node: str, shapes: dict[str, str] | None
+                    ) -> Explanation:
+    """A TensorIterator, Loop or If: its rule in words, one step per port map entry."""
+    from .infer import input_tensors
+
+    attrs = G.nodes[node]
+    op = attrs["type"]
+    ins = input_tensors(G, node, shapes)
+    row = check_rows(G, shapes).get(node, {})
+    try:
+        spec = registry.find(op, attrs.get("version"))
+    except UnsupportedOpError:
+        spec = None
+    e = Explanation(op, " ".join(str(t.shape) for t in ins), "", None, 0)
+    e.batch_dims = None  # type: ignore[assignment]
+    e.steps = _body_steps(attrs, ins)
+    for pos, text in enumerate(row.get("inferred") or []):
+        e.outputs[f"output {pos}"] = text
+    info = {"id": node, "name": attrs["name"], "type": op, "version": attrs.get("version"),
+            "op_version": None if spec is None else spec.version, "line": attrs.get("line"),
+            "declared": [str(PartialShape(p["dims"])) if p["dims"] else "[]"
+                         for p in attrs["outputs"]],
+            "status": row.get("status", "unchecked"), "inferred": row.get("inferred"),
+            "message": row.get("message") or None, "declared_layout": None}
+    e.layer = info
+    if row.get("status") == "invalid":
+        e.failed_rule = row.get("message")
+    return e
+
+
+def _body_steps(attrs: dict[str, Any], ins: list[Tensor]) -> list[Step]:
+    """How each port map entry ties the layer to its bodies, in words."""
+    from .subgraphs import body_size
+
+    steps = []
+    if attrs["type"] == "Loop":
+        steps.append(Step("the trip count (input 0) and the execution condition (input 1) "
+                          "decide the iterations", True,
+                          f"{ins[0].shape if ins else '?'} and "
+                          f"{ins[1].shape if len(ins) > 1 else '?'}"))
+    if attrs["type"] == "If":
+        steps.append(Step("the condition (input 0) picks then_body or else_body; when it is "
+                          "not known, each output merges both branches' shapes", True,
+                          str(ins[0].shape) if ins else "?"))
+    for name, body in attrs["bodies"].items():
+        pm = (attrs.get("port_maps") or {}).get(name) or {}
+        back = {e["to-layer"]: e["from-layer"] for e in
+                ((attrs.get("back_edges") or {}).get(name) or [])}
+        nodes = body._node
+        steps.append(Step(f"{name} holds {body_size({'bodies': {name: body}})} layers", True,
+                          "check lists them as " + f"{attrs['name']}/{name}/…"))
+        positions = {p["id"]: i for i, p in enumerate(attrs["inputs"])}
+        for entry in pm.get("inputs") or []:
+            ext, param = entry["external_port_id"], entry["internal_layer_id"]
+            target = f"{name}/{nodes[param]['name']}"
+            if ext < 0:
+                steps.append(Step(f"{target} is the {entry.get('purpose', 'special port')}",
+                                  True, "the iteration number, from 0"))
+                continue
+            pos = positions.get(ext)
+            shape = str(ins[pos].shape) if pos is not None and pos < len(ins) else "?"
+            if attrs["type"] == "If":
+                how = "passed to the branch as it is"
+            elif "axis" in entry:
+                how = (f"sliced on axis {entry['axis']}, {entry.get('part_size', 1)} per "
+                       "iteration")
+            elif param in back:
+                how = (f"merged: the first iteration reads it, later ones the back edge "
+                       f"from {name}/{nodes[back[param]]['name']}")
+            else:
+                how = "invariant: the same tensor every iteration"
+            steps.append(Step(f"input port {ext} feeds {target}", True, f"{shape}, {how}"))
+        for entry in pm.get("outputs") or []:
+            ext, result = entry["external_port_id"], entry["internal_layer_id"]
+            source = f"{name}/{nodes[result]['name']}"
+            if ext < 0:
+                steps.append(Step(f"{source} is the {entry.get('purpose', 'special port')}",
+                                  True, "no layer output"))
+                continue
+            how = (f"the iterations' values concatenated on axis {entry['axis']}"
+                   if "axis" in entry else "the value of the last iteration"
+                   if attrs["type"] != "If" else "the value of the branch taken")
+            steps.append(Step(f"output port {ext} comes from {source}", True, how))
+    return steps
 
 
 def _layout_of(e: Explanation) -> str | None:
@@ -338,9 +490,12 @@ def _text_lines(e: Explanation) -> list[str]:
         where = f", line {L['line']}" if L.get("line") else ""
         lines.append(f"{L['type']} '{L['name']}' (id {L['id']}), {L['type']}-{L['op_version']} "
                      f"in the IR ({L['version']}){where}")
-    lines.append(f"  data     D = {e.data}")
-    typed = f"   ({e.indices_type})" if e.indices_type else ""
-    lines.append(f"  indices  I = {e.indices}{typed}")
+    if e.layer and e.layer.get("type") in ("TensorIterator", "Loop", "If"):
+        lines.append(f"  inputs   {e.data}")
+    else:
+        lines.append(f"  data     D = {e.data}")
+        typed = f"   ({e.indices_type})" if e.indices_type else ""
+        lines.append(f"  indices  I = {e.indices}{typed}")
     if "axis" in e.facts:
         lines.append(f"  axis = {'unknown (not a Const)' if e.axis is None else e.axis}")
     if "batch_dims" in e.facts:

@@ -159,12 +159,21 @@ def infer_shapes(
 ) -> dict[str, list[PartialShape]]:
     """Every layer's inferred output shapes (one per output port, in port order).
 
-    Invalid and unknown layers give their declared dims, as in :func:`check`.
+    Invalid and unknown layers give their declared dims, as in :func:`check`. The
+    layers inside the bodies of a TensorIterator, Loop or If follow the layer that holds
+    them, keyed by their path id as ``check`` lists them (``"4/body/6"``: layer 6 of the
+    body of layer 4; ``subgraphs.locate`` finds it), with the shapes of the last body run.
+    The keys of top-level layers are their node ids, as before.
     """
     out: dict[str, list[PartialShape]] = {}
+    nested: dict[str, list[LayerResult]] = {}
     with _gc_paused():
-        for node, _, tensors, _ in _walk(G, shapes):
+        for node, _, tensors, _ in _walk(G, shapes, nested=nested):
             out[node] = [t.shape for t in tensors]
+    if nested:  # after the walk: a model without bodies pays nothing per layer
+        out = {key: value for node, shapes_ in out.items()
+               for key, value in ((node, shapes_),
+                                  *((lr.id, lr.inferred_shapes) for lr in nested.get(node, ())))}
     return out
 
 

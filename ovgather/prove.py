@@ -22,7 +22,9 @@ Statuses, per layer:
 ``shape differs``  a real shape is outside the inferred one: the rule or the walk is wrong;
 ``unchecked``      ovgather has no rule for the op: nothing to prove;
 ``not run``        the layer produced nothing to compare (no outputs: Assign, Result; the
-                   size over the memory budget; the runtime refused the size).
+                   size over the memory budget; the runtime refused the size; a layer
+                   inside a TensorIterator, Loop or If body, listed by path after the
+                   layer holding it: it cannot get an extra model output).
 """
 
 from __future__ import annotations
@@ -192,6 +194,7 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
     declared = {lr.id: lr for lr in check(G).layers}
     proofs = {n: _new_proof(G, n, declared.get(n)) for n in G
               if G.nodes[n]["type"] not in _SKIPPED_TYPES}
+    inner = _body_proofs(G, declared)
     ports = [(n, i) for n in proofs if G.nodes[n]["type"] not in _SINKS
              for i in range(len(G.nodes[n]["outputs"]))]
     rng = np.random.default_rng(seed)
@@ -221,11 +224,14 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
             lp.real[label] = [real.get((node, i), "-") for i in range(len(lp.declared))]
             if why.get(node):
                 lp.message = why[node]
+        for lp in inner:
+            lp.inferred[label] = rows[lp.id].inferred if lp.id in rows else []
     for node, lp in proofs.items():
         if not report.sizes:
             lp.message = last_error or "not run: the runtime ran none of the input sizes tried"
         _judge(lp, declared.get(node))
-    report.layers = list(proofs.values())
+    report.layers = [lp for node, lp in proofs.items()
+                     for lp in (lp, *(b for b in inner if b.id.split("/", 1)[0] == node))]
     report.seconds = time.perf_counter() - started
     return report
 
@@ -240,6 +246,24 @@ def _sizes_to_run(G: nx.MultiDiGraph):
     for rank in ranks:
         for sizes in _fallback_sizes(G, rank):
             yield rank, None, sizes
+
+
+def _body_proofs(G: nx.MultiDiGraph, declared: dict[str, Any]) -> list[LayerProof]:
+    """The layers inside bodies, ``not run``: none of them can get an extra model output
+    (they follow the layer that holds them in the report, by path)."""
+    from .subgraphs import body_layers, inside_words
+
+    out = []
+    for path_id, path_name, owner, attrs in body_layers(G):
+        if attrs["type"] in _SKIPPED_TYPES:
+            continue
+        row = declared.get(path_id)
+        out.append(LayerProof(path_id, path_name, attrs["type"], attrs.get("version"),
+                              attrs.get("line"), declared=row.declared if row else [],
+                              check_status=row.status if row else "unchecked",
+                              message=f"not run: {inside_words(owner)}, where a layer cannot "
+                                      "get an extra model output"))
+    return out
 
 
 def _new_proof(G: nx.MultiDiGraph, node: str, row: Any) -> LayerProof:

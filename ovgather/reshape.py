@@ -132,7 +132,8 @@ def _blocked(G: nx.MultiDiGraph, report: CheckReport, blockers: list[Any]) -> Re
     for lr in blockers:
         row = {"id": lr.id, "name": lr.name, "type": lr.type, "line": lr.line,
                "why": lr.message}
-        upstream = [c for c in culprits if c in nx.ancestors(G, lr.id) | {lr.id}]
+        above = nx.ancestors(G, lr.id) if lr.id in G else set()  # a body layer: none
+        upstream = [c for c in culprits if c in above | {lr.id}]
         if upstream:
             names = ", ".join(f"{G.nodes[c]['type']} '{G.nodes[c]['name']}' (id {c})"
                               for c in upstream)
@@ -180,15 +181,20 @@ def _new_dims(shape: PartialShape, declared: tuple[int, ...], same: bool) -> tup
 def _write_dims(G: nx.MultiDiGraph, report: CheckReport,
                 old: dict[str, list[PartialShape]], params: dict[str, PartialShape]
                 ) -> list[dict[str, Any]]:
+    from .subgraphs import locate, walk_bodies
+
     changed = []
     for lr in report.layers:
-        attrs = G.nodes[lr.id]
+        # a layer inside a body (path id ``4/body/6``) is written in its body graph; a
+        # body Parameter takes the shape its layer feeds it, as Model.reshape gives it
+        H, node = (G, lr.id) if lr.id in G else locate(G, lr.id)
+        attrs = H.nodes[node]
         if lr.type in ("Const", "Constant") or lr.status not in ("ok", "mismatch"):
             continue
         if lr.type == "Parameter":
-            row = _set_parameter(G, lr.id, lr.inferred_shapes[0], lr.id in params)
+            row = _set_parameter(H, node, lr.inferred_shapes[0], lr.id in params or H is not G)
             if row:
-                changed.append(row)
+                changed.append({**row, "id": lr.id, "name": lr.name})
         before = old.get(lr.id, [])
         for i, (port, shape) in enumerate(zip(attrs["outputs"], lr.inferred_shapes,
                                               strict=False)):
@@ -203,6 +209,8 @@ def _write_dims(G: nx.MultiDiGraph, report: CheckReport,
                                         _dims_text(dims)))
                 port["dims"] = dims
     _follow_inputs(G)
+    for _, _, _, body in walk_bodies(G):
+        _follow_inputs(body)
     return changed
 
 
@@ -271,7 +279,8 @@ def _culprits(G: nx.MultiDiGraph, report: CheckReport, blockers: set[str]) -> li
     a blocking layer, or blocking themselves, in walk order."""
     upstream: set[str] = set(blockers)
     for b in blockers:
-        upstream |= nx.ancestors(G, b)
+        if b in G:  # a layer inside a body has no top-level ancestors of its own
+            upstream |= nx.ancestors(G, b)
     old = infer_shapes(G)
     new = {lr.id: lr.inferred_shapes for lr in report.layers}
     return [lr.id for lr in report.layers if lr.id in upstream and lr.type in _FIXERS

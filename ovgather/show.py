@@ -69,7 +69,8 @@ def to_dot(
     """The DOT text of ``G`` (or of the ``layers`` among it), shapes on the edges,
     layers filled by check status, with a legend. Edges entering the shown part from
     outside start at a small point, so the input shapes of a cut-out are visible. Gather
-    layers have a thick border."""
+    layers have a thick border. A TensorIterator, Loop or If is one node whose label
+    counts the layers of its bodies (their layers are not drawn)."""
     shown = set(G) if layers is None else set(layers)
     rows = check_rows(G, shapes)
     known = port_shapes(G, shapes, rows)
@@ -114,12 +115,22 @@ def _node_line(G: nx.MultiDiGraph, n: str, row: dict[str, Any]) -> str:
     elif version:
         version = f" ({version})"
     text = f"{attrs['name']}\n{attrs['type']}{version}  id {n}"
+    if attrs.get("bodies"):  # a TensorIterator, Loop or If is drawn as one node
+        text += "\n" + _bodies_text(attrs)
     if st in ("mismatch", "invalid"):
         text += f"\n{st}"
     tooltip = row.get("message") or st
     bold = ", penwidth=2.5" if attrs["type"] in gather_types() else ""
     return (f'  "n{n}" [label={_quote(text)}, fillcolor="{STATUS_COLOURS.get(st, "#ffffff")}", '
             f'tooltip={_quote(tooltip)}{bold}];')
+
+
+def _bodies_text(attrs: dict[str, Any]) -> str:
+    """``body: 13 layers`` (``then_body: 4 layers, else_body: 5 layers`` for an If)."""
+    from .subgraphs import body_size
+
+    return ", ".join(f"{name}: {body_size({'bodies': {name: body}})} layers"
+                     for name, body in attrs["bodies"].items())
 
 
 def _edge_label(G: nx.MultiDiGraph, u: str, port_id: int,

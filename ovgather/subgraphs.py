@@ -35,7 +35,8 @@ import networkx as nx
 from .errors import IRStructureError, OutputError, ShapeInferenceError
 
 __all__ = ["BODIES", "read_bodies", "body_lines", "Body", "bodies_of", "share_source",
-           "fix_big_lines", "infer_nested"]
+           "fix_big_lines", "infer_nested", "locate", "walk_bodies", "body_size", "body_layers",
+           "inside_words", "body_runs"]
 
 #: The op types that hold bodies, and the bodies and port maps each one has.
 BODIES = {"TensorIterator": (("body", "port_map"),),
@@ -81,9 +82,9 @@ def read_bodies(reader: Any, layers: Any) -> list[dict[str, Any]]:
         node["bodies"], node["port_maps"] = bodies, port_maps
         if node["type"] != "If":
             node["back_edges"] = back_edges
-        # the elements themselves are kept: lxml makes one proxy per element only while a
-        # reference to it lives, so an id() of a dropped proxy can come back for another
-        used = [found_el for tag in _TAGS if (found_el := el.find(tag)) is not None]
+        # the elements themselves, not their id(): an lxml proxy that is no longer
+        # referenced is freed, and its id may come back on another element
+        used = [kept for tag in _TAGS if (kept := el.find(tag)) is not None]
         extra = [_rt_text(child) for child in el
                  if child.tag not in _PLAIN and not any(child is u for u in used)]
         if extra:
@@ -212,6 +213,54 @@ def bodies_of(G: nx.MultiDiGraph) -> list[tuple[str, str, nx.MultiDiGraph]]:
             for name, body in (attrs.get("bodies") or {}).items()]
 
 
+def walk_bodies(G: nx.MultiDiGraph, id_path: str = "", name_path: str = ""
+                ) -> list[tuple[str, str, str, nx.MultiDiGraph]]:
+    """``(id prefix, name prefix, owner type, body graph)`` of every body at any depth,
+    outer bodies first; a body layer's path id is its prefix plus its id (``4/body/``
+    + ``6``), its path name the prefix plus its name, as ``check`` lists them."""
+    found = []
+    for n, name, body in bodies_of(G):
+        attrs = G._node[n]
+        ids, names = f"{id_path}{n}/{name}/", f"{name_path}{attrs['name']}/{name}/"
+        found.append((ids, names, attrs["type"], body))
+        found += walk_bodies(body, ids, names)
+    return found
+
+
+def body_layers(G: nx.MultiDiGraph) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """``(path id, path name, owner type, node attributes)`` of every layer inside a
+    body, at any depth, body by body (``owner type``: the TensorIterator, Loop or If
+    whose body holds the layer directly)."""
+    return [(ids + n, names + attrs["name"], owner, attrs)
+            for ids, names, owner, body in walk_bodies(G) for n, attrs in body._node.items()]
+
+
+def inside_words(owner: str) -> str:
+    """``inside a Loop body`` / ``inside an If branch``: where a body layer sits, in the
+    words the commands use when they cannot work on it."""
+    return "inside an If branch" if owner == "If" else f"inside a {owner} body"
+
+
+def locate(G: nx.MultiDiGraph, path: str) -> tuple[nx.MultiDiGraph, str] | None:
+    """The graph holding the layer with path id ``path`` (``4/body/6``, or a plain
+    top-level id) and its id there; None when no layer has that path."""
+    parts = str(path).split("/")
+    while len(parts) >= 3:
+        bodies = (G._node.get(parts[0]) or {}).get("bodies") or {}
+        if parts[1] not in bodies:
+            return None
+        G, parts = bodies[parts[1]], parts[2:]
+    if len(parts) != 1 or parts[0] not in G._node:
+        return None
+    return G, parts[0]
+
+
+def body_size(attrs: dict[str, Any]) -> int:
+    """How many layers a layer's bodies hold, at any depth (0 without bodies)."""
+    return sum(body.number_of_nodes() + sum(body_size(a) for a in body._node.values())
+               for body in (attrs.get("bodies") or {}).values())
+
+
 def share_source(G: nx.MultiDiGraph) -> None:
     """Give every body (at any depth) the source of ``G``'s weights and file names, so
     that its Consts read the same .bin."""
@@ -267,6 +316,27 @@ class _Results(dict):
                                   f"{key!r} is none")
 
 
+#: The id prefixes of the bodies being run, outermost first (nested bodies).
+_RUNNING: list[str] = []
+#: While :func:`body_runs` is active: path id prefix of a body -> (body graph, the
+#: tensors of its last run by node and port), as ``infer._walk`` fills ``produced``.
+_CAPTURED: dict[str, tuple[nx.MultiDiGraph, dict]] | None = None
+
+
+def body_runs(G: nx.MultiDiGraph, shapes: Any = None) -> tuple[Any, dict]:
+    """``check(G, shapes)`` and, per body (by its path id prefix, ``4/body/``), its graph
+    and the tensors its last run gave each layer: what ``explain`` shows for a body
+    layer, the very inputs ``check`` inferred it from."""
+    global _CAPTURED
+    from .infer import check
+
+    _CAPTURED = captured = {}
+    try:
+        return check(G, shapes=shapes), captured
+    finally:
+        _CAPTURED = None
+
+
 class Body:
     """One body of a layer, as the rules in ``ops/subgraph.py`` see it.
 
@@ -307,8 +377,14 @@ class Body:
         from .infer import _check_layers, _inputs
 
         G, produced, found, nested = self.G, {}, [], {}
-        _check_layers(G, None, G._node, found.append, params=params, produced=produced,
-                      nested=nested)
+        _RUNNING.append(self.id_path)
+        try:
+            _check_layers(G, None, G._node, found.append, params=params, produced=produced,
+                          nested=nested)
+        finally:
+            _RUNNING.pop()
+        if _CAPTURED is not None:  # explain wants the tensors this run gave each layer
+            _CAPTURED["".join(_RUNNING) + self.id_path] = (G, produced)
         layers = []
         for lr in found:
             for r in (lr, *nested.get(lr.id, ())):

@@ -25,7 +25,9 @@ Statuses of a layer: ``ok``; ``mismatch`` (a shape or a value disagrees with the
 runtime); ``invalid`` (ovgather's rules reject the layer, or its constant indices are
 outside what the runtime defines); ``error`` (the runtime refused or failed on a layer
 ovgather accepts); ``skipped`` (cannot be run: an element type NumPy cannot hold, an
-axis that is not a constant). Only ``mismatch``, ``invalid`` and ``error`` are problems.
+axis that is not a constant, a layer inside a TensorIterator, Loop or If body, which
+cannot get an extra model output: those are listed last, by path). Only ``mismatch``,
+``invalid`` and ``error`` are problems.
 
 The library never prints; ``progress`` callbacks let the CLI draw a bar.
 """
@@ -71,6 +73,7 @@ __all__ = [
     "validate",
     "validate_whole_model",
     "gather_layers",
+    "body_gathers",
     "DEFAULT_MEMORY_BUDGET",
     "parse_size",
 ]
@@ -166,23 +169,57 @@ class ValidationReport:
 
 # -- choosing the layers --------------------------------------------------------------------
 def gather_layers(G: nx.MultiDiGraph, names: Sequence[str] | None = None) -> list[str]:
-    """The gather-family layers of ``G`` in graph order, or those named in ``names``
-    (friendly names or ids); a name that is not a gather layer is a UsageError."""
-    family = registry.family("gather")
-    found = [n for n, t in G.nodes(data="type") if t in family]
+    """The top-level gather-family layers of ``G`` in graph order, or those named in
+    ``names`` (friendly names or ids); a name that is not a gather layer is a
+    UsageError. A name may also be the path of a gather inside a body
+    (``loop/body/gather``, as ``check`` lists it): :func:`body_gathers` reports those."""
+    found = [n for n, t in G.nodes(data="type") if t in registry.family("gather")]
     if not names:
         return found
     by_key: dict[str, str] = {}
     for n in found:
         by_key.setdefault(G.nodes[n]["name"], n)
         by_key.setdefault(n, n)
-    missing = [name for name in names if name not in by_key]
+    inner = {key for path_id, path_name, _, _ in _body_gathers(G) for key in (path_id, path_name)}
+    missing = [name for name in names if name not in by_key and name not in inner]
     if missing:
-        known = ", ".join(G.nodes[n]["name"] for n in found) or "none"
+        known = ", ".join([G.nodes[n]["name"] for n in found]
+                          + [name for _, name, _, _ in _body_gathers(G)]) or "none"
         raise UsageError(
             f"--layer must name a gather layer of the model, but {', '.join(missing)} "
             f"names none (gather layers: {known})", file=G.graph.get("xml_path"))
-    return list(dict.fromkeys(by_key[name] for name in names))
+    return list(dict.fromkeys(by_key[name] for name in names if name in by_key))
+
+
+def _body_gathers(G: nx.MultiDiGraph) -> list[tuple[str, str, str, dict[str, Any]]]:
+    from .subgraphs import body_layers
+
+    family = registry.family("gather")
+    return [row for row in body_layers(G) if row[3]["type"] in family]
+
+
+def body_gathers(G: nx.MultiDiGraph, names: Sequence[str] | None = None,
+                 shapes: Mapping[str, list[PartialShape]] | None = None
+                 ) -> list[LayerValidation]:
+    """The gather layers inside TensorIterator, Loop and If bodies (those named in
+    ``names`` when given), each ``skipped``: a layer inside a body cannot be given an
+    extra model output, so the CPU plugin cannot run it alone. ``shapes``, the result
+    of ``infer_shapes``, fills in the shape ``check`` infers for it."""
+    from .subgraphs import inside_words
+
+    out = []
+    for path_id, path_name, owner, attrs in _body_gathers(G):
+        if names and path_id not in names and path_name not in names:
+            continue
+        res = LayerValidation(path_id, path_name, attrs["type"], attrs.get("version"),
+                              attrs.get("line"), status="skipped")
+        inferred = (shapes or {}).get(path_id)
+        if inferred:
+            res.inferred_partial_shape = str(inferred[0])
+        res.message = (f"{inside_words(owner)}: it cannot get an extra model output, so "
+                       "the runtime does not run it alone (check infers its shapes)")
+        out.append(res)
+    return out
 
 
 # -- one layer ---------------------------------------------------------------------------------
@@ -487,9 +524,12 @@ def validate(
     """
     report = ValidationReport(G.graph.get("xml_path"), seed)
     nodes = gather_layers(G, layers)
+    inner = _body_gathers(G)
+    shapes = infer_shapes(G) if nodes or inner else {}
+    skipped = body_gathers(G, layers, shapes) if inner else []
     if not nodes:
+        report.layers = skipped
         return report
-    shapes = infer_shapes(G)
     rng = np.random.default_rng(seed)
     size = _chunk_size(len(nodes), batch_size)
     budget = _Budget(memory_budget)
@@ -533,7 +573,7 @@ def validate(
             submit()
         while judge_oldest():
             pass
-    report.layers = [p.result for p in plans]
+    report.layers = [p.result for p in plans] + skipped
     report.peak_bytes = budget.peak
     return report
 
@@ -573,7 +613,9 @@ def validate_whole_model(
     """
     report = ValidationReport(G.graph.get("xml_path"), seed, mode="whole-model")
     nodes = gather_layers(G, layers)
+    skipped = body_gathers(G, layers, infer_shapes(G)) if _body_gathers(G) else []
     if not nodes:
+        report.layers = skipped
         return report
     names = [G.nodes[n]["name"] for n in nodes]
     try:
@@ -590,11 +632,13 @@ def validate_whole_model(
                            f"than the memory budget of {_size_text(memory_budget)} "
                            "(--memory-budget)")
             report.layers.append(res)
+        report.layers += skipped
         return report
     concrete = {name: _shape_text(a.shape) for name, a in run.inputs.items()}
     inferred = infer_shapes(G, shapes=concrete)
     for node, name in zip(nodes, names, strict=True):
         report.layers.append(_judge_whole(G, node, name, run, inferred, concrete))
+    report.layers += skipped
     return report
 
 
@@ -613,7 +657,9 @@ def _whole_cost(G, nodes: list[str], concrete: dict[str, str]) -> tuple[int, dic
     total = biggest = 0
     outputs = {}
     for node, shapes_out in inferred.items():
-        attrs = G.nodes[node]
+        attrs = G._node.get(node)
+        if attrs is None:  # a layer inside a body (its path id): no tensor of its own
+            continue
         for port, shape in zip(attrs.get("outputs") or [], shapes_out, strict=False):
             count = math.prod(d.lo for d in shape.dims) if shape.is_static else 0
             width = _itemsize(_etype_of(G, node, port))

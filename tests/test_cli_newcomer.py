@@ -137,21 +137,25 @@ def test_the_top_level_options_have_help():
 
 
 # -- 100 columns ------------------------------------------------------------------------------
-def _first_gather(sample: str) -> str:
+def _first_gather(sample: str) -> tuple[str, str]:
+    """The first gather (by path when it sits in a body, as check lists it) and the
+    top-level layer that is or holds it (what extract can cut out)."""
+    from ovgather.infer import check
     from ovgather.ir import read_ir
 
     G = read_ir(ROOT / sample)
-    return next(a["name"] for _, a in G.nodes(data=True) if a["type"].startswith("Gather"))
+    lr = next(lr for lr in check(G).layers if lr.type.startswith("Gather"))
+    return lr.name, G.nodes[lr.id.split("/", 1)[0]]["name"]
 
 
 def _all_runs(sample: str, tmp: Path) -> list[list[str]]:
-    layer = _first_gather(sample)
+    layer, top = _first_gather(sample)
     return [
         ["check", sample], ["check", sample, "--all"], ["infer", sample],
         ["convert", sample, "--to", "opset5", "-o", str(tmp / "v5.xml")],
         ["convert", sample, "--to", "opset8", "-o", str(tmp / "v8.xml")],
         ["validate", sample], ["explain", sample, "--layer", layer],
-        ["extract", sample, "--layer", layer, "-o", str(tmp / "sub.xml")],
+        ["extract", sample, "--layer", top, "-o", str(tmp / "sub.xml")],
         ["show", sample, "--format", "dot", "-o", str(tmp / "m.dot")],
         ["reshape", sample, "-o", str(tmp / "reshaped.xml")],
     ]

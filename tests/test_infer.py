@@ -16,11 +16,13 @@ import numpy as np
 import openvino as ov
 import openvino.opset8 as o8
 import pytest
+from graph_view import ov_ops
 from lxml import etree
 
 from ovgather.cli import main
 from ovgather.infer import check, infer_shapes
 from ovgather.ir import parse_ir, read_ir
+from ovgather.subgraphs import locate
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "ir_samples").rglob("*.xml"))
@@ -34,10 +36,10 @@ def sample_id(path: Path) -> str:
 
 
 def ov_shapes(model: ov.Model) -> dict[str, list[str]]:
+    """Every op's output shapes by name; ops in bodies by path name, as check lists them."""
     return {
-        op.get_friendly_name(): [str(op.get_output_partial_shape(i))
-                                 for i in range(op.get_output_size())]
-        for op in model.get_ops() if op.get_type_name() != "Result"
+        name: [str(op.get_output_partial_shape(i)) for i in range(op.get_output_size())]
+        for name, op in ov_ops(model) if op.get_type_name() != "Result"
     }
 
 
@@ -68,13 +70,24 @@ def test_every_sample_checks_clean_and_matches_openvino_layer_by_layer(path):
 
 
 # -- edits that contradict a gather layer ----------------------------------------------
+def _path_id(el) -> str:
+    """A layer's id as check names it: ``4/body/6`` for layer 6 of the body of layer 4."""
+    parts = [el.get("id")]
+    body = el.getparent().getparent()  # <layers> → <body> (or <net>)
+    while body.tag != "net":
+        owner = body.getparent()
+        parts[:0] = [owner.get("id"), body.tag]
+        body = owner.getparent().getparent()
+    return "/".join(parts)
+
+
 def _gather_layers(root):
     return [el for el in root.iter("layer") if el.get("type") in GATHERS]
 
 
 def _edit_dims(xml: bytes, layer_id: str, how: str, rng: random.Random) -> bytes | None:
     root = etree.fromstring(xml)
-    layer = next(el for el in root.iter("layer") if el.get("id") == layer_id)
+    layer = next(el for el in root.iter("layer") if _path_id(el) == layer_id)
     port = layer.find("output/port")
     dims = port.findall("dim")
     static = [d for d in dims if d.text.strip() != "-1"]
@@ -103,7 +116,8 @@ def _assert_only_real_contradictions(G, report, expected):
     for lr in report.layers:
         if lr.type == "Result":
             continue
-        ports = G.nodes[lr.id]["outputs"]
+        H, node = locate(G, lr.id)
+        ports = H.nodes[node]["outputs"]
         pairs = zip(ports, expected[lr.name], strict=True)
         fits = all(_declared_fits(p["dims"], t) for p, t in pairs)
         assert lr.status == ("ok" if fits else "mismatch"), (lr.to_dict(), expected[lr.name])
@@ -120,19 +134,21 @@ def test_an_edit_that_contradicts_a_gather_makes_exactly_that_layer_mismatch(pat
     bin_bytes = path.with_suffix(".bin").read_bytes()
     edited_any = False
     for layer in _gather_layers(etree.fromstring(xml)):
-        new = _edit_dims(xml, layer.get("id"), how, rng)
+        layer_id = _path_id(layer)
+        new = _edit_dims(xml, layer_id, how, rng)
         if new is None:
             continue
-        out = tmp_path / f"{layer.get('id')}.xml"
+        out = tmp_path / f"{layer_id.replace('/', '_')}.xml"
         out.write_bytes(new)
         out.with_suffix(".bin").write_bytes(bin_bytes)
         expected = ov_shapes(CORE.read_model(str(out)))
         G = read_ir(out)
         report = check(G)
         _assert_only_real_contradictions(G, report, expected)
-        edited = next(lr for lr in report.layers if lr.id == layer.get("id"))
+        edited = next(lr for lr in report.layers if lr.id == layer_id)
         if edited.status == "ok":  # e.g. a dynamic-rank output fits any declared dims
-            assert _declared_fits(G.nodes[edited.id]["outputs"][0]["dims"],
+            H, node = locate(G, edited.id)
+            assert _declared_fits(H.nodes[node]["outputs"][0]["dims"],
                                   expected[edited.name][0])
             continue
         assert edited.status == "mismatch"

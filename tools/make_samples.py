@@ -292,12 +292,14 @@ def mixed_ops() -> ov.Model:
 
 def loop_gather() -> ov.Model:
     """A Loop of 3 iterations whose body gathers a row per step (a Gather-8 on the
-    current iteration number) and carries a running sum on a back edge."""
+    current iteration number, unsqueezed to [1] so that the rows concatenate into
+    [3,4]) and carries a running sum on a back edge."""
     table = _param("table", "[3,4]")
-    acc0 = _param("acc0", "[4]")
-    rows, acc = _param("rows", "[3,4]"), _param("acc", "[4]")
+    acc0 = _param("acc0", "[1,4]")
+    rows, acc = _param("rows", "[3,4]"), _param("acc", "[1,4]")
     step = _param("step", "[]", ov.Type.i64)
-    row = _name(opset8.gather(rows, step, _const("row_axis", 0, np.int64), 0), "pick_row_g8")
+    at = _name(opset8.unsqueeze(step, _const("step_axis", 0, np.int64)), "step_as_index")
+    row = _name(opset8.gather(rows, at, _const("row_axis", 0, np.int64), 0), "pick_row_g8")
     total = _name(opset8.add(acc, row), "running_sum")
     more = _name(opset8.less(step, _const("last_step", 2, np.int64)), "more")
     body = ov.Model([_named_result(total, "sum_out"), _named_result(more, "more_out"),
@@ -636,6 +638,12 @@ def _registry() -> dict[str, Sample]:
                "GatherND-5/8, Gather-8, GatherElements among Reshape (special_zero, -1), "
                "MatMul, Add, Convert, Transpose, Concat, Softmax and a "
                "ShapeOf→Gather→Concat→Reshape target computed at run time"),
+        Sample("loop_gather", "loop_gather.xml", loop_gather,
+               "a Loop (3 iterations) whose body picks a row per step with Gather-8 and "
+               "sums on a back edge; check lists its body layers as row_loop/body/…"),
+        Sample("if_gather", "if_gather.xml", if_gather,
+               "an If on a boolean input: GatherND-8 in then_body, Gather-8 in else_body; "
+               "the output merges both branches' shapes"),
     ]
     for name, wrong in WRONG_SAMPLES.items():
         samples.append(Sample(name, f"{name}.xml", None,

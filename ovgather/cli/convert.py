@@ -117,9 +117,9 @@ def _describe(entry: Any) -> str:
 
 def _print_human(args: argparse.Namespace, G: Any, changes: list[dict[str, Any]]) -> None:
     if not changes:
-        from ..rewrite import find_layers
+        from ..passes.convert_gather_nd import count_gather_nd
 
-        found = len(find_layers(G, type="GatherND"))
+        found = count_gather_nd(G)
         why = (f"its {found} GatherND layer(s) already are {args.to}" if found
                else "it has no GatherND layer")
         say(f"{args.model}: nothing to convert ({why}); nothing written")

@@ -13,6 +13,10 @@ of the new output (and of the indices, for the batch dims GatherND-5 folded away
 Reshape takes the GatherND's tensor names and friendly name, so the model's outputs keep
 their names; the GatherND becomes ``<name>/v5`` or ``<name>/v8``.
 
+A GatherND inside a TensorIterator, Loop or If body is converted too when its b ≤ 1 (its
+record is named by path, ``loop/body/gnd``, id ``4/body/6``); with b > 1 the pass stops
+with a RewriteError before any edit (it inserts no layers into a body).
+
 OpenVINO has no such pass (the removed MYRIAD plugin only renamed b = 0 layers).
 """
 
@@ -31,9 +35,10 @@ from ..ops.spec import Attrs
 from ..ops.values import Tensor
 from ..rewrite import add_const, add_layer, editing, insert_after, replace_layer, unique_name
 from ..shapes import PartialShape
+from ..subgraphs import inside_words
 from .base import Pass, PassResult
 
-__all__ = ["ConvertGatherND", "convert_gather_nd"]
+__all__ = ["ConvertGatherND", "convert_gather_nd", "count_gather_nd"]
 
 _TARGETS = {"opset5": 5, "opset8": 8}
 _I64 = precision_of("i64")
@@ -55,13 +60,29 @@ class ConvertGatherND(Pass):
     def call(self, G: nx.MultiDiGraph) -> PassResult:
         todo = [n for n, t in G.nodes(data="type")
                 if t == "GatherND" and _spec(G, n).version != self.version]
-        if not todo:
+        inner = _body_todo(G, self.version)
+        if not todo and not inner:
             return PassResult(G, False)
         known = _inferred_shapes(G)
         # every check runs before the first edit, so an error leaves G as it was
         plans = [_plan(G, node, known) for node in todo]
+        inner_plans = [(ids, names, body, _plan(body, node, _of_body(known, ids)))
+                       for ids, names, owner, body, node in inner]
+        for (ids, names, body, (node, b, _)), (*_, owner, _, _) in zip(inner_plans, inner,
+                                                                        strict=True):
+            if b > 1:  # would need a Reshape inside the body: not done there yet
+                name = names + body.nodes[node]["name"]
+                raise RewriteError(
+                    f"convert rewrites a GatherND {inside_words(owner)} only when its "
+                    f"batch_dims is at most 1 (the version alone changes), but '{name}' "
+                    f"has batch_dims {b}").located(
+                    file=G.graph.get("xml_path"), line=body.nodes[node].get("line"),
+                    layer_name=name, layer_id=ids + node)
         with editing(G):
             changes = [self._convert(G, node, b, shapes) for node, b, shapes in plans]
+            for ids, names, body, (node, b, shapes) in inner_plans:
+                record = self._convert(body, node, b, shapes)
+                changes.append({**record, "id": ids + node, "name": names + record["name"]})
         return PassResult(G, True, changes)
 
     def _convert(self, G: nx.MultiDiGraph, node: str, b: int,
@@ -113,6 +134,31 @@ def convert_gather_nd(G: nx.MultiDiGraph, to: str = "opset5") -> list[dict[str, 
     []
     """
     return ConvertGatherND(to).call(G).changes
+
+
+def count_gather_nd(G: nx.MultiDiGraph) -> int:
+    """How many GatherND layers ``G`` holds, those inside bodies included."""
+    from ..subgraphs import body_layers
+
+    return sum(t == "GatherND" for _, t in G.nodes(data="type")) + sum(
+        attrs["type"] == "GatherND" for *_, attrs in body_layers(G))
+
+
+def _body_todo(G: nx.MultiDiGraph, version: int) -> list[tuple]:
+    """``(id prefix, name prefix, owner type, body, node)`` of every GatherND inside a
+    body (at any depth) that is not yet of ``version``."""
+    from ..subgraphs import walk_bodies
+
+    return [(ids, names, owner, body, n) for ids, names, owner, body in walk_bodies(G)
+            for n, t in body.nodes(data="type")
+            if t == "GatherND" and _spec(body, n).version != version]
+
+
+def _of_body(known: dict[str, list[PartialShape]], ids: str) -> dict[str, list[PartialShape]]:
+    """The shapes of one body's layers from ``infer_shapes`` (keyed by path id), by
+    their ids in the body: those of the body's last run."""
+    return {key[len(ids):]: shapes for key, shapes in known.items()
+            if key.startswith(ids) and "/" not in key[len(ids):]}
 
 
 # ---- reading the layer ---------------------------------------------------------------------
