@@ -2,8 +2,8 @@
 
 Broadcast, Tile, the backprop convolutions' output shape, the adaptive poolings' sizes,
 and the shapes, sizes and counts of RandomUniform, Multinomial, Eye, Interpolate,
-EmbeddingSegmentsSum, OneHot, TopK, ISTFT, SegmentMax, PriorBox and SparseFillEmptyRows
-read a shape from an input. A Const's -1 there is ``?``, but a computed element whose
+EmbeddingSegmentsSum, OneHot, TopK, ISTFT, SegmentMax, PriorBox, SparseFillEmptyRows and
+Col2Im read a shape from an input. A Const's -1 there is ``?``, but a computed element whose
 bounds may go below 0 makes OpenVINO refuse the model. wav2vec2's feature extractor
 computes its attention mask length as ``len // 20 - 1``: audio shorter than 20 samples
 gives -1, so ``Model.reshape`` to ``[?,1..1600]`` is refused at the mask's Broadcast.
@@ -21,6 +21,7 @@ import openvino.opset8 as ov8
 import openvino.opset10 as ov10
 import openvino.opset11 as ov11
 import openvino.opset13 as o
+import openvino.opset15 as ov15
 import openvino.opset16 as ov16
 import pytest
 
@@ -167,5 +168,29 @@ def test_a_shape_from_computed_bounds_is_refused_where_openvino_refuses_it(tmp_p
             assert ours.status == "invalid", (shapes, ours.inferred, theirs)
         else:
             # declared dims stay those of the build: "mismatch", not "invalid"
+            assert ours.status != "invalid", (shapes, ours.to_dict())
+            assert ours.inferred == theirs["reader"], shapes
+
+
+def test_col2im_output_size_from_computed_bounds_is_refused_where_openvino_refuses_it(tmp_path):
+    """Col2Im's data must hold the blocks of the output size it is built with, so the
+    computed size ``ShapeOf(x) - k`` is fixed at the build and the data sized to match."""
+    rng = random.Random("shape-from-bounds-Col2Im")
+    for case in range(30):
+        x = o.parameter(ov.PartialShape([200]), ov.Type.f32)
+        x.set_friendly_name("x")
+        k = rng.randint(190, 198)
+        size = o.concat([_i64([3]), o.subtract(o.shape_of(x), _i64([k]))], 0)
+        out = ov15.col2im(_f32([1, 4, 2 * (199 - k)]), size, _i64([2, 2]))
+        out.set_friendly_name("reader")
+        path = tmp_path / f"m{case}.xml"
+        ov.save_model(ov.Model([o.result(out)], [x]), str(path), compress_to_fp16=False)
+        lo = rng.randint(185, 205)
+        shapes = {"x": f"[{rng.choice((str(lo), f'{lo}..{lo + rng.randint(1, 20)}', '?'))}]"}
+        theirs = _openvino(path, shapes)
+        ours = {lr.name: lr for lr in check(read_ir(path), shapes).layers}["reader"]
+        if isinstance(theirs, str):
+            assert ours.status == "invalid", (shapes, ours.inferred, theirs)
+        else:
             assert ours.status != "invalid", (shapes, ours.to_dict())
             assert ours.inferred == theirs["reader"], shapes
