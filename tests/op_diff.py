@@ -41,7 +41,7 @@ def const(values, etype: str = "i64") -> Tensor:
     """A Constant input: its shape and exact value."""
     arr = np.asarray(values)
     flat = tuple(int(v) for v in arr.reshape(-1))
-    return Tensor(PartialShape(list(arr.shape)), etype, (flat, flat))
+    return Tensor(PartialShape(list(arr.shape)), etype, (flat, flat), const=True)
 
 
 def ints(values: Iterable[int]) -> str:

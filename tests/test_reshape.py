@@ -71,8 +71,9 @@ CHOSEN = {
     ("segformer/onnx_dynamic", "dynamic"): {"pixel_values": "[?,3,64,64]"},
     # the row mask must be as long as x has rows
     ("bool_mask", "static"): {"rows": "[2]"}, ("bool_mask", "dynamic"): {"rows": "[?]"},
-    # a lower bound below the convolutions' receptive field gives a negative size, which
-    # openvino rejects and ovgather does not yet: the interval starts above it
+    # the ONNX export's attention mask length is computed as ``len // 20 - 1``: audio
+    # shorter than that stride makes its Broadcast target negative, which openvino
+    # refuses and so does ovgather; the interval starts at 400 samples, clear of it
     ("wav2vec2/onnx_dynamic", "dynamic"): {"input_values": "[?,400..1600]"},
     ("wav2vec2/pytorch_dynamic", "dynamic"): {"input_values": "[?,400..1600]"},
 }

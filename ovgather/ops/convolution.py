@@ -28,10 +28,10 @@ import math
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .spec import Attrs, Trace, specs_of
-from .values import INT_TYPES, NINF, Tensor, dim_of_bounds
+from .values import INT_TYPES, Tensor, computed_shape_bounds, dim_of_bounds
 
 __all__ = ["conv_shape", "group_conv_shape", "backprop_shape", "floor_div", "ceil_div",
-           "padded", "shifted", "bounds_dim", "value_dims", "computed_shape_bounds", "divided",
+           "padded", "shifted", "bounds_dim", "value_dims", "divided",
            "dilated", "pad_mode", "SPECS"]
 
 PAD_MODES = ("explicit", "same_upper", "same_lower", "valid")
@@ -217,31 +217,6 @@ def group_conv_shape(data: PartialShape, filters: PartialShape, strides: tuple[i
     channels = _group_channels(data, filters, 2, 1)
     return PartialShape.of((batch, channels) + _spatial(
         data, filters, n, strides, dilations, pads_begin, pads_end, mode))
-
-
-def computed_shape_bounds(t: Tensor, what: str) -> None:
-    """Raise when a shape input computed by other layers may hold a negative size.
-
-    OpenVINO reads a shape from a Const's data (where -1 means ``?``), and otherwise from
-    the value bounds it propagates; a bound below 0 there is an error, not a ``?``, even
-    when only the lower one is (``ShapeOf(x) - 3`` with ``x`` in ``1..10``). Unknown ends
-    (``-INF``) are not bounds and pass.
-
-    >>> from ovgather.shapes import PartialShape as P
-    >>> computed_shape_bounds(Tensor(P([1]), "i64", ((-2,), (7,))), "the sizes")
-    Traceback (most recent call last):
-    ...
-    ovgather.errors.ShapeInferenceError: the sizes must not be negative, but element 0 \
-may be as low as -2 (its bounds are -2..7)
-    """
-    v = t.value
-    if t.const or v is None:
-        return
-    for i, (lo, hi) in enumerate(zip(*v, strict=True)):
-        if hi < 0 or NINF < lo < 0:
-            raise ShapeInferenceError(
-                f"{what} must not be negative, but element {i} may be as low as {lo} "
-                f"(its bounds are {lo}..{hi})")
 
 
 def value_dims(t: Tensor) -> tuple[Dimension, ...] | None:

@@ -22,7 +22,7 @@ from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .convolution import value_dims
 from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .values import Tensor, computed_shape_bounds
 
 __all__ = ["bags_shape", "SPECS"]
 
@@ -98,6 +98,7 @@ def _segments(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> li
     if len(ins) > 5:
         _rank(ins[5], 1, "per_sample_weights")
         _same(ins[1], ins[5], "indices and per_sample_weights")
+    computed_shape_bounds(ins[3], "num_segments")
     segments = value_dims(ins[3])
     return [Tensor(bags_shape(ins[0].shape, segments[0] if segments else DYNAMIC), ins[0].etype)]
 

@@ -17,7 +17,7 @@ from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .convolution import value_dims
 from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .values import Tensor, computed_shape_bounds
 
 __all__ = ["eye_shape", "SPECS"]
 
@@ -32,6 +32,7 @@ def eye_shape(rows: Dimension, cols: Dimension,
 
 
 def _count(t: Tensor, name: str) -> Dimension:
+    computed_shape_bounds(t, name)
     dims = value_dims(t)
     if dims is None:
         return DYNAMIC
@@ -45,6 +46,7 @@ def _batch(t: Tensor) -> tuple[Dimension, ...] | None:
     dims = t.shape.dims
     if dims is not None and len(dims) != 1:
         raise ShapeInferenceError(f"batch_shape must be 1-D, but got {t.shape}")
+    computed_shape_bounds(t, "batch_shape")
     values = value_dims(t)
     if values is not None:
         return values

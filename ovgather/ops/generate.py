@@ -19,6 +19,7 @@ from .spec import Attrs, Rule, Trace, specs_of
 from .values import (
     MAX_VALUE_SIZE,
     Tensor,
+    computed_shape_bounds,
     dim_of_bounds,
     exact_scalar,
 )
@@ -73,6 +74,7 @@ def _k_dim(k_in: Tensor, d: Dimension) -> Dimension:
     k is the dim, whatever the input dim (``k=7`` on ``3`` gives 7); a k known only
     within bounds gives from the smaller lower bound up to the smaller upper bound, or
     without bound when the input dim has none; an unknown k is ``0..`` the input dim."""
+    computed_shape_bounds(k_in, "TopK's k")
     k = exact_scalar(k_in)
     if k is not None:
         if k < 0:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .spec import Attrs, Trace, specs_of
-from .values import Tensor, dim_of_bounds
+from .values import Tensor, computed_shape_bounds, dim_of_bounds
 
 __all__ = ["one_hot_shape", "SPECS"]
 
@@ -39,6 +39,7 @@ def _one_hot(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> lis
             raise ShapeInferenceError(f"{name} must be a scalar, but got {t.shape}")
     if ins[0].shape.dims is None:
         return [Tensor(ins[0].shape, ins[2].etype)]
+    computed_shape_bounds(ins[1], "the depth")
     depth, value = DYNAMIC, ins[1].value
     if value is not None and len(value[0]) == 1:
         lo, hi = value[0][0], value[1][0]

@@ -25,7 +25,7 @@ from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .convolution import ceil_div, value_dims
 from .spec import Attrs, Trace, specs_of
-from .values import Tensor, exact_ints
+from .values import Tensor, computed_shape_bounds, exact_ints
 
 __all__ = ["patches_shape", "SPECS"]
 
@@ -108,6 +108,7 @@ def _col2im(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list
                 f"the column dim must divide by the kernel's product, but got {columns} and "
                 f"{list(kernel)}")
         out[batched] = Dimension.static(_trunc_div(columns.lo, divisor))
+    computed_shape_bounds(ins[1], "output_size")
     size = value_dims(ins[1])
     if size is not None:
         out[batched + 1:] = size

@@ -21,7 +21,7 @@ from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .convolution import value_dims
 from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .values import Tensor, computed_shape_bounds
 
 __all__ = ["number_of_priors", "SPECS"]
 
@@ -84,6 +84,7 @@ def _priors(clustered: bool):
             raise ShapeInferenceError(
                 f"the output and image sizes must be 1-D, but got {size} and {image}")
         count = DYNAMIC
+        computed_shape_bounds(ins[0], "the output size")
         dims = value_dims(ins[0])
         if dims is not None:
             if len(dims) != 2:

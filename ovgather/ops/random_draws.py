@@ -17,7 +17,7 @@ from ..shapes import DYNAMIC, INF, PartialShape
 from .convolution import value_dims
 from .nms import int_dim
 from .spec import Attrs, Trace, specs_of
-from .values import Tensor, exact_ints
+from .values import Tensor, computed_shape_bounds, exact_ints
 
 __all__ = ["SPECS"]
 
@@ -40,6 +40,7 @@ def _random_uniform(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None)
     if low and high and not low[0] < high[0]:
         raise ShapeInferenceError(f"min must be below max, but got {low[0]} and {high[0]}")
     etype = attrs.text("output_type", "f32")
+    computed_shape_bounds(shape_t, "the shape input")
     dims = value_dims(shape_t)
     if dims is not None:
         return [Tensor(PartialShape.of(dims), etype)]
@@ -53,6 +54,7 @@ def _multinomial(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) ->
     if probs.rank not in (None, 2):
         raise ShapeInferenceError(f"the probabilities must be 2-D, but got {probs}")
     _one_value(ins[1], "num_samples")
+    computed_shape_bounds(ins[1], "num_samples")
     etype = attrs.text("convert_type", "i64")
     if probs.dims is None:
         return [Tensor(probs, etype)]

@@ -26,7 +26,7 @@ from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .convolution import bounds_dim, shifted, value_dims
 from .spec import Attrs, Trace, specs_of
-from .values import INT_TYPES, Tensor, exact_ints
+from .values import INT_TYPES, Tensor, computed_shape_bounds, exact_ints
 
 __all__ = ["scaled", "interpolate_shape", "SPECS"]
 
@@ -100,6 +100,7 @@ def _interpolate_1(ins: list[Tensor], attrs: Attrs) -> list[Tensor]:
     rank = len(data.dims)
     if not all(0 <= a < rank for a in axes):
         raise ShapeInferenceError(f"the axes must lie in [0, {rank - 1}], but got {list(axes)}")
+    computed_shape_bounds(ins[1], "the target shape")
     target = value_dims(ins[1])
     out = list(data.dims)
     for n, axis in enumerate(axes):
@@ -132,6 +133,7 @@ def _interpolate(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) ->
         return [Tensor(data, ins[0].etype)]
     values = values_in.value[0] if use_scales and values_in.value is not None else None
     if not use_scales:
+        computed_shape_bounds(values_in, "the sizes")
         values = value_dims(values_in)
     pads = (attrs.ints("pads_begin"), attrs.ints("pads_end"))
     shape = interpolate_shape(data, _axes(axes_in, len(data.dims)), pads, values, use_scales)

@@ -1,7 +1,8 @@
 """SegmentMax-16: the maximum of each segment of the data's rows.
 
 The data (rank 1 or more) keeps its shape but for the first dim, which becomes the number
-of segments: the constant ``num_segments`` (a scalar; ``?`` when it is not constant), and
+of segments: ``num_segments`` (a scalar; its value bounds when other layers compute it,
+which must not go below 0; ``?`` when unknown), and
 without it one more than the largest constant ``segment_id``, else ``?``. The
 ``segment_ids`` are 1-D, one per data row, and a constant list of them must be sorted.
 
@@ -13,17 +14,18 @@ without it one more than the largest constant ``segment_id``, else ``?``. The
 from __future__ import annotations
 
 from ..errors import ShapeInferenceError
-from ..shapes import DYNAMIC, PartialShape
+from ..shapes import DYNAMIC, Dimension, PartialShape
 from .nms import int_dim
 from .spec import Attrs, Trace, specs_of
-from .values import Tensor, exact_ints
+from .values import Tensor, computed_shape_bounds, dim_of_bounds, exact_ints
 
 __all__ = ["segment_max_shape", "SPECS"]
 
 
 def segment_max_shape(data: PartialShape, ids_shape: PartialShape, ids: tuple[int, ...] | None,
-                      segments: int | None, given: bool = False) -> PartialShape:
-    """``segments``: the constant num_segments (None: unknown; ``given``: there is one)."""
+                      segments: int | Dimension | None, given: bool = False) -> PartialShape:
+    """``segments``: num_segments, exact or as bounds (None: unknown; ``given``: there is
+    one)."""
     dims = data.dims
     if dims is not None and not dims:
         raise ShapeInferenceError("the data must not be a scalar, but got []")
@@ -37,7 +39,9 @@ def segment_max_shape(data: PartialShape, ids_shape: PartialShape, ids: tuple[in
         raise ShapeInferenceError(f"segment_ids must be sorted, but got {list(ids)}")
     if dims is None:
         return data
-    if segments is not None:
+    if isinstance(segments, Dimension):
+        first = segments
+    elif segments is not None:
         first = int_dim(segments)
     elif ids and not given:
         first = int_dim(max(ids) + 1)
@@ -51,8 +55,11 @@ def _segment_max(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) ->
     if len(ins) > 2:
         if ins[2].shape.rank not in (None, 0):
             raise ShapeInferenceError(f"num_segments must be a scalar, but got {ins[2].shape}")
-        value = exact_ints(ins[2])
+        computed_shape_bounds(ins[2], "num_segments")
+        value, bounds = exact_ints(ins[2]), ins[2].value
         segments = value[0] if value else None
+        if segments is None and bounds is not None and len(bounds[0]) == 1:
+            segments = dim_of_bounds(bounds[0][0], bounds[1][0])
     shape = segment_max_shape(ins[0].shape, ins[1].shape, exact_ints(ins[1]), segments,
                               len(ins) > 2)
     return [Tensor(shape, ins[0].etype)]

@@ -19,7 +19,6 @@ from .._lazy import numpy as np
 
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
-from .convolution import computed_shape_bounds
 from .elementwise import broadcast_shapes
 from .spec import Attrs, Rule, Trace, specs_of
 from .values import (
@@ -27,6 +26,7 @@ from .values import (
     NINF,
     Tensor,
     Value,
+    computed_shape_bounds,
     dim_of_bounds,
     exact_ints,
     exact_scalar,

@@ -3,7 +3,8 @@
 Inputs: ``values [N]``, ``dense_shape`` (1-D of two elements), ``indices [N, 2]`` and a
 scalar ``default_value``. Outputs: ``[N + empty, 2]`` indices, ``[N + empty]`` values and
 ``[rows]`` empty-row flags, where ``rows`` is the dense shape's first value and ``empty``
-the rows no index names (both need constant inputs; else ``?``). Constant indices must lie
+the rows no index names (both need constant inputs, and a dense shape known exactly,
+not as an interval or with a -1; else ``?``). Constant indices must lie
 inside the dense shape.
 
 >>> from ovgather.shapes import PartialShape as P
@@ -17,7 +18,7 @@ from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .convolution import value_dims
 from .spec import Attrs, Trace, specs_of
-from .values import Tensor, exact_ints
+from .values import Tensor, computed_shape_bounds, exact_ints
 
 __all__ = ["fill_shapes", "SPECS"]
 
@@ -32,9 +33,7 @@ def fill_shapes(values: PartialShape, indices: PartialShape, dense: tuple | None
                 index_values: tuple[int, ...] | None) -> list[PartialShape]:
     """The three outputs from the dense shape's value (None: unknown) and the indices'."""
     count = rows = DYNAMIC
-    if dense is not None:
-        if not all(isinstance(d, int) or d.is_static for d in dense[:2]):
-            raise ShapeInferenceError(f"the dense shape must be known exactly, but got {dense}")
+    if dense is not None and all(isinstance(d, int) or d.is_static for d in dense[:2]):
         n_rows, n_cols = (d if isinstance(d, int) else d.lo for d in dense[:2])
         rows = Dimension.static(n_rows)
         if index_values is not None:
@@ -71,6 +70,7 @@ def _sparse_fill(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) ->
             _check(indices.dims[0].compatible(_first(values)),
                    "indices must have one row per value", indices)
     _check(default.rank in (None, 0), "the default value must be a scalar", default)
+    computed_shape_bounds(ins[1], "the dense shape")
     shapes = fill_shapes(values, indices, value_dims(ins[1]), exact_ints(ins[2]))
     return [Tensor(shapes[0], ins[2].etype), Tensor(shapes[1], ins[0].etype),
             Tensor(shapes[2], "boolean")]

@@ -25,7 +25,7 @@ from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .convolution import floor_div, value_dims
 from .spec import Attrs, Trace, specs_of
-from .values import Tensor, exact_ints
+from .values import Tensor, computed_shape_bounds, exact_ints
 
 __all__ = ["stft_shape", "SPECS"]
 
@@ -80,6 +80,7 @@ def _istft_length(data: PartialShape, size: int | None, step: int | None, center
                 Dimension.static(1)))):
             raise ShapeInferenceError(
                 f"signal_length must be a scalar or hold one element, but got {length.shape}")
+        computed_shape_bounds(length, "signal_length")
         value = value_dims(length)
         return value[0] if value else DYNAMIC
     if size is None or step is None:

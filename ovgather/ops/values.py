@@ -17,6 +17,7 @@ so the walk reports that layer as ``invalid`` instead of crashing.
 from __future__ import annotations
 
 from ..element_types import INT_TYPES
+from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "exact_ints",
     "exact_scalar",
     "dim_of_bounds",
+    "computed_shape_bounds",
     "value_of_dims",
     "unknown_value",
     "shape_of_len",
@@ -103,6 +105,31 @@ def dim_of_bounds(lo: int, hi: int) -> Dimension:
     if hi < lo:
         return Dimension.dynamic()
     return Dimension.from_bounds(lo, hi)
+
+
+def computed_shape_bounds(t: Tensor, what: str) -> None:
+    """Raise when a shape input computed by other layers may hold a negative size.
+
+    OpenVINO reads a shape from a Const's data (where -1 means ``?``), and otherwise from
+    the value bounds it propagates; a bound below 0 there is an error, not a ``?``, even
+    when only the lower one is (``ShapeOf(x) - 3`` with ``x`` in ``1..10``). Unknown ends
+    (``-INF``) are not bounds and pass.
+
+    >>> from ovgather.shapes import PartialShape as P
+    >>> computed_shape_bounds(Tensor(P([1]), "i64", ((-2,), (7,))), "the sizes")
+    Traceback (most recent call last):
+    ...
+    ovgather.errors.ShapeInferenceError: the sizes must not be negative, but element 0 \
+may be as low as -2 (its bounds are -2..7)
+    """
+    v = t.value
+    if t.const or v is None:
+        return
+    for i, (lo, hi) in enumerate(zip(*v, strict=True)):
+        if hi < 0 or NINF < lo < 0:
+            raise ShapeInferenceError(
+                f"{what} must not be negative, but element {i} may be as low as {lo} "
+                f"(its bounds are {lo}..{hi})")
 
 
 def value_of_dims(dims: tuple[Dimension, ...]) -> Value:
