@@ -676,10 +676,11 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
            bin_name: str, weights: np.ndarray | None = None) -> LayerGraph:
     reader = _Reader(file, bin_size, bin_name, xml_bytes)
     with _gc_paused():
-        # comments or PIs are dropped from a whole tree; bodies (TensorIterator, Loop,
-        # If) are read from it by subgraphs.py: then no streaming
+        # parsed whole: a file of one piece (lxml's whole-document parse is faster than
+        # its feed parser), one with comments or PIs (dropped from the whole tree) and one
+        # with bodies (TensorIterator, Loop, If: subgraphs.py reads them from the tree)
         markup = _check_prolog(xml_bytes, file)
-        if markup or b"body>" in xml_bytes:
+        if markup or len(xml_bytes) <= _STREAM_PIECE or b"body>" in xml_bytes:
             root = _parse_xml(xml_bytes, file, markup=markup)
             G = reader.read(root)
         else:

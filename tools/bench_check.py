@@ -18,7 +18,6 @@ The IRs: generated chains (``gen_models.big_ir``) of 1k, 20k and 100k layers, pl
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import statistics
 import subprocess
@@ -42,16 +41,26 @@ def console_script() -> str:
     return which
 
 
+#: Runs one command and prints its wall time, peak RSS and exit code. Started as a small
+#: process of its own: Linux carries a process's peak RSS over fork and exec, so a command
+#: started straight from this (big: it made the IRs with openvino) process would report
+#: this process's peak, not its own.
+_LAUNCHER = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_, status, usage = os.wait4(proc.pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status))
+"""
+
+
 def _run(cmd: list[str]) -> tuple[float, float, int]:
     """(wall seconds, peak RSS in MiB, exit code) of one process, from outside the repo
     so that the installed package is what runs."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            cwd=tempfile.gettempdir())
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss / 1024, proc.returncode
+    done = subprocess.run([sys.executable, "-c", _LAUNCHER, *cmd], capture_output=True,
+                          text=True, check=True, cwd=tempfile.gettempdir())
+    wall, rss, code = done.stdout.split()
+    return float(wall), float(rss), int(code)
 
 
 def bench_processes(xml: Path, repeat: int) -> dict[str, float]:
@@ -156,7 +165,7 @@ def main() -> None:
             reads, checks = [], []
             for n in sizes:
                 xml = big_ir(n, Path(tmp) / f"scale_{n}.xml")
-                layers, read_ms, check_ms = bench_scaling(xml, max(3, args.repeat // 2))
+                layers, read_ms, check_ms = bench_scaling(xml, max(5, args.repeat))
                 reads.append(read_ms)
                 checks.append(check_ms)
                 print(f"| {layers} | {read_ms:.1f} | {check_ms:.1f} |", flush=True)
