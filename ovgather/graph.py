@@ -132,9 +132,12 @@ class LayerGraph:
     the ``MultiDiGraph`` that ``read_ir`` returns without copying a dict.
     """
 
-    __slots__ = ("graph", "_node", "_succ", "_pred")
+    __slots__ = ("graph", "_node", "_succ", "_pred", "in_order")
 
     def __init__(self) -> None:
+        #: True when the reader saw every edge go forward in layer order (as OpenVINO
+        #: writes IRs): the walk then takes that order as it is
+        self.in_order = False
         self.graph: dict[str, Any] = {}
         self._node: dict[str, dict[str, Any]] = {}
         self._succ: dict[str, dict[str, dict]] = {}

@@ -358,8 +358,15 @@ def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
 
 
 def _topological_order(G: nx.MultiDiGraph) -> list[str]:
-    """Kahn's algorithm in XML order (networkx's generic sort costs 5× more here)."""
+    """The layers in XML order when every edge goes forward in it (as OpenVINO writes an
+    IR; the reader's LayerGraph knows it already), else Kahn's algorithm from the XML
+    order (networkx's generic sort costs 5× more here)."""
+    if getattr(G, "in_order", False):
+        return list(G._node)
     succ, pred = G._succ, G._pred
+    position = {n: i for i, n in enumerate(G._node)}
+    if all(position[u] < position[v] for u, targets in succ.items() for v in targets):
+        return list(position)
     waiting = {n: len(pred[n]) for n in G._node}
     order = [n for n, k in waiting.items() if k == 0]
     for node in order:  # the list grows while we walk it

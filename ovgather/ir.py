@@ -858,8 +858,11 @@ class _Reader:
             edge_list = []
             self.check_fed({})
         _fill_graph(G, nodes, edge_list)
-        if _fastwalk is None or not _fastwalk.in_order(nodes, edge_list):
+        in_order = _fastwalk is not None and _fastwalk.in_order(nodes, edge_list)
+        if not in_order:
             self.check_acyclic(G)  # OpenVINO writes layers in order: then there is no cycle
+        if isinstance(G, LayerGraph):
+            G.in_order = in_order
         if self.nested or root.tag != "net":  # lines of nested layers: subgraphs.py
             return G
         if nodes and nodes[-1][1]["line"] >= _LXML_MAX_LINE or (

@@ -324,3 +324,36 @@ def test_random_models_match_openvino_layer_by_layer(seed, tmp_path):
     report = check(read_ir(path))
     assert differences(report, ov_shapes(CORE.read_model(str(path)))) == []
     assert report.ok and report.summary["unchecked"] == 0
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[str(p.relative_to(ROOT)) for p in SAMPLES])
+def test_the_walk_follows_the_file_when_its_edges_go_forward(path):
+    """OpenVINO writes layers in a topological order: the report then lists them as the
+    file does, the same from the CLI's LayerGraph and from read_ir's MultiDiGraph."""
+    from ovgather.ir import read_layer_graph
+
+    G = read_ir(path)
+    top = [lr.id for lr in check(G).layers if "/" not in lr.id]  # body layers follow theirs
+    assert top == list(G.nodes)
+    assert [lr.id for lr in check(read_layer_graph(path)).layers] == \
+        [lr.id for lr in check(G).layers]
+
+
+def test_a_layer_added_later_and_consumed_earlier_is_walked_before_its_consumer():
+    """An edited graph whose edges no longer go forward is walked in a topological order."""
+    from ovgather.graph import output_port
+    from ovgather.rewrite import add_layer
+
+    G = read_ir(ROOT / "ir_samples" / "gather_nd8_bd2.xml")
+    result = next(n for n, a in G.nodes(data=True) if a["type"] == "Result")
+    (src, _, key), = [(u, v, k) for u, v, k in G.in_edges(result, keys=True)]
+    dims = output_port(G, src, key[0])["dims"]
+    relu = add_layer(G, "Relu", "opset1", inputs=[(src, key[0])],
+                     outputs=[{"precision": "FP32", "dims": dims}])
+    out_id = G.nodes[relu]["outputs"][0]["id"]
+    G.remove_edge(src, result, key)
+    G.add_edge(relu, result, key=(out_id, key[1]), from_port=out_id, to_port=key[1])
+    assert list(G.nodes).index(relu) > list(G.nodes).index(result)  # an edge goes back
+    order = [lr.id for lr in check(G).layers]
+    assert order.index(src) < order.index(relu) < order.index(result)
+    assert check(G).ok
