@@ -30,6 +30,16 @@ def _whole_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ir, "_check_prolog", lambda data, file: original(data, file) or True)
 
 
+def _counting(calls: list):
+    """``_Reader.read_layers`` that also records each call in ``calls``."""
+    original = ir._Reader.read_layers
+
+    def read_layers(self, *args):
+        calls.append(args)
+        return original(self, *args)
+    return read_layers
+
+
 def _results(read, monkeypatch: pytest.MonkeyPatch, walk: str) -> tuple:
     """(streamed in tiny pieces, whole tree): each a graph or the error text."""
     out = []
@@ -38,10 +48,8 @@ def _results(read, monkeypatch: pytest.MonkeyPatch, walk: str) -> tuple:
             _only(walk, m)
             if streamed:
                 m.setattr(ir, "_STREAM_PIECE", TINY_PIECE)
-                calls = []
-                original = ir._Reader.read_layers
-                m.setattr(ir._Reader, "read_layers",
-                          lambda self, *a: calls.append(a) or original(self, *a))
+                calls: list = []
+                m.setattr(ir._Reader, "read_layers", _counting(calls))
             else:
                 _whole_tree(m)
             try:
@@ -121,9 +129,7 @@ def test_a_big_model_streams_with_exact_lines(tmp_path, monkeypatch) -> None:
         streamed, whole, reads = _results(lambda: read_ir(path), monkeypatch, walk)
         _same_graph(streamed, whole)
     with monkeypatch.context() as m:
-        calls = []
-        original = ir._Reader.read_layers
-        m.setattr(ir._Reader, "read_layers",
-                  lambda self, *a: calls.append(a) or original(self, *a))
+        calls: list = []
+        m.setattr(ir._Reader, "read_layers", _counting(calls))
         read_ir(path)
     assert len(calls) >= 2, "a 2 MB IR is read in more than one part"

@@ -4,7 +4,6 @@ batch-dims check. Their errors are ovgather's (``ReferenceInputError``)."""
 from __future__ import annotations
 
 from .._lazy import numpy as np
-
 from ..errors import ReferenceInputError
 
 __all__ = ["index_array", "prod", "require_same_batch"]

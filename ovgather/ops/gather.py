@@ -213,7 +213,6 @@ def gather_shape(
 # a few out-of-range indices: both are defined.
 
 from .._lazy import numpy as _np  # noqa: E402 (this section sits below the shape rules)
-
 from ..errors import ReferenceInputError  # noqa: E402
 from .arrays import index_array, prod, require_same_batch  # noqa: E402
 

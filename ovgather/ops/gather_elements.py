@@ -123,7 +123,6 @@ def gather_elements_shape(
 # IndexError, as the runtime raises.
 
 from .._lazy import numpy as _np  # noqa: E402 (this section sits below the shape rules)
-
 from ..errors import IndexRangeError, ReferenceInputError  # noqa: E402
 from .arrays import index_array  # noqa: E402
 

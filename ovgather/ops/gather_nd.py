@@ -242,7 +242,6 @@ def _onnx_version(opset: int, domain: str) -> bool:
 # caller reuse its output (tools/bench_validate.py).
 
 from .._lazy import numpy as _np  # noqa: E402 (this section sits below the shape rules)
-
 from ..errors import IndexRangeError, ReferenceInputError  # noqa: E402
 from .arrays import index_array, prod, require_same_batch  # noqa: E402
 

@@ -26,7 +26,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .._lazy import numpy as np
-
 from ..errors import UnsupportedOpError
 from ..shapes import Dimension, PartialShape
 from . import registry

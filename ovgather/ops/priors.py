@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 
 from .._lazy import numpy as np
-
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .convolution import value_dims

@@ -21,7 +21,6 @@ does not gets ``?`` there.
 from __future__ import annotations
 
 from .._lazy import numpy as np
-
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .convolution import bounds_dim, shifted, value_dims

@@ -16,7 +16,6 @@ tests in ``tests/test_ops_common.py`` which compare every rule with OpenVINO.
 from __future__ import annotations
 
 from .._lazy import numpy as np
-
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .elementwise import broadcast_shapes
