@@ -150,7 +150,33 @@ def if_model(rng: np.random.Generator) -> ov.Model:
     return _model([out0, out1], params, "if")
 
 
-BUILDERS = [ti_model, loop_model, loop_sliced_model, if_model]
+def _nested(inner_builder):
+    def nested_model(rng: np.random.Generator) -> ov.Model:
+        """An If whose branches are each a whole TensorIterator or Loop model of the same
+        draw (bodies inside bodies; the same output ranks, which the CPU plugin needs);
+        the condition is constant (either branch) or a Parameter."""
+        draw = int(rng.integers(1 << 30))
+        inner = inner_builder(np.random.default_rng(draw))
+        else_model = inner_builder(np.random.default_rng(draw))
+        kind = int(rng.integers(0, 3))
+        params = [_param(p.get_partial_shape(), "outer_" + p.get_friendly_name(),
+                         p.get_element_type()) for p in inner.get_parameters()]
+        cond = _param([], "cond", bool) if kind == 2 else o.constant(bool(kind))
+        else_params = else_model.get_parameters()
+        op = o.if_op(cond)
+        op.set_then_body(inner)
+        op.set_else_body(else_model)
+        for p, then_p, else_p in zip(params, inner.get_parameters(), else_params, strict=True):
+            op.set_input(p.output(0), then_p, else_p)
+        outs = [op.set_output(a, b) for a, b in
+                zip(inner.get_results(), else_model.get_results(), strict=True)]
+        return _model(outs, params + ([cond] if kind == 2 else []), "nested")
+    nested_model.__name__ = f"if_of_{inner_builder.__name__}"
+    return nested_model
+
+
+BUILDERS = [ti_model, loop_model, loop_sliced_model, if_model, _nested(ti_model),
+            _nested(loop_model)]
 CASES = [(b, s) for b in BUILDERS for s in SEEDS]
 
 
