@@ -320,21 +320,32 @@ def explain_layer(
              "layer_id": node}
     if attrs.get("bodies"):
         return _explain_bodies(G, node, shapes)
-    if attrs["type"] not in gather_types():
-        raise UsageError(f"explain works on gather layers ({', '.join(gather_types())}), but "
-                         f"'{attrs['name']}' is a {attrs['type']}", **where)
-    try:
-        spec = registry.find(attrs["type"], attrs.get("version"))
-    except UnsupportedOpError as err:
-        raise err.located(**where) from None
-    ins = input_tensors(G, node, shapes)
-    if len(ins) < 2:
-        raise UsageError(f"a {attrs['type']} layer needs data and indices inputs, but "
-                         f"'{attrs['name']}' has {len(ins)}", **where)
-    e = explain_op(attrs["type"], ins, attrs.get("data"), spec.version)
+    spec = _gather_spec(attrs, attrs["name"], where)
+    e = _explain_gather(attrs, attrs["name"], input_tensors(G, node, shapes), spec, where)
     e.layer = _layer_info(G, node, check_rows(G, shapes).get(node, {}), spec)
     e.layer["declared_layout"] = _layout_of(e)
     return e
+
+
+def _gather_spec(attrs: dict[str, Any], name: str, where: dict[str, Any]) -> Any:
+    """The spec of the gather layer ``attrs`` (named ``name`` in messages); a UsageError
+    for any other op."""
+    if attrs["type"] not in gather_types():
+        raise UsageError(f"explain works on gather layers ({', '.join(gather_types())}), but "
+                         f"'{name}' is a {attrs['type']}", **where)
+    try:
+        return registry.find(attrs["type"], attrs.get("version"))
+    except UnsupportedOpError as err:
+        raise err.located(**where) from None
+
+
+def _explain_gather(attrs: dict[str, Any], name: str, ins: list, spec: Any,
+                    where: dict[str, Any]) -> Explanation:
+    """The rule of the gather layer ``attrs`` walked on ``ins`` (its layer info unset)."""
+    if len(ins) < 2:
+        raise UsageError(f"a {attrs['type']} layer needs data and indices inputs, but "
+                         f"'{name}' has {len(ins)}", **where)
+    return explain_op(attrs["type"], ins, attrs.get("data"), spec.version)
 
 
 def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] | None
@@ -349,24 +360,15 @@ def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] |
     path_id, path_name, _, attrs = rows[0]
     where = {"file": _where(G), "line": attrs.get("line"), "layer_name": path_name,
              "layer_id": path_id}
-    if attrs["type"] not in gather_types():
-        raise UsageError(f"explain works on gather layers ({', '.join(gather_types())}), but "
-                         f"'{path_name}' is a {attrs['type']}", **where)
-    try:
-        spec = registry.find(attrs["type"], attrs.get("version"))
-    except UnsupportedOpError as err:
-        raise err.located(**where) from None
+    spec = _gather_spec(attrs, path_name, where)
     report, runs = body_runs(G, shapes)
     prefix, inner = path_id.rsplit("/", 1)
     if prefix + "/" not in runs:
         raise UsageError(f"the body holding '{path_name}' was not run (the layer holding it "
                          "is invalid or unchecked: see ovgather check)", **where)
     H, produced = runs[prefix + "/"]
-    ins = _inputs(H.nodes[inner], H._pred[inner], produced)
-    if len(ins) < 2:
-        raise UsageError(f"a {attrs['type']} layer needs data and indices inputs, but "
-                         f"'{path_name}' has {len(ins)}", **where)
-    e = explain_op(attrs["type"], ins, attrs.get("data"), spec.version)
+    e = _explain_gather(attrs, path_name, _inputs(H.nodes[inner], H._pred[inner], produced),
+                        spec, where)
     row = next((lr.to_dict() for lr in report.layers if lr.id == path_id), {})
     e.layer = {**_layer_info(H, inner, row, spec), "id": path_id, "name": path_name}
     e.layer["declared_layout"] = _layout_of(e)

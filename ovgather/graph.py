@@ -153,13 +153,7 @@ def as_networkx(g: LayerGraph) -> nx.MultiDiGraph:
     G.graph = g.graph
     G._node = g._node
     G._adj = G._succ = g._succ
-    G._pred = g._pred
-    for cached in ("nodes", "adj", "succ", "pred", "edges", "out_edges", "in_edges",
-                   "degree", "in_degree", "out_degree"):
-        vars(G).pop(cached, None)  # views networkx may have cached on the empty dicts
-    clear = getattr(nx, "_clear_cache", None)
-    if clear is not None:
-        clear(G)
+    G._pred = g._pred  # a new graph has no view or cache yet on the dicts it replaced
     return G
 
 

@@ -171,12 +171,9 @@ def _doctype_line(xml_bytes: bytes) -> int | None:
     return None
 
 
-def _parse_xml(xml_bytes: bytes, file: str | None, markup: bool | None = None
-               ) -> etree._Element:
+def _parse_xml(xml_bytes: bytes, file: str | None, markup: bool) -> etree._Element:
     """Parse the bytes into an element tree, refusing DTDs; lxml errors become ours.
-    ``markup``: what :func:`_check_prolog` returned, when the caller ran it already."""
-    if markup is None:
-        markup = _check_prolog(xml_bytes, file)
+    ``markup``: what :func:`_check_prolog` returned (comments or PIs to drop)."""
     try:
         root = etree.fromstring(xml_bytes, _parser(keep_markup=markup))
     except etree.XMLSyntaxError as err:
@@ -680,7 +677,7 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
         # its feed parser), one with comments or PIs (dropped from the whole tree) and one
         # with bodies (TensorIterator, Loop, If: subgraphs.py reads them from the tree)
         markup = _check_prolog(xml_bytes, file)
-        if markup or len(xml_bytes) <= _STREAM_PIECE or b"body>" in xml_bytes:
+        if markup or len(xml_bytes) <= _STREAM_PIECE or reader.has_bodies:
             root = _parse_xml(xml_bytes, file, markup=markup)
             G = reader.read(root)
         else:
@@ -785,9 +782,12 @@ class _Reader:
     """One pass over the <net> tree: net attributes, layers, edges, checks."""
 
     def __init__(self, file: str | None, bin_size: int | None, bin_name: str,
-                 xml_bytes: bytes) -> None:
+                 xml_bytes: bytes, has_bodies: bool | None = None) -> None:
         self.file = file
         self.xml_bytes = xml_bytes
+        #: whether the document may hold TensorIterator/Loop/If bodies (scanned once; a
+        #: body's reader is told)
+        self.has_bodies = b"body>" in xml_bytes if has_bodies is None else has_bodies
         self.bin_size = bin_size
         self.bin_name = bin_name
         self.nodes: dict[str, dict[str, Any]] = {}
@@ -848,7 +848,7 @@ class _Reader:
         nodes = self.read_layers(layers)
         if streamed:
             nodes = streamed + nodes
-        if b"body>" in self.xml_bytes:  # TensorIterator, Loop, If: their bodies as graphs
+        if self.has_bodies:  # TensorIterator, Loop, If: their bodies as graphs
             from .subgraphs import read_bodies
             self.nested += read_bodies(self, layers)
         self.check_overlaps()

@@ -102,7 +102,8 @@ def _read_body(reader: Any, body: Any) -> nx.MultiDiGraph:
     G = LayerGraph()
     G.graph.update(name=None, rt_info=None, xml_path=None, bin_path=None, weights=None,
                    net_attrs=dict(body.attrib), extra_xml=[])
-    inner = _Reader(reader.file, reader.bin_size, reader.bin_name, reader.xml_bytes)
+    inner = _Reader(reader.file, reader.bin_size, reader.bin_name, reader.xml_bytes,
+                    has_bodies=True)
     inner.read_graph(body, G)
     reader.nested += inner.nested
     return as_networkx(G)

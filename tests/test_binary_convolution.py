@@ -12,6 +12,18 @@ from ov_oracle import random_dim, random_shape
 from ovgather.ops.convolution import PAD_MODES
 
 
+def _case(data: str, filters: str, strides, pads_begin, pads_end, dilations, mode) -> Case:
+    """The BinaryConvolution (xnor-popcount) of ``data`` by u1 ``filters``."""
+    attrs = {"strides": ints(strides), "dilations": ints(dilations),
+             "pads_begin": ints(pads_begin), "pads_end": ints(pads_end), "auto_pad": mode,
+             "mode": "xnor-popcount", "pad_value": "0"}
+    return Case(lambda: ov1.binary_convolution(
+        ov_param(data), ov_param(filters, ov.Type.u1), strides, pads_begin, pads_end, dilations,
+        "xnor-popcount", 0.0, mode),
+        "BinaryConvolution", 1, [tensor(data), tensor(filters, "u1")], attrs,
+        label=f"{data} {filters} {attrs}")
+
+
 def binary_convolution_case(rng) -> Case:
     n = rng.choice((1, 2, 2, 3))
     channels = rng.choice(("1", "3", "?"))
@@ -27,14 +39,7 @@ def binary_convolution_case(rng) -> Case:
     strides, dilations, pads_begin, pads_end = values(1, 2), values(1, 2), values(0, 1), \
         values(0, 1)
     mode = rng.choice(PAD_MODES)
-    attrs = {"strides": ints(strides), "dilations": ints(dilations),
-             "pads_begin": ints(pads_begin), "pads_end": ints(pads_end), "auto_pad": mode,
-             "mode": "xnor-popcount", "pad_value": "0"}
-    return Case(lambda: ov1.binary_convolution(
-        ov_param(data), ov_param(filters, ov.Type.u1), strides, pads_begin, pads_end, dilations,
-        "xnor-popcount", 0.0, mode),
-        "BinaryConvolution", 1, [tensor(data), tensor(filters, "u1")], attrs,
-        label=f"{data} {filters} {attrs}")
+    return _case(data, filters, strides, pads_begin, pads_end, dilations, mode)
 
 
 def test_binary_convolution_infers_what_openvino_infers():
@@ -53,13 +58,7 @@ def interval_binary_case(rng) -> Case:
     dims = [window_interval(rng, k, d, p) for k, d, p in zip(kernel, dilations, pads, strict=True)]
     data = "[" + ",".join(["?", "3"] + dims) + "]"
     filters = "[" + ",".join(["5", "3"] + [str(k) for k in kernel]) + "]"
-    attrs = {"strides": ints(strides), "dilations": ints(dilations), "pads_begin": ints(pb),
-             "pads_end": ints(pe), "auto_pad": mode, "mode": "xnor-popcount", "pad_value": "0"}
-    return Case(lambda: ov1.binary_convolution(
-        ov_param(data), ov_param(filters, ov.Type.u1), strides, pb, pe, dilations,
-        "xnor-popcount", 0.0, mode),
-        "BinaryConvolution", 1, [tensor(data), tensor(filters, "u1")], attrs,
-        label=f"{data} {filters} {attrs}")
+    return _case(data, filters, strides, pb, pe, dilations, mode)
 
 
 def test_interval_dims_around_the_dilated_kernel_infer_what_openvino_infers():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import gen_models
 import pytest
-from test_ir_walks import SAMPLES, VARIANTS, WALKS, _model_xml, _only, _same_graph
+from test_ir_walks import SAMPLES, VARIANTS, WALKS, _model_xml, _only, _same_graph, variant_xml
 
 from ovgather import ir
 from ovgather.errors import IRError
@@ -81,13 +81,7 @@ def test_samples_stream_to_the_same_graph(path: Path, walk: str, monkeypatch) ->
 @pytest.mark.parametrize("name,section", VARIANTS, ids=[v[0] for v in VARIANTS])
 def test_unusual_layers_stream_to_the_same_graph_or_error(name, section, walk,
                                                           monkeypatch) -> None:
-    xml = _model_xml()
-    first = re.search(r'(<layer id="0"[^>]*>\s*<data[^>]*/>\s*)(<output>.*?</output>)', xml,
-                      flags=re.DOTALL)
-    head = first.group(1)
-    if name == "child of data":
-        head = head.replace("/>", "><dim>1</dim></data>", 1)
-    xml = xml[:first.start()] + head + section + xml[first.end():]
+    xml = variant_xml(name, section)
     bin_bytes = (ROOT / "ir_samples" / "mixed_ops.bin").read_bytes()
     _assert_same(lambda: parse_ir(xml, bin_bytes, xml_path="m.xml"), monkeypatch, walk,
                  min_reads=0)

@@ -151,15 +151,21 @@ def _model_xml() -> str:
     return (ROOT / "ir_samples" / "mixed_ops.xml").read_text()
 
 
-@pytest.mark.parametrize("name,section", VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_unusual_layers_read_the_same_both_ways(name, section, monkeypatch) -> None:
+def variant_xml(name: str, section: str) -> str:
+    """mixed_ops.xml with the first Parameter's output section replaced by ``section``
+    (one of VARIANTS)."""
     xml = _model_xml()
     first = re.search(r'(<layer id="0"[^>]*>\s*<data[^>]*/>\s*)(<output>.*?</output>)', xml,
                       flags=re.DOTALL)
     head = first.group(1)
     if name == "child of data":
         head = head.replace("/>", "><dim>1</dim></data>", 1)
-    xml = xml[:first.start()] + head + section + xml[first.end():]
+    return xml[:first.start()] + head + section + xml[first.end():]
+
+
+@pytest.mark.parametrize("name,section", VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_unusual_layers_read_the_same_both_ways(name, section, monkeypatch) -> None:
+    xml = variant_xml(name, section)
     bin_bytes = (ROOT / "ir_samples" / "mixed_ops.bin").read_bytes()
     fast, careful = _read_both(lambda: parse_ir(xml, bin_bytes, xml_path="m.xml"),
                                monkeypatch)

@@ -47,12 +47,6 @@ def _versions(op_type: str) -> tuple[OpSpec, ...]:
     return tuple(sorted(found, key=lambda s: s.since))
 
 
-@cache
-def _table() -> dict[str, tuple[OpSpec, ...]]:
-    """Every op type's specs (imports every op file): for listings, not for the walk."""
-    return {t: _versions(t) for t in _file_of()}
-
-
 def opset_number(opset: str | None) -> int | None:
     """``"opset8"`` → 8; None for anything that is not ``opsetN``."""
     if not isinstance(opset, str) or not opset.startswith("opset"):
@@ -124,4 +118,5 @@ def known_types() -> list[str]:
 @cache
 def family(name: str) -> tuple[str, ...]:
     """The op types of a family (``"gather"``), in the order their files list them."""
-    return tuple(dict.fromkeys(s.type for v in _table().values() for s in v if s.family == name))
+    return tuple(dict.fromkeys(s.type for t in _file_of() for s in _versions(t)
+                               if s.family == name))
