@@ -422,9 +422,9 @@ def run_model_with_outputs(
         run.inputs[name] = array
         feed.append(array)
     _reshape_to(model, reshape, xml_path)
-    outputs = _infer(_compile(model, threads), feed)
-    for key in asked:
-        run.outputs[key[0]] = outputs[slot[key]]
+    request = _ran(_compile(model, threads), feed)
+    for key in asked:  # only these are copied out: the model's own outputs stay put
+        run.outputs[key[0]] = request.get_output_tensor(slot[key]).data.copy()
     return run
 
 

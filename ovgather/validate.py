@@ -598,9 +598,9 @@ def validate_whole_model(
     inputs, and compare each gather's real output shape with ovgather's inference for
     the same input sizes.
 
-    ``memory_budget`` bounds the estimated bytes of one run (the inputs, the gather
-    outputs and twice the largest other tensor, from ovgather's inference for the sizes
-    picked); over it nothing is allocated and every gather layer is reported
+    ``memory_budget`` bounds the estimated bytes of one run (the inputs, twice the
+    gather outputs and twice the largest other tensor, from ovgather's inference for the
+    sizes picked); over it nothing is allocated and every gather layer is reported
     ``skipped`` with its own output size.
 
     Dynamic Parameter dims get sizes inside their bounds: first one size for all of
@@ -650,8 +650,9 @@ class _OverBudget(Exception):
 
 def _whole_cost(G, nodes: list[str], concrete: dict[str, str]) -> tuple[int, dict[str, str]]:
     """Estimated bytes of one whole-model run with the Parameters at ``concrete``: the
-    inputs, the gather outputs, and twice the largest other tensor (OpenVINO reuses
-    memory between layers); unknown sizes count as 0. Also the gather output shapes."""
+    inputs, twice the gather outputs (the runtime's and the copy handed back), and twice
+    the largest other tensor (OpenVINO reuses memory between layers); unknown sizes count
+    as 0. Also the gather output shapes."""
     inferred = infer_shapes(G, shapes=concrete)
     wanted = set(nodes)
     total = biggest = 0
@@ -663,8 +664,10 @@ def _whole_cost(G, nodes: list[str], concrete: dict[str, str]) -> tuple[int, dic
         for port, shape in zip(attrs.get("outputs") or [], shapes_out, strict=False):
             count = math.prod(d.lo for d in shape.dims) if shape.is_static else 0
             width = _itemsize(_etype_of(G, node, port))
-            if attrs["type"] == "Parameter" or node in wanted:
+            if attrs["type"] == "Parameter":
                 total += count * width
+            elif node in wanted:
+                total += 2 * count * width
             else:
                 biggest = max(biggest, count * width)
         if node in wanted and shapes_out:

@@ -120,6 +120,43 @@ def test_whole_model_over_the_budget_is_reported_layer_by_layer(tmp_path: Path,
     assert out.count("skipped") >= 2
 
 
+WHOLE_RSS = """
+import sys
+from ovgather import validate as v
+from ovgather.ir import read_ir
+
+def rss(key):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) << 10 for line in f if line.startswith(key))
+
+v.validate_whole_model(read_ir(sys.argv[1]))  # OpenVINO and its CPU plugin loaded
+G = read_ir(sys.argv[2])
+for budget in map(int, sys.argv[3:]):
+    before = rss("VmRSS")
+    statuses = {lv.status for lv in v.validate_whole_model(G, memory_budget=budget).layers}
+    print(budget, rss("VmHWM") - before, *sorted(statuses))
+"""
+
+
+def test_whole_model_holds_no_more_than_its_budget(tmp_path: Path) -> None:
+    """What the process really grows by (RSS, OpenVINO's buffers included) stays inside
+    the budget: 32 gathers of 8 MiB each are held by the runtime and copied out, so a
+    run needs twice their bytes, and a budget between once and twice refuses it."""
+    import subprocess
+    import sys
+
+    warm = gathers(tmp_path / "warm", 64, 32, np.float64)
+    path = gathers(tmp_path / "big", 1 << 20, 32, np.float64)  # outputs 32 x 8 MiB
+    run = subprocess.run([sys.executable, "-c", WHOLE_RSS, str(warm), str(path),
+                          str(400 * MiB), str(640 * MiB)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    for line in run.stdout.splitlines():
+        budget, grown, *statuses = line.split()
+        assert int(grown) <= int(budget), f"grew {int(grown) >> 20} MiB: {line}"
+        assert statuses == (["ok"] if int(budget) == 640 * MiB else ["skipped"]), line
+
+
 def test_whole_model_within_the_budget_still_runs(tmp_path: Path) -> None:
     G = read_ir(gathers(tmp_path, 1 << 10, 2))
     assert {lv.status for lv in v.validate_whole_model(G).layers} == {"ok"}
