@@ -39,7 +39,7 @@ import math
 import os
 import tempfile
 from collections import Counter, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,8 +88,9 @@ DYNAMIC_RANKS = (3, 2, 4, 1)
 #: The most elements of any input or output tensor validation allocates for a layer.
 MAX_ELEMENTS = 1 << 26
 #: The memory validate may hold for tensors at once, in bytes (``--memory-budget``): the
-#: data, indices and outputs of the layers planned and not yet judged, counted twice
-#: (the runtime's copies and the reference's output). A layer that needs more alone is
+#: data, indices and outputs of the layers planned and not yet judged, counted three
+#: times (ovgather's arrays; the runtime's own copies, converted to its precisions; the
+#: output copied back and the reference's). A layer that needs more alone is
 #: ``skipped``; otherwise planning waits until judged layers free enough.
 DEFAULT_MEMORY_BUDGET = 2 << 30
 #: Float tolerance: the ops only move data, so anything but a tiny error is a bug.
@@ -402,7 +403,7 @@ def _check_budget(plan: _Plan, dsize: list[int], isize: list[int]) -> None:
         widths = [_itemsize(plan.ins[0].etype), _itemsize(plan.ins[1].etype)]
         counts = [math.prod(int(d) for d in s) for s in sizes]
         cost = sum(c * w for c, w in zip(counts, widths + widths[:1], strict=False))
-        plan.budget.reserve(plan, 2 * cost)
+        plan.budget.reserve(plan, 3 * cost)
 
 
 def _itemsize(etype: str) -> int:
@@ -440,9 +441,22 @@ def _concrete_inference(plan: _Plan) -> str:
     return str(_infer_concrete(plan, case.data.shape, case.indices.shape))
 
 
+#: Elements compared at a time: the comparison's float64 temporaries stay a few MiB
+#: instead of several times an output that may fill most of the memory budget.
+COMPARE_BLOCK = 1 << 16
+
+
+def _blocks(ref: np.ndarray, out: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    a, b = ref.reshape(-1), out.reshape(-1)
+    for start in range(0, a.size, COMPARE_BLOCK):
+        yield a[start:start + COMPARE_BLOCK], b[start:start + COMPARE_BLOCK]
+
+
 def _max_error(ref: np.ndarray, out: np.ndarray) -> float:
-    if ref.size == 0:
-        return 0.0
+    return max((_block_error(a, b) for a, b in _blocks(ref, out)), default=0.0)
+
+
+def _block_error(ref: np.ndarray, out: np.ndarray) -> float:
     if ref.dtype.kind in "fc":
         a, b = ref.astype(np.float64), out.astype(np.float64)
         same_nan = np.isnan(a) & np.isnan(b)
@@ -453,7 +467,8 @@ def _max_error(ref: np.ndarray, out: np.ndarray) -> float:
 
 def _values_agree(ref: np.ndarray, out: np.ndarray) -> bool:
     if ref.dtype.kind in "fc":
-        return bool(np.allclose(out, ref, rtol=RTOL, atol=ATOL, equal_nan=True))
+        return all(np.allclose(b, a, rtol=RTOL, atol=ATOL, equal_nan=True)
+                   for a, b in _blocks(ref, out))
     return bool(np.array_equal(out, ref))
 
 

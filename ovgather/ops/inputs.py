@@ -143,7 +143,9 @@ def random_data(rng: np.random.Generator, shape: Sequence[int], dtype: np.dtype)
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         values = rng.random(shape, dtype=np.float32 if dtype.itemsize <= 4 else np.float64)
-        return (values * 8 - 4).astype(dtype, copy=False)
+        values *= 8  # in place: a big input is not made three times over
+        values -= 4
+        return values.astype(dtype, copy=False)
     if dtype.kind == "b":
         return rng.random(shape) < 0.5
     info = np.iinfo(dtype)
