@@ -183,6 +183,26 @@ def test_negative_seed_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> N
     assert "--seed" in err
 
 
+@pytest.mark.parametrize("value", [LONG, "\uff13", "\u0663", "-1"])
+@pytest.mark.parametrize("option", ["extract --depth", "show --depth", "validate --seed",
+                                    "validate --batch-size"])
+def test_count_options_take_ascii_digits_and_quote_little(option: str, value: str,
+                                                          tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    """Every number on the command line is digits 0-9 (``int()`` would take ``３`` and
+    ``٣`` as 3), and a refusal quotes at most 40 characters of it."""
+    command, flag = option.split()
+    argv = [command, str(SAMPLE), flag, value]
+    if command in ("extract", "show"):
+        argv += ["--layer", "first_rows_nd5", "-o", str(tmp_path / f"o.{command[:3]}.xml")]
+    code = main(argv)
+    _, err = capsys.readouterr()
+    assert_clean_error(code, err)
+    assert flag in err and "0-9" in err
+    assert list(tmp_path.iterdir()) == []
+
+
 # ------------------------------------------------------------------------------------------
 # Markup inside <dim>: read as OpenVINO reads it
 # ------------------------------------------------------------------------------------------
@@ -344,9 +364,12 @@ def test_namespaced_attributes_round_trip(case: int, tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------------
 # Memory per input byte, a .bin that shrinks, a .bin that links elsewhere
 # ------------------------------------------------------------------------------------------
-def test_a_sparse_8_gb_xml_is_refused_before_it_is_read(tmp_path: Path,
+@pytest.mark.parametrize("size", [1 << 30, 8 << 30], ids=["1GB", "8GB"])
+def test_a_sparse_huge_xml_is_refused_before_it_is_read(size: int, tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]
                                                         ) -> None:
+    """8 GB used to be read whole (MemoryError), 1 GB to end in 'not well-formed XML:
+    unknown error' after lxml ran out of room."""
     import time
 
     from ovgather.ir import MAX_XML_BYTES
@@ -354,7 +377,7 @@ def test_a_sparse_8_gb_xml_is_refused_before_it_is_read(tmp_path: Path,
     path = tmp_path / "huge.xml"
     with open(path, "wb") as f:
         f.write(b'<?xml version="1.0"?>\n<net name="m" version="11"><layers>')
-        f.truncate(8 << 30)  # sparse: no disk space, no memory
+        f.truncate(size)  # sparse: no disk space, no memory
     start = time.perf_counter()
     with pytest.raises(errors.XMLSyntaxError, match="at most") as info:
         read_ir(path)

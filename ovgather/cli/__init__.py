@@ -53,6 +53,17 @@ class _Parser(argparse.ArgumentParser):
         return self.formatter_class(prog=self.prog, width=width)
 
 
+def whole_number(text: str, digits: int = 19) -> int:
+    """argparse type of a count (``--depth``, ``--batch-size``, ``--seed``): an integer
+    >= 0 in the digits 0-9 (``int()`` would also take ``３`` or ``٣``), at most
+    ``digits`` of them; a refusal quotes at most 40 characters."""
+    if not (text.isascii() and text.isdigit()) or len(text) > digits:
+        shown = text if len(text) <= 40 else f"{text[:40]}… ({len(text)} characters)"
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0 (digits 0-9, at most "
+                                         f"{digits}), but got '{shown}'")
+    return int(text)
+
+
 EPILOG = """exit codes: 0 all good, 1 the model has a problem (a mismatch, an invalid layer, a
 disagreement with the runtime), 2 the input could not be used (one 'error:' line on
 stderr). Every subcommand takes --json (one JSON document on stdout) and --debug."""

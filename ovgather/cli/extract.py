@@ -10,6 +10,7 @@ import argparse
 import os
 
 from ..errors import UsageError
+from . import whole_number
 from .explain import add_layer_command, parse_shape_overrides
 from .models import load
 from .output import print_json, say
@@ -21,7 +22,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                           "Write a standalone IR of a layer and the layers within --depth "
                           "edges of it: Parameters where the cut is (with the shapes ovgather "
                           "inferred there), Results at the outputs, Consts kept.", run)
-    p.add_argument("--depth", type=int, default=1, help="edges to follow each way (default 1)")
+    p.add_argument("--depth", type=whole_number, default=1,
+                   help="edges to follow each way (default 1)")
     p.add_argument("-o", "--output", required=True, metavar="SUB.xml", help="the IR to write")
 
 

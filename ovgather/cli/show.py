@@ -10,6 +10,7 @@ import argparse
 import os
 
 from ..errors import UsageError
+from . import whole_number
 from .explain import add_layer_command, parse_shape_overrides
 from .models import load
 from .output import print_json, say
@@ -23,7 +24,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                           "invalid, unchecked).", run,
                           layer_help="draw only this layer's neighbourhood",
                           layer_required=False)
-    p.add_argument("--depth", type=int, default=2, help="edges to follow each way (default 2)")
+    p.add_argument("--depth", type=whole_number, default=2,
+                   help="edges to follow each way (default 2)")
     p.add_argument("--format", choices=("dot", "svg", "png"), default=None,
                    help="picture format (default: from the -o suffix, else dot)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write")

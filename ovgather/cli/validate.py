@@ -13,6 +13,7 @@ import argparse
 import os
 from typing import Any
 
+from . import whole_number
 from .models import add_model_argument, load
 from .output import Progress, print_json, say, say_record
 
@@ -37,7 +38,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--whole-model", action="store_true",
                    help="compile the whole model with extra outputs at the gather layers and "
                    "compare their real output shapes with ovgather's inference")
-    p.add_argument("--batch-size", type=int, default=1000, metavar="N",
+    p.add_argument("--batch-size", type=whole_number, default=1000, metavar="N",
                    help="layers per compiled model (default 1000)")
     p.add_argument("--all-layers", action="store_true",
                    help="prove every layer's shape, not only the gathers': compile the model "
@@ -52,9 +53,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def _seed(text: str) -> int:
     """A seed NumPy accepts: an integer >= 0."""
-    if not (text.isascii() and text.isdigit()) or len(text) > 40:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, but got '{text[:40]}'")
-    return int(text)
+    return whole_number(text, digits=40)
 
 
 def _size(text: str) -> int:
