@@ -299,6 +299,19 @@ def test_ascii_stream_encoding_with_non_ascii_names(tmp_path: Path) -> None:
     assert bad.stderr.startswith(b"error: ") and b"Traceback" not in bad.stderr
 
 
+@pytest.mark.parametrize("command", [["infer", "--json"], ["check", "--json", "--all"]])
+def test_ascii_stream_encoding_keeps_json_valid(command: list[str], tmp_path: Path) -> None:
+    """Escaping with backslashes (``premi\\xe8re``) would make invalid JSON: the JSON
+    escapes the names itself (``premi\\u00e8re``) when the stream cannot hold them."""
+    import json
+
+    path = _non_ascii_model(tmp_path)
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    run = _run([command[0], str(path), *command[1:]], env=env)
+    assert run.returncode == 0, run.stderr
+    assert "première_ряд_nd5" in json.dumps(json.loads(run.stdout), ensure_ascii=False)
+
+
 def test_closed_stdout_is_not_a_traceback(tmp_path: Path) -> None:
     run = subprocess.run(f"{sys.executable} -m ovgather infer {SAMPLE} >&-", shell=True,
                          capture_output=False, stderr=subprocess.PIPE, timeout=120)

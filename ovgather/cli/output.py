@@ -94,8 +94,15 @@ def warning(message: str) -> None:
 
 
 def print_json(doc: Any) -> None:
-    """The machine form of every subcommand: one JSON document, indented by 2."""
-    print(json.dumps(doc, indent=2, ensure_ascii=False))
+    """The machine form of every subcommand: one JSON document, indented by 2; UTF-8 as
+    is, or ``\\u`` escapes when stdout's encoding cannot hold it (``PYTHONIOENCODING=
+    ascii``: the stream's own backslash escapes would make invalid JSON)."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    try:
+        text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        text = json.dumps(doc, indent=2)
+    print(text)
 
 
 def _isatty(stream: Any) -> bool:
