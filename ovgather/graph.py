@@ -82,12 +82,14 @@ What ``write_ir`` checks first (:func:`validate_graph`)
 -------------------------------------------------------
 So that what it writes can be read again, by ovgather and by OpenVINO: ``ir_version``
 is the int 10 or 11 (or absent); every node id is a plain decimal integer (``"7"`` or
-``7``) and unique as text; ``type`` is present; port ``id`` s are ints >= 0, unique in
-their layer; ``dims`` are ints >= -1; attribute keys (``data``, ``layer_attrs``, port
-``attrs``, ``net_attrs``) are XML names (``{namespace}local`` is allowed and written with
-a prefix); no text holds a character XML 1.0 cannot carry (control characters other
-than tab, newline and carriage return); every edge joins an existing output port to an
-existing input port, every input port has exactly one edge, and the edges form no cycle.
+``7``) of at most 19 digits and unique as text; ``type`` is present; ``inputs`` and
+``outputs`` are lists; port ``id`` s are ints >= 0 of at most 19 digits, unique in their
+layer; ``dims`` are ints from -1 to 2^63 - 1 (what the reader takes); attribute keys
+(``data``, ``layer_attrs``, port ``attrs``, ``net_attrs``) are XML names
+(``{namespace}local`` is allowed and written with a prefix); no text holds a character
+XML 1.0 cannot carry (control characters other than tab, newline and carriage return);
+every edge joins an existing output port to an existing input port, every input port has
+exactly one edge, and the edges form no cycle.
 """
 
 from __future__ import annotations
@@ -314,15 +316,30 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+#: What the reader takes: ids of at most 19 digits, dims within int64.
+_MAX_DIGITS = 19
+_INT64_MAX = (1 << 63) - 1
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)`` for a message, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:40]}… ({len(text)} characters)"
+
+
 def _port_ids(node: Any, attrs: dict, key: str, seen: set) -> set[int]:
     ports = attrs.get(key) or []
+    if not isinstance(ports, (list, tuple)):
+        raise _fail(f"'{key}' must be a list of ports, but got {type(ports).__name__}", node,
+                    attrs)
     ids = set()
     for port in ports:
         if not isinstance(port, dict) or "id" not in port:
             raise _fail(f"every port in '{key}' needs an 'id'", node, attrs)
         pid = port["id"]
-        if not _is_int(pid) or pid < 0:
-            raise _fail(f"a port id must be an int >= 0, but got {pid!r}", node, attrs)
+        if not _is_int(pid) or not 0 <= pid < 10 ** _MAX_DIGITS:
+            raise _fail(f"a port id must be an int >= 0 of at most {_MAX_DIGITS} digits, but "
+                        f"got {_shown(pid)}", node, attrs)
         if pid in seen:
             raise _fail(f"port ids must be unique within a layer, but {pid} is used twice",
                         node, attrs)
@@ -331,9 +348,9 @@ def _port_ids(node: Any, attrs: dict, key: str, seen: set) -> set[int]:
         for d in port.get("dims") or ():
             if not _is_int(d) and not (hasattr(d, "__index__") and not isinstance(d, bool)):
                 raise _fail(f"port {pid}'s dims must be ints, but got {d!r}", node, attrs)
-            if int(d) < -1:
-                raise _fail(f"port {pid}'s dims must be >= -1 (-1 for a dynamic dim), but "
-                            f"got {int(d)}", node, attrs)
+            if not -1 <= int(d) <= _INT64_MAX:
+                raise _fail(f"port {pid}'s dims must be >= -1 (-1 for a dynamic dim) and at "
+                            f"most {_INT64_MAX}, but got {_shown(int(d))}", node, attrs)
         for name in port.get("names") or ():
             _check_text(name, f"a tensor name of port {pid}", node, attrs)
         if port.get("precision") is not None:
@@ -357,9 +374,11 @@ def validate_graph(G: nx.MultiDiGraph) -> None:
     texts: set[str] = set()
     for node, attrs in G.nodes(data=True):
         text = str(node) if _is_int(node) else node
-        if not isinstance(text, str) or not (text.isascii() and text.isdigit()):
-            raise _fail(f"a layer id must be a decimal integer (an IR's ids are), but got "
-                        f"{node!r}", node, attrs)
+        if not isinstance(text, str) or not (text.isascii() and text.isdigit()) or len(
+                text) > _MAX_DIGITS:
+            raise _fail(f"a layer id must be a decimal integer of at most {_MAX_DIGITS} digits "
+                        f"(an IR's ids are), but got {_shown(node)}",
+                        node if len(repr(node)) <= 40 else _shown(node), attrs)
         if text in texts:
             raise _fail(f"layer ids must be unique as text, but {text!r} is used twice",
                         node, attrs)

@@ -71,6 +71,28 @@ def no_port_id(G):
     del G.nodes[gather_node(G)]["outputs"][0]["id"]
 
 
+def huge_dim(G):
+    G.nodes[gather_node(G)]["outputs"][0]["dims"] = (2, 1 << 63)
+
+
+def long_id(G):
+    nx.relabel_nodes(G, {gather_node(G): "9" * 5000}, copy=False)
+
+
+def long_port_id(G):
+    n = gather_node(G)
+    G.nodes[n]["outputs"][0]["id"] = 10 ** 19
+    for u, v, k in list(G.out_edges(n, keys=True)):
+        G.remove_edge(u, v, k)
+
+
+def ports_not_a_list(G):
+    n = gather_node(G)
+    G.nodes[n]["outputs"] = 5
+    for u, v, k in list(G.out_edges(n, keys=True)):
+        G.remove_edge(u, v, k)
+
+
 CASES: dict[str, tuple[Callable, str]] = {
     "cycle": (cycle, "acyclic"),
     "missing_port": (missing_port, "input port 42"),
@@ -81,6 +103,11 @@ CASES: dict[str, tuple[Callable, str]] = {
     "ir_version": (bad_version, "ir_version"),
     "missing_type": (no_type, "'type'"),
     "missing_port_id": (no_port_id, "'id'"),
+    # what the reader refuses, the writer refuses too
+    "dim_past_int64": (huge_dim, "9223372036854775807"),
+    "id_past_19_digits": (long_id, "19 digits"),
+    "port_id_past_19_digits": (long_port_id, "19 digits"),
+    "ports_not_a_list": (ports_not_a_list, "list"),
 }
 
 
