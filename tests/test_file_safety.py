@@ -2,9 +2,9 @@
 
 The input model's files are its .xml and the .bin beside it, under any spelling: another
 case (``-o model.XML`` puts its .bin at ``model.bin``), ``./``, a symbolic or a hard link.
-Only ``convert --in-place`` may replace them. Every write goes through one writer
-(``ovgather.atomic``): private unpredictable temporary names, a link at the destination
-is replaced and never written through, SIGTERM and SIGHUP clean up as SIGINT does, and
+Only ``--in-place`` (of convert and reshape) may replace them. Every write goes through
+one writer (``ovgather.atomic``): private unpredictable temporary names, a link at the
+destination is replaced and never written through, SIGTERM and SIGHUP clean up as SIGINT does, and
 the .xml/.bin pair is never mixed, not by a signal between the renames, not by two
 processes racing on one output.
 """
@@ -71,7 +71,7 @@ def spellings(model: Path) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("spelling", ["case", "dot", "symlink", "hardlink_bin"])
-@pytest.mark.parametrize("command", ["extract", "convert", "show_bin"])
+@pytest.mark.parametrize("command", ["extract", "convert", "reshape", "show_bin"])
 def test_no_command_writes_over_its_input(command: str, spelling: str, model: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     out = spellings(model)[spelling]
@@ -80,6 +80,8 @@ def test_no_command_writes_over_its_input(command: str, spelling: str, model: Pa
         argv = ["extract", model, "--layer", "first_rows_nd5", "--depth", "0", "-o", out]
     elif command == "convert":
         argv = ["convert", model, "--to", "opset8", "-o", out]
+    elif command == "reshape":
+        argv = ["reshape", model, "--shape", "x=[2,3,8]", "-o", out]
     else:  # show -o the .bin (or its other spelling)
         argv = ["show", model, "-o", out.with_suffix(".bin")]
     code, _, err = run_cli(argv, capsys)
@@ -87,6 +89,16 @@ def test_no_command_writes_over_its_input(command: str, spelling: str, model: Pa
     assert_one_error(err)
     assert "input model" in err
     assert snapshot(model.parent) == before
+
+
+def test_reshape_of_that_model_writes_beside_it(model: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The reshape the matrix above refuses is a real change (so the refusal is not
+    'nothing to write')."""
+    out = model.parent / "static.xml"
+    code, _, err = run_cli(["reshape", model, "--shape", "x=[2,3,8]", "-o", out], capsys)
+    assert code == 0, err
+    assert read_ir(out).nodes["0"]["outputs"][0]["dims"] == (2, 3, 8)
 
 
 def test_extract_next_to_the_input_still_works(model: Path,
