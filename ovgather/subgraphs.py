@@ -109,13 +109,22 @@ def _read_body(reader: Any, body: Any) -> nx.MultiDiGraph:
     return as_networkx(G)
 
 
+def _shown(el: Any) -> str:
+    """An element's attributes for a message, each value cut to 40 characters."""
+    from .ir import _short
+
+    return str({key: _short(value) for key, value in el.items()})
+
+
 def _int(reader: Any, el: Any, key: str, text: str, node: dict, node_id: str) -> int:
+    from .ir import _short
+
     value = text.strip()
     digits = value[1:] if value[:1] in "+-" else value
     if not (digits.isascii() and digits.isdigit() and len(digits) < 19):
         raise reader.error(IRStructureError,
-                           f"a port map's '{key}' must be an integer, but got {text!r}",
-                           el, node["name"], node_id)
+                           f"a port map's '{key}' must be an integer (digits 0-9), but got "
+                           f"'{_short(text)}'", el, node["name"], node_id)
     return int(value)
 
 
@@ -140,7 +149,7 @@ def _read_port_map(reader: Any, port_map: Any, node: dict, node_id: str,
             raise reader.error(
                 IRStructureError,
                 f"a port map <{el.tag}> needs an external_port_id and an internal_layer_id "
-                f"naming a {want} of the body, but got {dict(el.items())}",
+                f"naming a {want} of the body, but got {_shown(el)}",
                 el, node["name"], node_id)
         out[el.tag + "s"].append(entry)
     return out
@@ -158,7 +167,7 @@ def _read_back_edges(reader: Any, back_edges: Any, node: dict, node_id: str,
             raise reader.error(
                 IRStructureError,
                 "a back edge must lead from a Result of the body to a Parameter of the "
-                f"body, but got <{el.tag}> {edge}", el, node["name"], node_id)
+                f"body, but got <{el.tag}> {_shown(el)}", el, node["name"], node_id)
         out.append(edge)
     return out
 

@@ -183,6 +183,33 @@ def test_negative_seed_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> N
     assert "--seed" in err
 
 
+LOOP = ROOT / "ir_samples" / "loop_gather.xml"
+BODY_FIELDS = {  # in a Loop's port map, back edges and body
+    "external_port_id": ('external_port_id="2"', 'external_port_id="{}"'),
+    "internal_layer_id": ('internal_layer_id="0"', 'internal_layer_id="{}"'),
+    "axis": ('axis="0" external_port_id="5"', 'axis="{}" external_port_id="5"'),
+    "end": ('end="-1"', 'end="-{}"'),
+    "back_edge": ('<edge from-layer="10" to-layer="1" />', '<edge from-layer="{}" to-layer="1" />'),
+    "body_edge_port": ('<edge from-layer="0" from-port="0" to-layer="6" to-port="0" />',
+                       '<edge from-layer="0" from-port="{}" to-layer="6" to-port="0" />'),
+}
+
+
+@pytest.mark.parametrize("digits", [LONG, "\u00b3"], ids=["long", "superscript"])
+@pytest.mark.parametrize("field", list(BODY_FIELDS))
+def test_numbers_in_bodies_are_clear_short_errors(field: str, digits: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = BODY_FIELDS[field]
+    text = LOOP.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "loop.xml"
+    path.write_text(text.replace(old, new.format(digits), 1), encoding="utf-8")
+    path.with_suffix(".bin").write_bytes(LOOP.with_suffix(".bin").read_bytes())
+    code = main(["check", str(path)])
+    _, err = capsys.readouterr()
+    assert_clean_error(code, err)
+
+
 @pytest.mark.parametrize("value", [LONG, "\uff13", "\u0663", "-1"])
 @pytest.mark.parametrize("option", ["extract --depth", "show --depth", "validate --seed",
                                     "validate --batch-size"])
