@@ -259,7 +259,7 @@ _INT64_MAX = (1 << 63) - 1
 
 def _bad_dim(text: str | None) -> str:
     if text is not None and re.fullmatch(r"\s*\d+\s*\.\..*", text):
-        return (f"a port <dim> must be an integer >= -1, but got '{text}' (OpenVINO would "
+        return (f"a port <dim> must be an integer >= -1, but got '{_short(text)}' (OpenVINO would "
                 "silently read it as its lower bound; intervals belong in a Parameter's "
                 "shape attribute)")
     return (f"a port <dim> must be an integer >= -1 (digits 0-9, at most {_INT64_MAX}), but "
@@ -339,7 +339,7 @@ def _const_layout(attrs: dict[str, Any]) -> tuple[ElementType, tuple[int, ...], 
     if name not in ELEMENT_TYPES:
         raise IRStructureError(
             f"a Const's element_type must be one of {', '.join(ELEMENT_TYPES)}, "
-            f"but got {name!r}")
+            f"but got {_short(repr(name))}")
     et = ELEMENT_TYPES[name]
     shape = _const_shape(data.get("shape"))
     try:
@@ -820,7 +820,7 @@ class _Reader:
         if version_text not in ("10", "11"):
             raise self.error(IRStructureError,
                              "an IR's <net version> must be 10 or 11, but got "
-                             f"{version_text!r}", root)
+                             f"{_short(repr(version_text))}", root)
         G = LayerGraph()
         G.graph.update(name=root.get("name"), ir_version=int(version_text), rt_info=None,
                        xml_path=None, bin_path=None, weights=None,
@@ -1127,7 +1127,7 @@ class _Reader:
             lid = el.get(attr)
             if lid not in self.nodes:
                 return fail(f"an edge's {attr} must name a layer id, but there is no "
-                            f"layer {lid!r}")
+                            f"layer {_short(repr(lid))}")
         src, dst = el.get("from-layer"), el.get("to-layer")
         for attr, node in (("from-port", src), ("to-port", dst)):
             if not _edge_port(el.get(attr)):

@@ -122,6 +122,33 @@ def test_integers_past_4300_digits_are_clear_errors(field: str, tmp_path: Path,
     assert_clean_error(code, err)
 
 
+@pytest.mark.parametrize("attr", ["from-layer", "from-port", "to-layer", "to-port"])
+@pytest.mark.parametrize("digits", [LONG, "\u00b3"], ids=["long", "superscript"])
+def test_numbers_in_edges_are_clear_short_errors(attr: str, digits: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    old = '<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>'
+    xml = ir()
+    assert old in xml
+    edge = re.sub(f'{attr}="[0-9]"', f'{attr}="{digits}"', old)
+    code, _, err = check_cli(xml.replace(old, edge), tmp_path, capsys)
+    assert_clean_error(code, err)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("<dim>2</dim><dim>3</dim>", f"<dim>2</dim><dim>2..{LONG}</dim>"),  # an interval
+    ('version="11"', f'version="{LONG}"'),  # the <net version>
+    ('element_type="i64"', f'element_type="i{LONG}"'),  # a Const's
+], ids=["dim_interval", "net_version", "const_element_type"])
+def test_long_values_elsewhere_are_quoted_shortly(old: str, new: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    xml = ir()
+    assert old in xml
+    code, _, err = check_cli(xml.replace(old, new, 1), tmp_path, capsys)
+    assert_clean_error(code, err)
+
+
 def test_shape_option_with_5000_digits(tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = check_cli(ir(), tmp_path, capsys, "--shape", f"x=[2,{LONG}]")
