@@ -209,7 +209,7 @@ def test_graphviz_that_never_ends_is_a_clear_error(model: Path, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     from ovgather import show
 
-    fake_graphviz(tmp_path / "bin", monkeypatch, "sleep 30")
+    fake_graphviz(tmp_path / "bin", monkeypatch, "exec sleep 30")  # one process, killed
     monkeypatch.setattr(show, "DOT_TIMEOUT", 0.5)
     code, _, err = run_cli(["show", model, "-o", tmp_path / "pic.svg"], capsys)
     assert code == 2
