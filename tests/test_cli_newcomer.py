@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import struct
 import subprocess
 import sys
@@ -213,20 +214,51 @@ PROGRESS_RUNS = [
     ["check", "ir_samples/gather_nd8_bd2.xml", "ir_samples/mixed_ops.xml"],
     ["check", "ir_samples/mixed_ops.xml"],
     ["validate", "ir_samples/mixed_ops.xml"],
+    ["validate", "ir_samples/mixed_ops.xml", "--all-layers"],
     ["convert", "ir_samples/mixed_ops.xml", "--to", "opset5", "-o", "{tmp}/o.xml"],
+    ["reshape", "ir_samples/mixed_ops.xml", "--shape", "x=[?,3,8]", "-o", "{tmp}/r.xml"],
 ]
+#: a tqdm bar (``42%|███``) or a step of unknown length (``reading m.xml … 00:01``)
+BAR = re.compile(r"%\||… \d\d:\d\d")
 
 
-@pytest.mark.parametrize("argv", PROGRESS_RUNS, ids=lambda a: " ".join(a[:2]))
+def _screen(text: str) -> list[str]:
+    """The non-blank lines a terminal shows once ``text`` is written to it: a ``\\r``
+    goes back to the start of the line and what follows overwrites it."""
+    lines = []
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        line = ""
+        for piece in raw.split("\r"):
+            line = piece + line[len(piece):]
+        lines.append(line.rstrip())
+    return [line for line in lines if line]
+
+
+@pytest.mark.parametrize("argv", PROGRESS_RUNS, ids=lambda a: " ".join(a[:3]))
 def test_progress_bar_on_a_terminal_none_in_a_pipe(argv, tmp_path):
     argv = [a.format(tmp=tmp_path) for a in argv]
     code, out, err = _on_a_terminal(*argv)
-    assert code == 0 and "%|" in err, err  # a tqdm bar, on stderr
-    assert "%|" not in out and "\r" not in out
+    assert code == 0 and BAR.search(err), err  # a bar, on stderr
+    assert _screen(err) == [], err  # and it is gone when the run ends
+    assert not BAR.search(out) and "\r" not in out
     assert all(len(line) <= WIDTH for line in err.split("\r")), err
     piped = _cli(*argv, env=dict(os.environ, OVGATHER_PROGRESS_DELAY="0"))
     assert piped.returncode == 0 and piped.stderr == ""
     assert piped.stdout == out  # the same results either way
+
+
+@pytest.mark.parametrize("argv", PROGRESS_RUNS, ids=lambda a: " ".join(a[:3]))
+def test_a_run_shorter_than_the_delay_writes_nothing_to_the_terminal(argv, tmp_path):
+    """Not a bar drawn at 0% when a stage starts (validate's layers), nor its remains."""
+    code, _, err = _on_a_terminal(*[a.format(tmp=tmp_path) for a in argv], delay="60")
+    assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize("argv", PROGRESS_RUNS, ids=lambda a: " ".join(a[:3]))
+def test_a_bar_that_showed_after_the_delay_is_gone_when_the_run_ends(argv, tmp_path):
+    """A bar drawn only by the clock (one long step, no count) is cleared too."""
+    code, out, err = _on_a_terminal(*[a.format(tmp=tmp_path) for a in argv], delay="0.05")
+    assert code == 0 and _screen(err) == [], err
 
 
 def test_a_short_run_shows_no_bar_with_the_default_delay():
