@@ -1,8 +1,9 @@
 """Every example in README.md runs and prints exactly what the README shows.
 
 * a ```console block is a sequence of ``$ ovgather …`` commands, each followed by its whole
-  output (stdout and stderr as a terminal would interleave them; nothing is normalised,
-  the examples print no timings);
+  output as a person sees it: stdout and stderr on one terminal (a pseudo-terminal; only
+  its ``\r\n`` line ends are read as ``\n``, the examples print no timings), so every line
+  shown fits the 100 columns ovgather keeps to on a terminal;
 * a ```python block runs, and what it prints is the ```text block right after it (or
   nothing when none follows);
 * a ```sh set-up command that ends in ``ovgather …`` prints the ```text block after it;
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import pty
 import re
 import shlex
 import shutil
@@ -59,11 +62,27 @@ def samples_copy(tmp_path, monkeypatch):
 
 
 def _run(command: str, cwd: Path) -> str:
+    """What ``command`` shows on a terminal (no progress bar: the examples are quick, and a
+    bar clears its line when it ends anyway)."""
     argv = shlex.split(command)
     assert argv[0] == "ovgather", f"a README example that is not ovgather: {command}"
-    done = subprocess.run([sys.executable, "-m", "ovgather", *argv[1:]], cwd=cwd,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    return done.stdout
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "ovgather", *argv[1:]], cwd=cwd,
+                            stdout=slave, stderr=slave,
+                            env=dict(os.environ, OVGATHER_PROGRESS_DELAY="3600"))
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    proc.wait()
+    return shown.decode().replace("\r\n", "\n")
 
 
 def test_the_readme_has_examples_of_every_subcommand():
@@ -78,6 +97,7 @@ def test_the_readme_has_examples_of_every_subcommand():
 def test_console_example_prints_exactly_what_the_readme_shows(command, expected,
                                                               samples_copy):
     assert _run(command, samples_copy) == expected
+    assert all(len(line) <= 100 for line in expected.splitlines())
 
 
 @pytest.mark.parametrize("code,expected", _followed_by_text("python"),
