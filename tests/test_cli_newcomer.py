@@ -35,6 +35,7 @@ def _commands() -> tuple[str, ...]:
 
 
 COMMANDS = _commands()
+IR_ONLY = ("convert", "reshape")  # they write an IR: an .onnx model must be saved as one first
 
 
 def _cli(*argv: str, env: dict[str, str] | None = None, **kw) -> subprocess.CompletedProcess:
@@ -129,7 +130,7 @@ def test_every_argument_has_help(command):
         assert action.help and action.help != argparse.SUPPRESS, (command, action.dest)
     model = next(a for a in parser._actions if a.dest in ("model", "models"))
     assert ".xml" in model.help
-    assert (".onnx" in model.help) == (command not in ("convert", "reshape"))  # IR only
+    assert (".onnx" in model.help) == (command not in IR_ONLY)
 
 
 def test_the_top_level_options_have_help():
@@ -282,6 +283,14 @@ def test_a_bar_that_showed_after_the_delay_is_gone_when_the_run_ends(argv, tmp_p
     assert code == 0 and _screen(err) == [], err
 
 
+def test_the_bars_come_with_the_plain_install():
+    """tqdm is a base dependency: `pip install .` (no extras) shows the bars too."""
+    from importlib.metadata import requires
+
+    base = [r for r in requires("ovgather") if "extra ==" not in r]
+    assert any(re.match(r"tqdm\b", r) for r in base), base
+
+
 def test_a_short_run_shows_no_bar_with_the_default_delay():
     code, out, err = _on_a_terminal("check", "ir_samples/gather_nd8_bd2.xml", delay="0.5")
     assert code == 0 and "OK" in out and err == ""
@@ -361,13 +370,32 @@ def test_shape_applies_to_each_file_and_a_file_without_the_input_is_its_own_erro
     assert code == 2 and [m["path"] for m in doc["models"]] == [with_data]
 
 
-# -- convert: the wrong file, nothing to convert ----------------------------------------------
+# -- the wrong file: an .onnx to an IR-only command, the .bin ---------------------------------
+def _argv(command: str, model: str, tmp: Path) -> list[str]:
+    """The least command line that runs ``command`` on ``model``."""
+    more = {"convert": ["--to", "opset5", "-o", str(tmp / "o.xml")],
+            "reshape": ["-o", str(tmp / "r.xml")], "explain": ["--layer", "x"],
+            "extract": ["--layer", "x", "-o", str(tmp / "e.xml")],
+            "show": ["-o", str(tmp / "s.dot")]}
+    return [command, model, *more.get(command, [])]
+
+
 def test_convert_says_it_takes_an_ir_when_given_onnx(tmp_path):
     onnx = tmp_path / "m.onnx"
     onnx.write_bytes(b"whatever")
-    done = _cli("convert", str(onnx), "--to", "opset5", "-o", str(tmp_path / "o.xml"))
+    done = _cli(*_argv("convert", str(onnx), tmp_path))
     assert done.returncode == 2
     assert "convert takes an IR .xml; .onnx is converted by check/validate only" in done.stderr
+
+
+@pytest.mark.parametrize("command", IR_ONLY)
+def test_an_ir_only_command_given_onnx_says_how_to_save_it_as_an_ir(command, tmp_path):
+    onnx = tmp_path / "m.onnx"
+    onnx.write_bytes(b"whatever")
+    done = _cli(*_argv(command, str(onnx), tmp_path))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert f"{command} takes an IR .xml" in done.stderr and "openvino.save_model" in done.stderr
+    assert not list(tmp_path.glob("*.xml"))
 
 
 def test_convert_given_the_bin_hints_at_the_xml(tmp_path):
@@ -375,8 +403,14 @@ def test_convert_given_the_bin_hints_at_the_xml(tmp_path):
                 str(tmp_path / "o.xml"))
     assert done.returncode == 2 and "Document is empty" not in done.stderr
     assert "pass the .xml beside it: ir_samples/gather_nd8_bd2.xml" in done.stderr
-    checked = _cli("check", "ir_samples/gather_nd8_bd2.bin")
-    assert checked.returncode == 2 and "pass the .xml beside it" in checked.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_given_the_bin_hints_at_the_xml(command, tmp_path, capsys):
+    code = main(_argv(command, "ir_samples/gather_nd8_bd2.bin", tmp_path))
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert "pass the .xml beside it: ir_samples/gather_nd8_bd2.xml" in err
 
 
 @pytest.mark.parametrize("sample,to,why", [
@@ -395,22 +429,23 @@ def test_convert_with_nothing_to_convert_says_so_and_writes_nothing(sample, to, 
     assert doc["output"] is None and doc["converted"] == [] and not out.exists()
 
 
-@pytest.mark.parametrize("command", ["check", "validate", "explain"])
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c not in IR_ONLY])
 def test_a_corrupt_onnx_prints_only_the_error_line(command, tmp_path):
     bad = tmp_path / "corrupt.onnx"
     bad.write_bytes(bytes(range(256)) * 3)
-    argv = [command, str(bad)] + (["--layer", "x"] if command == "explain" else [])
-    done = _cli(*argv)
+    done = _cli(*_argv(command, str(bad), tmp_path))
     assert done.returncode == 2
     assert done.stderr.splitlines() == [done.stderr.strip()], done.stderr
     assert done.stderr.startswith(f"error: {bad}") and "absl" not in done.stderr
 
 
 def test_debug_keeps_the_frontend_log_lines(tmp_path):
+    """The frontends do log on that file (so the test above can fail): --debug shows it."""
     bad = tmp_path / "corrupt.onnx"
     bad.write_bytes(bytes(range(256)) * 3)
     done = _cli("check", str(bad), "--debug")
     assert done.returncode == 2 and "Traceback" in done.stderr
+    assert "absl" in done.stderr and "text_format" in done.stderr
 
 
 # -- the compiled walk, missing but installed -------------------------------------------------
