@@ -4,6 +4,7 @@
   output as a person sees it: stdout and stderr on one terminal (a pseudo-terminal; only
   its ``\r\n`` line ends are read as ``\n``, the examples print no timings), so every line
   shown fits the 100 columns ovgather keeps to on a terminal;
+* a ```console block in ``docs/*.md`` runs the same way;
 * a ```python block runs, and what it prints is the ```text block right after it (or
   nothing when none follows);
 * a ```sh set-up command that ends in ``ovgather …`` prints the ```text block after it;
@@ -30,13 +31,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-BLOCKS = [(m.group(1), m.group(2)) for m in
-          re.finditer(r"^```(\w*)\n(.*?)^```$", README, flags=re.M | re.S)]
+DOCS = sorted((ROOT / "docs").glob("*.md"))
 
 
-def _console_examples() -> list[tuple[str, str]]:
+def _blocks(text: str) -> list[tuple[str, str]]:
+    return [(m.group(1), m.group(2)) for m in
+            re.finditer(r"^```(\w*)\n(.*?)^```$", text, flags=re.M | re.S)]
+
+
+BLOCKS = _blocks(README)
+
+
+def _console_examples(blocks: list[tuple[str, str]] = BLOCKS) -> list[tuple[str, str]]:
     examples = []
-    for lang, body in BLOCKS:
+    for lang, body in blocks:
         if lang != "console":
             continue
         for chunk in re.split(r"^\$ ", body, flags=re.M)[1:]:
@@ -98,6 +106,21 @@ def test_console_example_prints_exactly_what_the_readme_shows(command, expected,
                                                               samples_copy):
     assert _run(command, samples_copy) == expected
     assert all(len(line) <= 100 for line in expected.splitlines())
+
+
+DOC_EXAMPLES = [(f"{path.name}: {command}", command, output) for path in DOCS
+                for command, output in _console_examples(_blocks(path.read_text("utf-8")))]
+
+
+def test_the_docs_have_console_examples_to_run():
+    assert DOC_EXAMPLES  # the reshape example in cli.md, at least
+
+
+@pytest.mark.parametrize("where,command,expected", DOC_EXAMPLES,
+                         ids=[where for where, _, _ in DOC_EXAMPLES])
+def test_console_example_in_the_docs_prints_what_they_show(where, command, expected,
+                                                           samples_copy):
+    assert _run(command, samples_copy) == expected
 
 
 @pytest.mark.parametrize("code,expected", _followed_by_text("python"),
