@@ -152,3 +152,23 @@ def test_the_readme_says_how_long_the_tests_take_and_what_they_need():
     assert re.search(r"takes \d+[–-]\d+ minutes", README)
     for need in ("Graphviz", "C compiler", "OpenVINO"):
         assert need in README
+
+
+def test_ci_installs_once_more_without_a_compiler_as_the_readme_says():
+    """The run itself is CI's (.ci/run fails when the compile was not attempted, when it
+    succeeded, or when check or the reader tests fail); here: the README describes it."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "CC=/bin/false" in ci and '"${bare[@]}" pip install -v .' in ci
+    assert re.search(r'"\$\{bare\[@\]\}" ovgather check "\$nocc/src/ir_samples/\w+\.xml"', ci)
+    assert re.search(r'"\$\{bare\[@\]\}" python -m pytest .* tests/test_ir_read\.py', ci)
+    assert "no C compiler reachable" in README and "pure-Python walk" in README
+
+
+def test_the_readme_counts_the_tests_within_5_percent():
+    """The time it gives goes with a number of tests: when that grows, both are measured
+    again."""
+    said = int(re.search(r"about ([\d,]+) tests", README).group(1).replace(",", ""))
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                           "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True)
+    collected = int(re.search(r"^(\d+) tests? collected", done.stdout, re.M).group(1))
+    assert abs(collected - said) <= 0.05 * said, (said, collected)
