@@ -81,6 +81,12 @@ def samples_copy(tmp_path, monkeypatch):
     return tmp_path
 
 
+def test_the_runs_cover_every_subcommand_and_every_document_shape():
+    assert {command for command, _ in RUNS} == set(_commands())
+    flags = {flag for _, argv in RUNS for flag in argv if flag.startswith("--")}
+    assert {"--all-layers", "--whole-model", "--shape", "--dry-run", "--all"} <= flags
+
+
 @pytest.mark.parametrize("command,argv", RUNS, ids=[" ".join(a[:2]) for _, a in RUNS])
 def test_real_json_output_follows_the_schema(command, argv, samples_copy, capsys):
     code = main([*argv, "--json"])
