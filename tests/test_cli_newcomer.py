@@ -487,6 +487,24 @@ def test_a_missing_compiled_walk_that_was_installed_warns(tmp_path):
         len(cli.stderr.splitlines()) == 1, cli.stderr
 
 
+def test_the_warning_also_comes_in_the_source_tree_pip_built_from(tmp_path):
+    """The real case: `pip install .` leaves ovgather.egg-info in the source tree (its
+    SOURCES.txt lists the .pyx and .c, never the built module), and Python started there
+    finds that metadata before the installed copy's."""
+    env = _fake_install(tmp_path, with_walk=True)
+    src = tmp_path / "src"
+    egg = src / "ovgather.egg-info"
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: ovgather\nVersion: 0.1.0\n")
+    (egg / "SOURCES.txt").write_text("ovgather/__init__.py\novgather/_fastwalk.c\n"
+                                     "ovgather/_fastwalk.pyx\n")
+    env["PYTHONPATH"] = str(tmp_path / "site")  # the source tree comes first as the cwd
+    done = subprocess.run([sys.executable, "-c", SNIPPET], env=env, cwd=src,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "CompiledWalkMissingWarning" in done.stderr, done.stderr
+
+
 def test_no_warning_when_the_install_never_had_the_compiled_walk(tmp_path):
     env = _fake_install(tmp_path, with_walk=False)
     done = subprocess.run([sys.executable, "-c", SNIPPET], env=env, cwd=tmp_path,
