@@ -35,17 +35,19 @@ def _package_has_walk(package_dir: str) -> bool:
 
 
 def installed_walk() -> str | None:
-    """The compiled walk the installed ``ovgather`` distribution lists, else None."""
+    """The compiled walk an installed ``ovgather`` distribution lists, else None.
+
+    Every ``ovgather`` metadata on the path is asked, not only the first: ``pip install .``
+    leaves an ``ovgather.egg-info`` in the source tree, which Python started there finds
+    first, and its file list never holds the built module.
+    """
     from importlib import metadata
 
-    try:
-        files = metadata.distribution("ovgather").files or []
-    except metadata.PackageNotFoundError:
-        return None
-    for f in files:
-        if f.parts[:1] == ("ovgather",) and f.name.startswith("_fastwalk.") \
-                and f.name.endswith(_SUFFIXES):
-            return str(f.locate())
+    for dist in metadata.distributions(name="ovgather"):
+        for f in dist.files or []:
+            if f.parts[:1] == ("ovgather",) and f.name.startswith("_fastwalk.") \
+                    and f.name.endswith(_SUFFIXES):
+                return str(f.locate())
     return None
 
 

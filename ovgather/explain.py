@@ -560,9 +560,14 @@ def reshape_effect(G: nx.MultiDiGraph, shapes: dict[str, str],
 
 
 def _holds_shape(G: nx.MultiDiGraph, node: str, moved: set[str]) -> bool:
-    """A Reshape/Broadcast whose data input changed and whose target is a Const."""
-    if G.nodes[node]["type"] not in ("Reshape", "Broadcast"):
+    """A Reshape/Broadcast whose data input changed and whose target is a Const (``node``
+    may be a body layer's path id, ``4/body/6``: its inputs are then in that body)."""
+    from .subgraphs import locate
+
+    H, local = locate(G, node) or (G, node)
+    if H.nodes[local]["type"] not in ("Reshape", "Broadcast"):
         return False
-    edges = g.input_edges(G, node)
-    return (len(edges) >= 2 and edges[0][0] in moved
-            and G.nodes[edges[1][0]]["type"] in ("Const", "Constant"))
+    prefix = node[:len(node) - len(local)]
+    edges = g.input_edges(H, local)
+    return (len(edges) >= 2 and prefix + edges[0][0] in moved
+            and H.nodes[edges[1][0]]["type"] in ("Const", "Constant"))

@@ -171,3 +171,14 @@ def test_reshape_writes_the_body_parameters_a_loop_feeds(tmp_path):
     body = next(op for op in model.get_ordered_ops() if op.get_type_name() == "Loop")
     assert str(body.get_function().get_parameters()[0].get_partial_shape()) == "[5,4]"
     assert check(G).ok
+
+
+@pytest.mark.parametrize("path,shape,body_layer", [
+    (LOOP, "table=[?,4]", "4/body/"), (IF, "x=[?,3]", "2/then_body/")], ids=["loop", "if"])
+def test_check_shape_lists_the_body_layers_it_changes(path, shape, body_layer, capsys):
+    assert main(["check", str(path), "--shape", shape, "--json"]) == 0
+    effect = json.loads(capsys.readouterr().out)["models"][0]["reshape"]
+    assert any(row["id"].startswith(body_layer) for row in effect["changed"]), effect
+    assert main(["check", str(path), "--shape", shape]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and "--shape changes" in out

@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import struct
 import subprocess
 import sys
@@ -34,6 +35,7 @@ def _commands() -> tuple[str, ...]:
 
 
 COMMANDS = _commands()
+IR_ONLY = ("convert", "reshape")  # they write an IR: an .onnx model must be saved as one first
 
 
 def _cli(*argv: str, env: dict[str, str] | None = None, **kw) -> subprocess.CompletedProcess:
@@ -128,7 +130,7 @@ def test_every_argument_has_help(command):
         assert action.help and action.help != argparse.SUPPRESS, (command, action.dest)
     model = next(a for a in parser._actions if a.dest in ("model", "models"))
     assert ".xml" in model.help
-    assert (".onnx" in model.help) == (command not in ("convert", "reshape"))  # IR only
+    assert (".onnx" in model.help) == (command not in IR_ONLY)
 
 
 def test_the_top_level_options_have_help():
@@ -148,33 +150,54 @@ def _first_gather(sample: str) -> tuple[str, str]:
     return lr.name, G.nodes[lr.id.split("/", 1)[0]]["name"]
 
 
+def _any_size(sample: str) -> str:
+    """``--shape`` making every dim of every input dynamic (``data=[?,?,?]``): the inputs
+    and the layers after them change, and a layer with a fixed target may stop them."""
+    from ovgather.ir import read_ir
+
+    shapes = []
+    for _, attrs in read_ir(ROOT / sample).nodes(data=True):
+        shape = attrs["data"].get("shape", "") if attrs["type"] == "Parameter" else "..."
+        if shape.strip() != "...":  # a dynamic rank stays as it is
+            dims = [d for d in shape.split(",") if d.strip()]
+            shapes.append(f"{attrs['name']}=[{','.join('?' for _ in dims)}]")
+    return ",".join(shapes)
+
+
 def _all_runs(sample: str, tmp: Path) -> list[list[str]]:
     layer, top = _first_gather(sample)
+    shape = _any_size(sample)
     return [
         ["check", sample], ["check", sample, "--all"], ["infer", sample],
+        ["check", sample, "--shape", shape], ["infer", sample, "--shape", shape],
         ["convert", sample, "--to", "opset5", "-o", str(tmp / "v5.xml")],
         ["convert", sample, "--to", "opset8", "-o", str(tmp / "v8.xml")],
-        ["validate", sample], ["explain", sample, "--layer", layer],
+        ["validate", sample], ["validate", sample, "--all-layers"],
+        ["explain", sample, "--layer", layer],
         ["extract", sample, "--layer", top, "-o", str(tmp / "sub.xml")],
         ["show", sample, "--format", "dot", "-o", str(tmp / "m.dot")],
         ["reshape", sample, "-o", str(tmp / "reshaped.xml")],
+        ["reshape", sample, "--shape", shape, "--fix", "-o", str(tmp / "any_size.xml")],
     ]
 
 
 @pytest.mark.parametrize("sample", SAMPLES)
 def test_every_human_line_of_every_subcommand_fits_100_columns(sample, tmp_path, capsys,
                                                                monkeypatch):
-    """As a person sees them on a terminal (summary lines stay whole only in a pipe)."""
+    """As a person sees them on a terminal (summary lines stay whole only in a pipe), on
+    stdout and stderr (the bars, tested under a pseudo-terminal, are kept off here)."""
     from ovgather.cli import output
 
     monkeypatch.chdir(ROOT)
     monkeypatch.setattr(output, "_isatty", lambda stream: True)
+    monkeypatch.setattr(output, "_tty", None)  # not the stderr an earlier test captured
+    monkeypatch.setenv("OVGATHER_PROGRESS_DELAY", "3600")
     ran = set()
     for argv in _all_runs(sample, tmp_path):
-        main(argv)
+        code = main(argv)
         out, err = capsys.readouterr()
-        assert out.strip() or err.strip(), argv  # something was printed to measure
-        wide = [line for line in out.splitlines() if len(line) > WIDTH]
+        assert code in (0, 1) and (out.strip() or err.strip()), (argv, err)
+        wide = [line for line in (out + err).splitlines() if len(line) > WIDTH]
         assert not wide, (argv, wide)
         ran.add(argv[0])
     assert ran == set(COMMANDS)
@@ -213,20 +236,59 @@ PROGRESS_RUNS = [
     ["check", "ir_samples/gather_nd8_bd2.xml", "ir_samples/mixed_ops.xml"],
     ["check", "ir_samples/mixed_ops.xml"],
     ["validate", "ir_samples/mixed_ops.xml"],
+    ["validate", "ir_samples/mixed_ops.xml", "--all-layers"],
     ["convert", "ir_samples/mixed_ops.xml", "--to", "opset5", "-o", "{tmp}/o.xml"],
+    ["reshape", "ir_samples/mixed_ops.xml", "--shape", "x=[?,3,8]", "-o", "{tmp}/r.xml"],
 ]
+#: a tqdm bar (``42%|███``) or a step of unknown length (``reading m.xml … 00:01``)
+BAR = re.compile(r"%\||… \d\d:\d\d")
 
 
-@pytest.mark.parametrize("argv", PROGRESS_RUNS, ids=lambda a: " ".join(a[:2]))
+def _screen(text: str) -> list[str]:
+    """The non-blank lines a terminal shows once ``text`` is written to it: a ``\\r``
+    goes back to the start of the line and what follows overwrites it."""
+    lines = []
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        line = ""
+        for piece in raw.split("\r"):
+            line = piece + line[len(piece):]
+        lines.append(line.rstrip())
+    return [line for line in lines if line]
+
+
+@pytest.mark.parametrize("argv", PROGRESS_RUNS, ids=lambda a: " ".join(a[:3]))
 def test_progress_bar_on_a_terminal_none_in_a_pipe(argv, tmp_path):
     argv = [a.format(tmp=tmp_path) for a in argv]
     code, out, err = _on_a_terminal(*argv)
-    assert code == 0 and "%|" in err, err  # a tqdm bar, on stderr
-    assert "%|" not in out and "\r" not in out
+    assert code == 0 and BAR.search(err), err  # a bar, on stderr
+    assert _screen(err) == [], err  # and it is gone when the run ends
+    assert not BAR.search(out) and "\r" not in out
     assert all(len(line) <= WIDTH for line in err.split("\r")), err
     piped = _cli(*argv, env=dict(os.environ, OVGATHER_PROGRESS_DELAY="0"))
     assert piped.returncode == 0 and piped.stderr == ""
     assert piped.stdout == out  # the same results either way
+
+
+@pytest.mark.parametrize("argv", PROGRESS_RUNS, ids=lambda a: " ".join(a[:3]))
+def test_a_run_shorter_than_the_delay_writes_nothing_to_the_terminal(argv, tmp_path):
+    """Not a bar drawn at 0% when a stage starts (validate's layers), nor its remains."""
+    code, _, err = _on_a_terminal(*[a.format(tmp=tmp_path) for a in argv], delay="60")
+    assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize("argv", PROGRESS_RUNS, ids=lambda a: " ".join(a[:3]))
+def test_a_bar_that_showed_after_the_delay_is_gone_when_the_run_ends(argv, tmp_path):
+    """A bar drawn only by the clock (one long step, no count) is cleared too."""
+    code, out, err = _on_a_terminal(*[a.format(tmp=tmp_path) for a in argv], delay="0.05")
+    assert code == 0 and _screen(err) == [], err
+
+
+def test_the_bars_come_with_the_plain_install():
+    """tqdm is a base dependency: `pip install .` (no extras) shows the bars too."""
+    from importlib.metadata import requires
+
+    base = [r for r in requires("ovgather") if "extra ==" not in r]
+    assert any(re.match(r"tqdm\b", r) for r in base), base
 
 
 def test_a_short_run_shows_no_bar_with_the_default_delay():
@@ -308,13 +370,32 @@ def test_shape_applies_to_each_file_and_a_file_without_the_input_is_its_own_erro
     assert code == 2 and [m["path"] for m in doc["models"]] == [with_data]
 
 
-# -- convert: the wrong file, nothing to convert ----------------------------------------------
+# -- the wrong file: an .onnx to an IR-only command, the .bin ---------------------------------
+def _argv(command: str, model: str, tmp: Path) -> list[str]:
+    """The least command line that runs ``command`` on ``model``."""
+    more = {"convert": ["--to", "opset5", "-o", str(tmp / "o.xml")],
+            "reshape": ["-o", str(tmp / "r.xml")], "explain": ["--layer", "x"],
+            "extract": ["--layer", "x", "-o", str(tmp / "e.xml")],
+            "show": ["-o", str(tmp / "s.dot")]}
+    return [command, model, *more.get(command, [])]
+
+
 def test_convert_says_it_takes_an_ir_when_given_onnx(tmp_path):
     onnx = tmp_path / "m.onnx"
     onnx.write_bytes(b"whatever")
-    done = _cli("convert", str(onnx), "--to", "opset5", "-o", str(tmp_path / "o.xml"))
+    done = _cli(*_argv("convert", str(onnx), tmp_path))
     assert done.returncode == 2
     assert "convert takes an IR .xml; .onnx is converted by check/validate only" in done.stderr
+
+
+@pytest.mark.parametrize("command", IR_ONLY)
+def test_an_ir_only_command_given_onnx_says_how_to_save_it_as_an_ir(command, tmp_path):
+    onnx = tmp_path / "m.onnx"
+    onnx.write_bytes(b"whatever")
+    done = _cli(*_argv(command, str(onnx), tmp_path))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert f"{command} takes an IR .xml" in done.stderr and "openvino.save_model" in done.stderr
+    assert not list(tmp_path.glob("*.xml"))
 
 
 def test_convert_given_the_bin_hints_at_the_xml(tmp_path):
@@ -322,8 +403,14 @@ def test_convert_given_the_bin_hints_at_the_xml(tmp_path):
                 str(tmp_path / "o.xml"))
     assert done.returncode == 2 and "Document is empty" not in done.stderr
     assert "pass the .xml beside it: ir_samples/gather_nd8_bd2.xml" in done.stderr
-    checked = _cli("check", "ir_samples/gather_nd8_bd2.bin")
-    assert checked.returncode == 2 and "pass the .xml beside it" in checked.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_given_the_bin_hints_at_the_xml(command, tmp_path, capsys):
+    code = main(_argv(command, "ir_samples/gather_nd8_bd2.bin", tmp_path))
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, err
+    assert "pass the .xml beside it: ir_samples/gather_nd8_bd2.xml" in err
 
 
 @pytest.mark.parametrize("sample,to,why", [
@@ -342,22 +429,23 @@ def test_convert_with_nothing_to_convert_says_so_and_writes_nothing(sample, to, 
     assert doc["output"] is None and doc["converted"] == [] and not out.exists()
 
 
-@pytest.mark.parametrize("command", ["check", "validate", "explain"])
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c not in IR_ONLY])
 def test_a_corrupt_onnx_prints_only_the_error_line(command, tmp_path):
     bad = tmp_path / "corrupt.onnx"
     bad.write_bytes(bytes(range(256)) * 3)
-    argv = [command, str(bad)] + (["--layer", "x"] if command == "explain" else [])
-    done = _cli(*argv)
+    done = _cli(*_argv(command, str(bad), tmp_path))
     assert done.returncode == 2
     assert done.stderr.splitlines() == [done.stderr.strip()], done.stderr
     assert done.stderr.startswith(f"error: {bad}") and "absl" not in done.stderr
 
 
 def test_debug_keeps_the_frontend_log_lines(tmp_path):
+    """The frontends do log on that file (so the test above can fail): --debug shows it."""
     bad = tmp_path / "corrupt.onnx"
     bad.write_bytes(bytes(range(256)) * 3)
     done = _cli("check", str(bad), "--debug")
     assert done.returncode == 2 and "Traceback" in done.stderr
+    assert "absl" in done.stderr and "text_format" in done.stderr
 
 
 # -- the compiled walk, missing but installed -------------------------------------------------
@@ -397,6 +485,24 @@ def test_a_missing_compiled_walk_that_was_installed_warns(tmp_path):
     assert cli.returncode == 0
     assert cli.stderr.startswith("warning: ovgather is imported from") and \
         len(cli.stderr.splitlines()) == 1, cli.stderr
+
+
+def test_the_warning_also_comes_in_the_source_tree_pip_built_from(tmp_path):
+    """The real case: `pip install .` leaves ovgather.egg-info in the source tree (its
+    SOURCES.txt lists the .pyx and .c, never the built module), and Python started there
+    finds that metadata before the installed copy's."""
+    env = _fake_install(tmp_path, with_walk=True)
+    src = tmp_path / "src"
+    egg = src / "ovgather.egg-info"
+    egg.mkdir()
+    (egg / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: ovgather\nVersion: 0.1.0\n")
+    (egg / "SOURCES.txt").write_text("ovgather/__init__.py\novgather/_fastwalk.c\n"
+                                     "ovgather/_fastwalk.pyx\n")
+    env["PYTHONPATH"] = str(tmp_path / "site")  # the source tree comes first as the cwd
+    done = subprocess.run([sys.executable, "-c", SNIPPET], env=env, cwd=src,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "CompiledWalkMissingWarning" in done.stderr, done.stderr
 
 
 def test_no_warning_when_the_install_never_had_the_compiled_walk(tmp_path):

@@ -61,6 +61,16 @@ RUNS = [
     ("extract", ["extract", "ir_samples/mixed_ops.xml", "--layer", "pick_rows_nd8", "-o",
                  "bug.xml"]),
     ("show", ["show", "ir_samples/mixed_ops.xml", "-o", "m.dot"]),
+    # a blocked reshape, and models whose layers hold bodies (layers listed by path)
+    ("reshape", ["reshape", "ir_samples/onnx/gathernd13_bd2_dynamic.xml", "--dry-run",
+                 "--shape", "data[2,3,4,5],indices[2,4,6,1]"]),
+    ("reshape", ["reshape", "ir_samples/loop_gather.xml", "--shape", "table=[5,4]", "-o",
+                 "s.xml"]),
+    ("check", ["check", "ir_samples/loop_gather.xml", "ir_samples/if_gather.xml", "--all"]),
+    ("infer", ["infer", "ir_samples/if_gather.xml"]),
+    ("validate", ["validate", "ir_samples/if_gather.xml", "ir_samples/loop_gather.xml"]),
+    ("validate", ["validate", "ir_samples/loop_gather.xml", "--all-layers"]),
+    ("explain", ["explain", "ir_samples/loop_gather.xml", "--layer", "4/body/6"]),
 ]
 
 
@@ -69,6 +79,12 @@ def samples_copy(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "ir_samples", tmp_path / "ir_samples")
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def test_the_runs_cover_every_subcommand_and_every_document_shape():
+    assert {command for command, _ in RUNS} == set(_commands())
+    flags = {flag for _, argv in RUNS for flag in argv if flag.startswith("--")}
+    assert {"--all-layers", "--whole-model", "--shape", "--dry-run", "--all"} <= flags
 
 
 @pytest.mark.parametrize("command,argv", RUNS, ids=[" ".join(a[:2]) for _, a in RUNS])
@@ -118,3 +134,21 @@ def test_docs_stand_alone():
         assert "SPEC.md" not in text and "../shared" not in text, path
         assert "openvino-facts" not in text and "user-needs" not in text, path
         assert not re.search(r"\bissues? #?\d", text, re.I), path
+        assert "§" not in text, path  # a section of a document the user does not have
+
+
+def test_every_link_of_the_readme_and_docs_leads_to_a_file_in_the_repo():
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)#\s]+)\)", text):
+            if "://" in target:
+                continue
+            path = (page.parent / target).resolve()
+            assert path.exists() and ROOT in path.parents, (page.name, target)
+
+
+def test_the_json_page_names_every_schema():
+    text = (ROOT / "docs" / "json.md").read_text(encoding="utf-8")
+    for path in SCHEMAS.glob("*.json"):
+        assert f"`{path.name}`" in text, path.name
+        assert f"## {path.stem}\n" in text, path.stem

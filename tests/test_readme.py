@@ -1,8 +1,10 @@
 """Every example in README.md runs and prints exactly what the README shows.
 
 * a ```console block is a sequence of ``$ ovgather …`` commands, each followed by its whole
-  output (stdout and stderr as a terminal would interleave them; nothing is normalised,
-  the examples print no timings);
+  output as a person sees it: stdout and stderr on one terminal (a pseudo-terminal; only
+  its ``\r\n`` line ends are read as ``\n``, the examples print no timings), so every line
+  shown fits the 100 columns ovgather keeps to on a terminal;
+* a ```console block in ``docs/*.md`` runs the same way;
 * a ```python block runs, and what it prints is the ```text block right after it (or
   nothing when none follows);
 * a ```sh set-up command that ends in ``ovgather …`` prints the ```text block after it;
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import pty
 import re
 import shlex
 import shutil
@@ -27,13 +31,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-BLOCKS = [(m.group(1), m.group(2)) for m in
-          re.finditer(r"^```(\w*)\n(.*?)^```$", README, flags=re.M | re.S)]
+DOCS = sorted((ROOT / "docs").glob("*.md"))
 
 
-def _console_examples() -> list[tuple[str, str]]:
+def _blocks(text: str) -> list[tuple[str, str]]:
+    return [(m.group(1), m.group(2)) for m in
+            re.finditer(r"^```(\w*)\n(.*?)^```$", text, flags=re.M | re.S)]
+
+
+BLOCKS = _blocks(README)
+
+
+def _console_examples(blocks: list[tuple[str, str]] = BLOCKS) -> list[tuple[str, str]]:
     examples = []
-    for lang, body in BLOCKS:
+    for lang, body in blocks:
         if lang != "console":
             continue
         for chunk in re.split(r"^\$ ", body, flags=re.M)[1:]:
@@ -59,11 +70,27 @@ def samples_copy(tmp_path, monkeypatch):
 
 
 def _run(command: str, cwd: Path) -> str:
+    """What ``command`` shows on a terminal (no progress bar: the examples are quick, and a
+    bar clears its line when it ends anyway)."""
     argv = shlex.split(command)
     assert argv[0] == "ovgather", f"a README example that is not ovgather: {command}"
-    done = subprocess.run([sys.executable, "-m", "ovgather", *argv[1:]], cwd=cwd,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    return done.stdout
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "ovgather", *argv[1:]], cwd=cwd,
+                            stdout=slave, stderr=slave,
+                            env=dict(os.environ, OVGATHER_PROGRESS_DELAY="3600"))
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    proc.wait()
+    return shown.decode().replace("\r\n", "\n")
 
 
 def test_the_readme_has_examples_of_every_subcommand():
@@ -77,6 +104,22 @@ def test_the_readme_has_examples_of_every_subcommand():
                          ids=[c for c, _ in _console_examples()])
 def test_console_example_prints_exactly_what_the_readme_shows(command, expected,
                                                               samples_copy):
+    assert _run(command, samples_copy) == expected
+    assert all(len(line) <= 100 for line in expected.splitlines())
+
+
+DOC_EXAMPLES = [(f"{path.name}: {command}", command, output) for path in DOCS
+                for command, output in _console_examples(_blocks(path.read_text("utf-8")))]
+
+
+def test_the_docs_have_console_examples_to_run():
+    assert DOC_EXAMPLES  # the reshape example in cli.md, at least
+
+
+@pytest.mark.parametrize("where,command,expected", DOC_EXAMPLES,
+                         ids=[where for where, _, _ in DOC_EXAMPLES])
+def test_console_example_in_the_docs_prints_what_they_show(where, command, expected,
+                                                           samples_copy):
     assert _run(command, samples_copy) == expected
 
 
@@ -109,3 +152,23 @@ def test_the_readme_says_how_long_the_tests_take_and_what_they_need():
     assert re.search(r"takes \d+[–-]\d+ minutes", README)
     for need in ("Graphviz", "C compiler", "OpenVINO"):
         assert need in README
+
+
+def test_ci_installs_once_more_without_a_compiler_as_the_readme_says():
+    """The run itself is CI's (.ci/run fails when the compile was not attempted, when it
+    succeeded, or when check or the reader tests fail); here: the README describes it."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "CC=/bin/false" in ci and '"${bare[@]}" pip install -v .' in ci
+    assert re.search(r'"\$\{bare\[@\]\}" ovgather check "\$nocc/src/ir_samples/\w+\.xml"', ci)
+    assert re.search(r'"\$\{bare\[@\]\}" python -m pytest .* tests/test_ir_read\.py', ci)
+    assert "no C compiler reachable" in README and "pure-Python walk" in README
+
+
+def test_the_readme_counts_the_tests_within_5_percent():
+    """The time it gives goes with a number of tests: when that grows, both are measured
+    again."""
+    said = int(re.search(r"about ([\d,]+) tests", README).group(1).replace(",", ""))
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                           "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True)
+    collected = int(re.search(r"^(\d+) tests? collected", done.stdout, re.M).group(1))
+    assert abs(collected - said) <= 0.05 * said, (said, collected)

@@ -190,15 +190,22 @@ class Progress:
                 if desc is not None:
                     self.bar.set_description_str(desc, refresh=False)
                 self.bar.bar_format = None if total is not None else _UNSIZED
-                self.bar.reset(total=total)
+                if self.shown():
+                    self.bar.reset(total=total)  # redraws the line at 0
+                else:  # tqdm's reset() draws at once, delay or not: start the stage unseen
+                    self.bar.total, self.bar.n, self.bar.last_print_n = total, 0, 0
                 self.bar.start_t = start
 
     def close(self) -> None:
+        """Take the bar off the screen. tqdm clears only a bar its own update() drew after
+        the delay; the ticker's redraws (one long step) must go too."""
         if self.bar is not None:
             self._stop.set()
             self._ticker.join()
             with _lock:
                 _bars.remove(self)
+                if self.shown():
+                    self.bar.clear(nolock=True)
                 self.bar.close()
                 _tty.flush()
             self.bar = None
