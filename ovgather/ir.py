@@ -451,10 +451,12 @@ class _BinFile:
         out.flags.writeable = False
         return out
 
-    def __del__(self) -> None:
+    def __del__(self, _close=os.close) -> None:
+        # os.close bound at definition: at interpreter exit the module's globals may
+        # already be gone when the last graph is freed
         if self.fd is not None:
             try:
-                os.close(self.fd)
+                _close(self.fd)
             except OSError:
                 pass
 

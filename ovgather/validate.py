@@ -635,6 +635,14 @@ def validate_whole_model(
     names = [G.nodes[n]["name"] for n in nodes]
     try:
         run = _run_whole(G, names, seed, threads, nodes, memory_budget)
+    except RuntimeBridgeError as err:  # no input size runs the model: nothing to compare
+        for node, name in zip(nodes, names, strict=True):
+            attrs = G.nodes[node]
+            report.layers.append(LayerValidation(
+                node, name, attrs["type"], attrs.get("version"), attrs.get("line"),
+                status="skipped", message=err.message))
+        report.layers += skipped
+        return report
     except _OverBudget as over:
         for node, name in zip(nodes, names, strict=True):
             attrs = G.nodes[node]
