@@ -1,14 +1,17 @@
 """``validate --all-layers``: every layer's inferred shape proved on the OpenVINO CPU
-runtime at two or three input sizes, and a wrong rule caught by name."""
+runtime at two or three input sizes, one compile serving them all, and a wrong rule
+caught by name."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from pathlib import Path
 
 import pytest
 
+from ovgather import prove
 from ovgather.cli import main
 from ovgather.ir import read_ir
 from ovgather.ops import registry
@@ -42,8 +45,8 @@ def test_every_sample_is_proved_layer_by_layer(path, capsys):
         return
     # only the layers inside bodies (listed by path) are not run, and they say why
     inner = [lp for lp in report["layers"] if lp["status"] == "not run"]
-    assert s["proved"] >= 1 and all("/" in lp["id"] and " inside a" in lp["message"]
-                                    for lp in inner)
+    assert s["proved"] >= 1 and s["compiles"] == 1
+    assert all("/" in lp["id"] and " inside a" in lp["message"] for lp in inner)
     assert len(inner) == sum("/" in lp["id"] for lp in report["layers"])
     dynamic = any(not PartialShape.parse(t).is_static for t in
                   (lp["declared"][0] for lp in report["layers"] if lp["type"] == "Parameter"))
@@ -109,6 +112,28 @@ def test_wrong_declared_dims_show_declared_inferred_and_real(sample, capsys):
             assert real == lp.inferred[label] != lp.declared
 
 
+def test_one_compile_serves_every_size():
+    report = prove_all_layers(read_ir(ROOT / "ir_samples" / "mixed_ops.xml"))
+    assert list(report.sizes) == ["low", "mid", "high"] and report.compiles == 1
+
+
+def test_a_big_model_is_proved_in_chunks_each_compiled_once(monkeypatch):
+    G = read_ir(ROOT / "ir_samples" / "mixed_ops.xml")
+    whole = prove_all_layers(G)
+    monkeypatch.setattr(prove, "CHUNK_OUTPUTS", 4)
+    chunked = prove_all_layers(G)
+    ports = sum(len(lp.declared) for lp in whole.layers if lp.type != "Assign")
+    assert chunked.compiles == math.ceil(ports / 4) > 1 and chunked.sizes == whole.sizes
+    assert [lp.to_dict() for lp in chunked.layers] == [lp.to_dict() for lp in whole.layers]
+
+
+def test_a_small_budget_splits_the_outputs_into_chunks_within_it():
+    G = read_ir(ROOT / "ir_samples" / "mixed_ops.xml")
+    report = prove_all_layers(G, memory_budget=4000)
+    assert report.ok and report.compiles > 1 and 0 < report.peak_bytes <= 4000
+    assert len(report.sizes) >= 2 and report.summary["proved"] == report.summary["layers"]
+
+
 def test_a_tiny_memory_budget_leaves_layers_not_run_never_a_memory_error():
     report = prove_all_layers(read_ir(ROOT / "ir_samples" / "gather_nd8_bd3.xml"),
                               memory_budget=1000)
@@ -122,11 +147,12 @@ CORPUS = sorted((ROOT / "ir_corpus").rglob("*.xml"))
 @pytest.mark.parametrize("path", CORPUS, ids=[str(p.relative_to(ROOT)) for p in CORPUS])
 def test_every_corpus_model_is_proved_layer_by_layer(path):
     """Real transformer, vision and audio models (stateful LLM included), at two or three
-    sizes: no layer's shape differs from the runtime's; only state writes are not run."""
+    sizes on one compile: no layer's shape differs from the runtime's; only state writes
+    are not run."""
     report = prove_all_layers(read_ir(path))
     s = report.summary
     assert report.ok, [lp.to_dict() for lp in report.layers if lp.status == "shape differs"]
-    assert s["unchecked"] == 0 and s["proved"] >= 0.95 * s["layers"]
+    assert s["unchecked"] == 0 and s["proved"] >= 0.95 * s["layers"] and s["compiles"] == 1
     assert all(lp.type == "Assign" for lp in report.layers if lp.status == "not run")
     dynamic = any(not PartialShape.parse(t).is_static
                   for lp in report.layers if lp.type == "Parameter" for t in lp.declared)
