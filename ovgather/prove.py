@@ -15,6 +15,10 @@ small one when no dim is bounded), and one between. A fully static model runs on
 Inputs are zeros for integer and boolean types (a valid index, mask and token id for
 any size) and small random numbers for real types.
 
+States: every run is a first call, so each ReadValue reads its initial value as OpenVINO
+sets it (its input; with none, zeros of the variable's shape whose dims that are not
+static are 0), and ovgather infers the layers after it from that value.
+
 Statuses, per layer:
 
 ``ok``             every port's real shape is the inferred one, at every size;
@@ -222,6 +226,30 @@ def _tries(G: nx.MultiDiGraph) -> Iterator[_Try]:
             yield _try(G, rank, None, sizes)
 
 
+def _first_call(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    """``G`` as its first call runs it: each ReadValue reads its initial value as OpenVINO
+    sets it, its input, or, with none, zeros of the variable's shape whose dims that are
+    not static are 0 (the CPU plugin's choice, intervals too). ``G`` itself when it has
+    no state."""
+    reads = [n for n, a in G.nodes(data=True) if a["type"] == "ReadValue"]
+    if not reads:
+        return G
+    H = G.copy()
+    H.in_order = getattr(G, "in_order", False)
+    for n in reads:
+        data = dict(H.nodes[n].get("data") or {})
+        if H.in_degree(n):  # the variable relaxed: the rule passes the input through
+            data.pop("variable_shape", None)
+            data["variable_type"] = "dynamic"
+        elif data.get("variable_shape") is not None:
+            shape = PartialShape.parse(data["variable_shape"])
+            if shape.dims is not None:
+                data["variable_shape"] = str(PartialShape.of(tuple(
+                    d if d.is_static else Dimension.static(0) for d in shape.dims)))
+        H.nodes[n]["data"] = data
+    return H
+
+
 def _zeros_or_noise(shape: PartialShape, etype: str, rng: np.random.Generator) -> np.ndarray:
     dims = [d.lo for d in shape.dims]
     name = numpy_dtype(element_type_name(etype)) or "float32"
@@ -331,7 +359,7 @@ def _choose_sizes(G, ports, budget, seed, runs) -> tuple[list[_Ran], str]:
     types = _parameter_types(G)
     ran: list[_Ran] = []
     refused = ""
-    for k, t in enumerate(_tries(G)):
+    for k, t in enumerate(_tries(_first_call(G))):
         if ran and (t.rank != ran[0].t.rank or (t.label is None and len(ran) > 1)):
             break  # sizes of one rank ran: the others would only repeat them
         if any(r.t.texts == t.texts for r in ran):

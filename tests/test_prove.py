@@ -9,6 +9,7 @@ import json
 import math
 from pathlib import Path
 
+import openvino as ov
 import pytest
 
 from ovgather import prove
@@ -157,3 +158,38 @@ def test_every_corpus_model_is_proved_layer_by_layer(path):
     dynamic = any(not PartialShape.parse(t).is_static
                   for lp in report.layers if lp.type == "Parameter" for t in lp.declared)
     assert len(report.sizes) >= (2 if dynamic else 1)
+
+
+def test_states_start_as_a_first_call_and_the_layers_after_them_are_exact():
+    """Each ReadValue of the stateful Llama reads its initial value (a [batch,2,0,8] cache)
+    as OpenVINO does on a first call, and ovgather infers every layer after it from that
+    value: nothing is merely looser."""
+    report = prove_all_layers(read_ir(ROOT / "ir_corpus" / "llama_kv" / "pytorch_stateful.xml"))
+    reads = [lp for lp in report.layers if lp.type == "ReadValue"]
+    assert len(reads) == 6 and report.summary["looser"] == 0 and len(report.sizes) == 3
+    for lp in reads:
+        assert lp.status == "ok" and lp.real == lp.inferred
+        batch = {label: PartialShape.parse(s["input_ids"]).to_list()[0]
+                 for label, s in report.sizes.items()}
+        assert all(PartialShape.parse(lp.real[k][0]).to_list() == [b, 2, 0, 8]
+                   for k, b in batch.items())
+
+
+def test_a_state_without_an_initial_value_starts_as_zeros_whose_dynamic_dims_are_0(tmp_path):
+    import openvino.opset6 as o6
+    from openvino.op.util import Variable, VariableInfo
+
+    x = o6.parameter(ov.PartialShape([-1, 3]), ov.Type.f32, name="x")
+    info = VariableInfo()
+    info.data_shape, info.data_type, info.variable_id = \
+        ov.PartialShape("[?,2,1..,8]"), ov.Type.f32, "cache"
+    cache = Variable(info)
+    read = o6.read_value(cache)
+    read.set_friendly_name("cache_read")
+    model = ov.Model([x.output(0), o6.relu(read).output(0)], [o6.assign(read, cache)], [x],
+                     [cache], "state")
+    ov.save_model(model, str(tmp_path / "state.xml"))
+    report = prove_all_layers(read_ir(tmp_path / "state.xml"))
+    lp = next(lp for lp in report.layers if lp.name == "cache_read")
+    assert report.ok and lp.status == "ok" and len(report.sizes) == 3
+    assert all(real == ["[0,2,0,8]"] for real in lp.real.values())
