@@ -11,9 +11,13 @@ sizes run).
 The sizes: one size ``s`` per run, clipped into each dynamic dim's bounds, so that dims
 that must agree (a batch shared by two inputs, say) get the same value: the smallest
 ``s`` every dim's lower bound allows, the largest every bounded dim allows (four times the
-small one when no dim is bounded), and one between. A fully static model runs once.
-Inputs are zeros for integer and boolean types (a valid index, mask and token id for
-any size) and small random numbers for real types.
+small one when no dim is bounded), and one between. Sizes that ovgather's own rules
+reject are not run: a dynamic dim may have to equal a static dim of another input, so
+the dims of one axis are pinned to such a size instead; when that does not help either
+(a kernel wider than the input), the inputs' static sizes, 1, and the sizes images and
+audio need are tried. A fully static model runs once. Inputs are zeros for integer and
+boolean types (a valid index, mask and token id for any size) and small random numbers
+for real types.
 
 States: every run is a first call, so each ReadValue reads its initial value as OpenVINO
 sets it (its input; with none, zeros of the variable's shape whose dims that are not
@@ -24,16 +28,18 @@ Statuses, per layer:
 ``ok``             every port's real shape is the inferred one, at every size;
 ``looser``         the real shapes lie inside the inferred ones, which are not all static
                    (an op whose output size depends on values, NonZero say);
-``shape differs``  a real shape is outside the inferred one: the rule or the walk is wrong;
+``shape differs``  a real shape is outside the inferred one, or the runtime ran a layer
+                   that ovgather's rules reject at that size: the rule or the walk is wrong;
 ``unchecked``      ovgather has no rule for the op: nothing to prove;
 ``not run``        the layer produced nothing to compare (no outputs: Assign, Result; the
-                   size over the memory budget; the runtime refused the size; a layer
-                   inside a TensorIterator, Loop or If body, listed by path after the
-                   layer holding it: it cannot get an extra model output).
+                   size over the memory budget; no size both ovgather's rules and the
+                   runtime accept; a layer inside a TensorIterator, Loop or If body, listed
+                   by path after the layer holding it: it cannot get an extra model output).
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -57,6 +63,8 @@ PROOF_STATUSES = ("ok", "looser", "shape differs", "unchecked", "not run")
 PROBLEM_STATUSES = ("shape differs",)
 #: Outputs added to one compiled model at most (big models are proved in chunks).
 CHUNK_OUTPUTS = 4000
+#: Pinned variants of one size checked at most (ovgather's check, no runtime).
+MAX_PINNED = 24
 _SKIPPED_TYPES = ("Const", "Constant", "Result")
 #: State writes: the CPU plugin compiles no extra output on them (they are sinks).
 _SINKS = ("Assign",)
@@ -79,6 +87,8 @@ class LayerProof:
     inferred: dict[str, list[str]] = field(default_factory=dict)
     real: dict[str, list[str]] = field(default_factory=dict)
     message: str = ""
+    #: by size label: why ovgather's rules reject the layer at that size (not in the JSON)
+    invalid: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "type": self.type, "version": self.version,
@@ -171,11 +181,22 @@ def _static_sizes(params: Mapping[str, PartialShape]) -> list[int]:
     return sorted(counts, key=lambda v: (-counts[v], v))
 
 
+def _pin_patterns(params: Mapping[str, PartialShape], rank: int) -> list[dict[int, int]]:
+    """Dims to pin, ``{axis: size}``, fewest axes first: the dynamic dims at an axis (a
+    batch several inputs share, say) set to a static size of the inputs, or 1."""
+    axes = sorted({i for s in params.values() for i, d in enumerate(_dims(s, rank))
+                   if not d.is_static})
+    values = [*_static_sizes(params)[:4], 1]
+    patterns = (dict.fromkeys(subset, v) for k in range(1, len(axes) + 1)
+                for subset in itertools.combinations(axes, k) for v in values)
+    return list(itertools.islice(patterns, MAX_PINNED))
+
+
 def _fallback_sizes(params: Mapping[str, PartialShape],
                     rank: int) -> list[dict[str, PartialShape]]:
-    """Other sizes to try when the runtime refuses the first ones: the static dims of the
-    inputs, then 1, then the sizes images and audio need (a kernel or a stride wider than
-    a small input fails)."""
+    """Other sizes to try when neither the runtime nor ovgather's rules accept the first
+    ones: the static dims of the inputs, then 1, then the sizes images and audio need (a
+    kernel or a stride wider than a small input fails)."""
     sizes = list(dict.fromkeys([*_static_sizes(params), 1]))
     plans = [{n: _concrete(s, v, rank) for n, s in params.items()} for v in sizes]
     for v in _LARGER_SIZES:  # with a batch of 1 first: exports often bake it in
@@ -202,28 +223,52 @@ class _Try:
     label: str | None  # None: a fallback
     sizes: dict[str, PartialShape]
     rows: dict[str, Any]
+    why: str = ""  # why ovgather's rules reject these sizes ('' when they do not)
 
     @property
     def texts(self) -> dict[str, str]:
         return {n: str(s) for n, s in self.sizes.items()}
 
 
-def _try(G: nx.MultiDiGraph, rank: int, label: str | None,
+def _try(first: nx.MultiDiGraph, declared: Mapping[str, Any], rank: int, label: str | None,
          sizes: dict[str, PartialShape]) -> _Try:
-    return _Try(rank, label, sizes, {lr.id: lr for lr in check(G, shapes=sizes).layers})
+    rows = {lr.id: lr for lr in check(first, shapes=sizes).layers}
+    for lr in rows.values():  # a layer the declared shapes pass and these sizes break
+        if lr.status == "invalid" and getattr(declared.get(lr.id), "status", "") != "invalid":
+            return _Try(rank, label, sizes, rows, f"ovgather's rules reject {lr.name} "
+                        f"({lr.type}) at {_sizes_text(sizes)}: {lr.message}")
+    return _Try(rank, label, sizes, rows)
 
 
-def _tries(G: nx.MultiDiGraph) -> Iterator[_Try]:
+def _sizes_text(sizes: Mapping[str, Any]) -> str:
+    return ", ".join(f"{n}={s}" for n, s in sizes.items())
+
+
+def _tries(G: nx.MultiDiGraph, first: nx.MultiDiGraph,
+           declared: Mapping[str, Any]) -> Iterator[_Try]:
     """The sizes to try, in order: low, mid and high for each rank a dynamic-rank input
-    may take, then the fallbacks."""
+    may take (with the dims of an axis pinned when ovgather's rules reject a size as it
+    is: the pins found once serve every size), then the fallbacks."""
     params = _parameter_shapes(G)
     ranks = (3, 2, 4, 1) if any(s.dims is None for s in params.values()) else (2,)
+    pinned, searched = None, False
     for rank in ranks:
         for label, size in _size_picks(params, rank).items():
-            yield _try(G, rank, label, {n: _concrete(s, size, rank) for n, s in params.items()})
+            t = _try(first, declared, rank, label,
+                     {n: _concrete(s, size, rank) for n, s in params.items()})
+            if t.why and label != "static":
+                patterns = [pinned] if pinned else [] if searched else _pin_patterns(params, rank)
+                searched = True
+                for pins in patterns:
+                    u = _try(first, declared, rank, label,
+                             {n: _concrete(s, size, rank, pins) for n, s in params.items()})
+                    if not u.why:
+                        pinned, t = pins, u
+                        break
+            yield t
     for rank in ranks:
         for sizes in _fallback_sizes(params, rank):
-            yield _try(G, rank, None, sizes)
+            yield _try(first, declared, rank, None, sizes)
 
 
 def _first_call(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
@@ -322,7 +367,7 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
     ports = _ports(G, proofs)
     with _xml_file(G) as xml:
         runs = _Runs(xml, {n: G.nodes[n]["name"] for n in proofs}, threads)
-        ran, last_error = _choose_sizes(G, ports, memory_budget, seed, runs)
+        ran, last_error = _choose_sizes(G, ports, declared, memory_budget, seed, runs)
         real, why, report.peak_bytes = _run_every_chunk(G, ports, ran, memory_budget,
                                                         seed, runs)
     report.compiles = runs.compiles
@@ -331,6 +376,8 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
         for node, lp in proofs.items():
             row = r.t.rows.get(node)
             lp.inferred[r.label] = row.inferred if row else []
+            if row is not None and row.status == "invalid":
+                lp.invalid[r.label] = row.message
             lp.real[r.label] = [real[r.label].get((node, i), "-")
                                 for i in range(len(lp.declared))]
         for lp in inner:
@@ -353,24 +400,66 @@ def _ports(G: nx.MultiDiGraph, proofs: Mapping[str, LayerProof]) -> list[tuple[s
             for i in range(len(G.nodes[n]["outputs"]))]
 
 
-def _choose_sizes(G, ports, budget, seed, runs) -> tuple[list[_Ran], str]:
-    """Run the first chunk at each size tried until sizes of one rank ran (two at least
-    when more are there to try): the sizes run, and why the last one tried did not."""
-    types = _parameter_types(G)
+def _choose_sizes(G, ports, declared, budget, seed, runs) -> tuple[list[_Ran], str]:
+    """Run the first chunk at each size tried until sizes of one rank ran: the sizes run,
+    and why the last one tried did not. When only a fallback runs, it is grown (every
+    dynamic dim twice and one and a half times as large) for two more sizes. Sizes
+    ovgather's rules reject go to the runtime only when no other size runs: it judges
+    (a wrong rule may be what rejects them)."""
+    first, types = _first_call(G), _parameter_types(G)
     ran: list[_Ran] = []
-    refused = ""
-    for k, t in enumerate(_tries(_first_call(G))):
-        if ran and (t.rank != ran[0].t.rank or (t.label is None and len(ran) > 1)):
-            break  # sizes of one rank ran: the others would only repeat them
+    rejected: list[_Try] = []
+    count, refused, rules_judge = itertools.count(), "", True
+
+    def attempt(t: _Try) -> bool:
+        nonlocal refused
         if any(r.t.texts == t.texts for r in ran):
-            continue
+            return False
+        if t.why and rules_judge:
+            rejected.append(_Try(t.rank, t.label, t.sizes, {}, t.why))  # rows made again
+            return False
         label = t.label or f"fallback {sum(r.t.label is None for r in ran) + 1}"
-        result = _first_run(G, ports, t, label, k, budget, seed, runs, types)
+        result = _first_run(G, ports, t, label, next(count), budget, seed, runs, types)
         if isinstance(result, str):
             refused = result
-            continue
+            return False
         ran.append(result)
+        return True
+
+    def run(tries: Iterator[_Try]) -> None:
+        for t in tries:
+            if ran and (t.rank != ran[0].t.rank or (t.label is None and len(ran) > 1)):
+                break  # sizes of one rank ran: the others would only repeat them
+            if attempt(t) and t.label is None:  # a fallback ran: two grown sizes beside it
+                more = 0
+                for u in _grown(G, first, declared, t):
+                    more += attempt(u)
+                    if more == 2:
+                        break
+                break
+
+    run(_tries(G, first, declared))
+    if not ran and rejected:
+        rules_judge = False
+        run(_try(first, declared, t.rank, t.label, t.sizes) for t in list(rejected))
+        if not ran:
+            return [], (f"not run: {rejected[0].why}; nor does the runtime run any size "
+                        f"tried: {refused}")
     return ran, f"not run: {refused}" if refused else ""
+
+
+def _grown(G: nx.MultiDiGraph, first: nx.MultiDiGraph, declared: Mapping[str, Any],
+           t: _Try) -> Iterator[_Try]:
+    """The sizes of ``t`` with every dynamic dim twice, then one and a half times as large
+    (clipped into its bounds); then the same keeping dim 0 (a batch an export baked in)."""
+    params = _parameter_shapes(G)
+    for factor, batch in ((2, True), (1.5, True), (2, False), (1.5, False)):
+        sizes = {n: PartialShape.of(tuple(
+            v if d.is_static or (i == 0 and not batch)
+            else Dimension.static(min(max(int(v.lo * factor), d.lo), d.hi))
+            for i, (d, v) in enumerate(zip(_dims(s, t.rank), t.sizes[n].dims, strict=True))))
+            for n, s in params.items()}
+        yield _try(first, declared, t.rank, None, sizes)
 
 
 def _first_run(G, ports, t: _Try, label: str, k: int, budget: int, seed: int, runs: _Runs,
@@ -509,6 +598,10 @@ def _judge(lp: LayerProof, row: Any) -> None:
             if text == "-" or i >= len(inferred):
                 continue
             ran = True
+            if label in lp.invalid:
+                problems.append(f"output {i} at the {label} size: ovgather's rules reject the "
+                                f"layer ({lp.invalid[label]}), the runtime gives {text}")
+                continue
             if text == inferred[i]:
                 continue
             if _within(text, inferred[i]):

@@ -9,6 +9,7 @@ import json
 import math
 from pathlib import Path
 
+import jsonschema
 import openvino as ov
 import pytest
 
@@ -17,13 +18,14 @@ from ovgather.cli import main
 from ovgather.ir import read_ir
 from ovgather.ops import registry
 from ovgather.prove import input_sizes, prove_all_layers
-from ovgather.shapes import PartialShape
+from ovgather.shapes import Dimension, PartialShape
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "ir_samples").rglob("*.xml"))
-#: Its inputs admit no concrete sizes at all: any_rank must match a batch of 4 (GatherND)
-#: and of 2 (GatherElements) at once, so the runtime refuses every size (OpenVINO accepts
-#: the partial shapes).
+SCHEMA = json.loads((ROOT / "docs" / "schema" / "validate.json").read_text(encoding="utf-8"))
+#: Its inputs admit no concrete sizes at all: a GatherND-5 with batch_dims 1 takes data of
+#: batch 2 and indices of batch 4, which only a dynamic tuple length lets OpenVINO accept
+#: as partial shapes; neither ovgather's rules nor the runtime accept any size.
 NO_SIZE_RUNS = {"dynamic_rank.xml"}
 
 
@@ -31,6 +33,38 @@ def _run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def _proof_json(capsys, path) -> tuple[int, dict]:
+    """``validate --all-layers --json`` on one model: its exit code and its report, the
+    document checked against docs/schema/validate.json."""
+    code, out, _ = _run(capsys, "validate", "--all-layers", "--json", str(path))
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMA)
+    return code, doc["models"][0]
+
+
+def _dynamic(report: dict) -> bool:
+    return any(not PartialShape.parse(t).is_static
+               for lp in report["layers"] if lp["type"] == "Parameter" for t in lp["declared"])
+
+
+def _off_by_one(op_type: str, version: str, monkeypatch) -> None:
+    """Make ovgather's rule for ``op_type`` give its last output dim one too many."""
+    right = registry.find(op_type, version)
+
+    def wrong_rule(ins, attrs, trace=None):
+        out = right.rule(ins, attrs, trace)[0]
+        dims = out.shape.dims
+        if not dims:
+            return [out]
+        return [type(out)(PartialShape.of(dims[:-1] + (dims[-1] + Dimension.static(1),)),
+                          out.etype)]
+
+    wrong = dataclasses.replace(right, rule=wrong_rule)
+    find = registry.find
+    monkeypatch.setattr(registry, "find",
+                        lambda t, v: wrong if t == op_type else find(t, v))
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[str(p.relative_to(ROOT)) for p in SAMPLES])
@@ -43,15 +77,15 @@ def test_every_sample_is_proved_layer_by_layer(path, capsys):
     assert s["proved"] == s["ok"] + s["looser"]
     if path.name in NO_SIZE_RUNS:
         assert s["not run"] == s["layers"] and report["sizes"] == {}
+        why = report["layers"][0]["message"]
+        assert "ovgather's rules reject" in why and "nor does the runtime run" in why
         return
     # only the layers inside bodies (listed by path) are not run, and they say why
     inner = [lp for lp in report["layers"] if lp["status"] == "not run"]
     assert s["proved"] >= 1 and s["compiles"] == 1
     assert all("/" in lp["id"] and " inside a" in lp["message"] for lp in inner)
     assert len(inner) == sum("/" in lp["id"] for lp in report["layers"])
-    dynamic = any(not PartialShape.parse(t).is_static for t in
-                  (lp["declared"][0] for lp in report["layers"] if lp["type"] == "Parameter"))
-    assert len(report["sizes"]) >= (2 if dynamic else 1) or "fallback 1" in report["sizes"]
+    assert len(report["sizes"]) >= (2 if _dynamic(report) else 1)
     for lp in report["layers"]:
         if lp["status"] == "ok":  # the real shape is the inferred one at every size run
             assert lp["real"] == lp["inferred"]
@@ -67,34 +101,69 @@ def test_sizes_span_each_dims_bounds_and_agree_across_inputs():
     assert list(sizes) == ["low", "mid", "high"]
     assert [str(v["ids"]) for v in sizes.values()] == ["[2,2]", "[9,9]", "[16,16]"]
     assert all(v["ids"] == v["mask"] for v in sizes.values())
+    G.remove_node("1")
+    G.nodes["0"]["data"]["shape"] = "?,3"  # unbounded: four times the lower bound
+    assert [str(v["ids"]) for v in input_sizes(G).values()] == ["[1,3]", "[2,3]", "[4,3]"]
+
+
+def test_a_dim_that_must_equal_a_static_dim_of_another_input_is_pinned():
+    """GatherElements makes the batch of ``data`` equal the static 3 of ``ge_indices``: the
+    batch axis is pinned to 3 while the other dynamic dims still take three sizes."""
+    report = prove_all_layers(read_ir(ROOT / "ir_samples" / "dynamic_gathers.xml"))
+    data = [PartialShape.parse(v["data"]).to_list() for v in report.sizes.values()]
+    assert list(report.sizes) == ["low", "mid", "high"] and report.compiles == 1
+    assert {d[0] for d in data} == {3} and [d[1] for d in data] == [2, 5, 8]
+    assert report.ok and report.summary["proved"] == report.summary["layers"]
+
+
+def test_when_only_larger_sizes_run_the_first_that_runs_is_grown():
+    """The smallest images are refused (a 4x4 patch kernel): the first fallback that runs
+    is grown, so every dynamic dim still runs at two sizes at least."""
+    report = prove_all_layers(read_ir(ROOT / "ir_corpus" / "convnext" / "pytorch_dynamic.xml"))
+    shapes = [PartialShape.parse(v["pixel_values"]).to_list() for v in report.sizes.values()]
+    assert len(shapes) == 3 and report.compiles == 1 and report.ok
+    assert all(len({s[axis] for s in shapes}) >= 2 for axis in (0, 2, 3))
 
 
 def test_a_wrong_rule_is_caught_and_named_with_the_sizes(capsys, monkeypatch):
-    """An off-by-one in MatMul's output (one column too many): the proof must fail."""
-    right = registry.find("MatMul", "opset1")
-
-    def off_by_one(ins, attrs, trace=None):
-        out = right.rule(ins, attrs, trace)[0]
-        dims = out.shape.dims
-        if not dims:
-            return [out]
-        wider = PartialShape.of(dims[:-1] + (dims[-1] + PartialShape.parse("[1]").dims[0],))
-        return [type(out)(wider, out.etype)]
-
-    wrong = dataclasses.replace(right, rule=off_by_one)
-    find = registry.find
-    monkeypatch.setattr(registry, "find", lambda t, v: wrong if t == "MatMul" else find(t, v))
-    mixed = str(ROOT / "ir_samples" / "mixed_ops.xml")
-    code, out, _ = _run(capsys, "validate", "--all-layers", mixed)
+    """An off-by-one in MatMul's output (one column too many): the proof must fail, and
+    name the MatMul and the Add that ovgather then rejects while the runtime runs it."""
+    _off_by_one("MatMul", "opset1", monkeypatch)
+    mixed = ROOT / "ir_samples" / "mixed_ops.xml"
+    code, out, _ = _run(capsys, "validate", "--all-layers", str(mixed))
     assert code == 1
     text = " ".join(out.split())  # long lines wrap
-    assert "shape differs fc_matmul" in text and "MatMul" in text
-    code, out, _ = _run(capsys, "validate", "--all-layers", "--json", mixed)
-    bad = [lp for lp in json.loads(out)["models"][0]["layers"] if lp["status"] == "shape differs"]
-    assert code == 1 and {lp["type"] for lp in bad} == {"MatMul"}
-    for lp in bad:  # the sizes where they differ, inferred and real side by side
-        assert "size: ovgather infers" in lp["message"] and "the runtime gives" in lp["message"]
-        assert all(lp["real"][k] != lp["inferred"][k] for k in lp["real"])
+    assert "shape differs fc_matmul (line 99, id 8, MatMul)" in text
+    assert "shape differs fc_add" in text and "ovgather's rules reject the layer" in text
+    code, report = _proof_json(capsys, mixed)
+    bad = {lp["name"]: lp for lp in report["layers"] if lp["status"] == "shape differs"}
+    assert code == 1 and set(bad) == {"fc_matmul", "fc_add"}
+    matmul = bad["fc_matmul"]
+    for label in ("low", "mid", "high"):  # the sizes where they differ, side by side
+        assert f"at the {label} size: ovgather infers {matmul['inferred'][label][0]}, the " \
+               f"runtime gives {matmul['real'][label][0]}" in matmul["message"]
+        assert matmul["real"][label] != matmul["inferred"][label]
+
+
+def test_an_off_by_one_in_convolution_is_caught_at_every_size(capsys, monkeypatch):
+    _off_by_one("Convolution", "opset1", monkeypatch)
+    resnet = ROOT / "ir_corpus" / "resnet" / "pytorch_dynamic.xml"
+    code, report = _proof_json(capsys, resnet)
+    assert code == 1 and list(report["sizes"]) == ["low", "mid", "high"]
+    convs = [lp for lp in report["layers"] if lp["type"] == "Convolution"]
+    assert len(convs) > 10 and all(lp["status"] == "shape differs" for lp in convs)
+    for lp in convs:  # the sizes where they differ, inferred and real side by side
+        for label in report["sizes"]:
+            inferred, real = lp["inferred"][label][0], lp["real"][label][0]
+            assert inferred != real and f"at the {label} size: ovgather infers {inferred}, " \
+                                       f"the runtime gives {real}" in lp["message"]
+    first = [PartialShape.parse(convs[0][k][label][0]).to_list()
+             for k in ("inferred", "real") for label in report["sizes"]]
+    assert [s[-1] for s in first[:3]] == [s[-1] + 1 for s in first[3:]]  # the input's conv
+    code, out, _ = _run(capsys, "validate", "--all-layers", str(resnet))
+    text = " ".join(out.split())
+    assert code == 1 and all(f"shape differs {lp['name']} (line {lp['line']}, id {lp['id']}, "
+                             f"Convolution)" in text for lp in convs)
 
 
 @pytest.mark.parametrize("sample", ["wrong_gather_nd8_bd3_v5_layout.xml",
