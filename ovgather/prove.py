@@ -31,10 +31,11 @@ Statuses, per layer:
 ``shape differs``  a real shape is outside the inferred one, or the runtime ran a layer
                    that ovgather's rules reject at that size: the rule or the walk is wrong;
 ``unchecked``      ovgather has no rule for the op: nothing to prove;
-``not run``        the layer produced nothing to compare (no outputs: Assign, Result; the
-                   size over the memory budget; no size both ovgather's rules and the
-                   runtime accept; a layer inside a TensorIterator, Loop or If body, listed
-                   by path after the layer holding it: it cannot get an extra model output).
+``not run``        the layer produced nothing to compare (no outputs: Assign, Result; a
+                   friendly name another layer shares; the size over the memory budget;
+                   no size both ovgather's rules and the runtime accept; a layer inside a
+                   TensorIterator, Loop or If body, listed by path after the layer holding
+                   it: it cannot get an extra model output).
 """
 
 from __future__ import annotations
@@ -364,12 +365,13 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
     proofs = {n: _new_proof(G, n, declared.get(n)) for n in G
               if G.nodes[n]["type"] not in _SKIPPED_TYPES}
     inner = _body_proofs(G, declared)
-    ports = _ports(G, proofs)
+    ports, why = _ports(G, proofs)
     with _xml_file(G) as xml:
         runs = _Runs(xml, {n: G.nodes[n]["name"] for n in proofs}, threads)
         ran, last_error = _choose_sizes(G, ports, declared, memory_budget, seed, runs)
-        real, why, report.peak_bytes = _run_every_chunk(G, ports, ran, memory_budget,
-                                                        seed, runs)
+        real, more, report.peak_bytes = _run_every_chunk(G, ports, ran, memory_budget,
+                                                         seed, runs)
+    why.update(more)
     report.compiles = runs.compiles
     for r in ran:
         report.sizes[r.label] = r.t.texts
@@ -394,10 +396,21 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
     return report
 
 
-def _ports(G: nx.MultiDiGraph, proofs: Mapping[str, LayerProof]) -> list[tuple[str, int]]:
-    """The output ports to ask the runtime for (a state write gives none)."""
-    return [(n, i) for n in proofs if G.nodes[n]["type"] not in _SINKS
-            for i in range(len(G.nodes[n]["outputs"]))]
+def _ports(G: nx.MultiDiGraph, proofs: Mapping[str, LayerProof]
+           ) -> tuple[list[tuple[str, int]], dict[str, str]]:
+    """The output ports to ask the runtime for, and why a layer has none asked."""
+    names = Counter(a["name"] for _, a in G.nodes(data=True))
+    ports, why = [], {}
+    for n in proofs:
+        attrs = G.nodes[n]
+        if attrs["type"] in _SINKS:
+            continue
+        if names[attrs["name"]] > 1:
+            why[n] = (f"not run: {names[attrs['name']]} layers share its friendly name, so "
+                      "the runtime cannot be asked for its output")
+            continue
+        ports += [(n, i) for i in range(len(attrs["outputs"]))]
+    return ports, why
 
 
 def _choose_sizes(G, ports, declared, budget, seed, runs) -> tuple[list[_Ran], str]:

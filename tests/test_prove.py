@@ -229,6 +229,19 @@ def test_every_corpus_model_is_proved_layer_by_layer(path):
     assert len(report.sizes) >= (2 if dynamic else 1)
 
 
+def test_a_layer_whose_friendly_name_is_shared_is_not_run_and_says_why(tmp_path):
+    src = (ROOT / "ir_samples" / "mixed_ops.xml").read_text(encoding="utf-8")
+    xml = tmp_path / "m.xml"
+    xml.write_text(src.replace('name="turn" type="Transpose"', 'name="flatten" type="Transpose"'),
+                   encoding="utf-8")
+    (tmp_path / "m.bin").write_bytes((ROOT / "ir_samples" / "mixed_ops.bin").read_bytes())
+    report = prove_all_layers(read_ir(xml))
+    shared = [lp for lp in report.layers if lp.name == "flatten"]
+    assert report.ok and len(shared) == 2
+    assert all(lp.status == "not run" and "2 layers share its friendly name" in lp.message
+               for lp in shared)
+
+
 def test_states_start_as_a_first_call_and_the_layers_after_them_are_exact():
     """Each ReadValue of the stateful Llama reads its initial value (a [batch,2,0,8] cache)
     as OpenVINO does on a first call, and ovgather infers every layer after it from that
