@@ -6,7 +6,8 @@ what the runtime really produces there. :func:`prove_all_layers` compiles the mo
 runs that compiled model at two or three input sizes inside each dynamic dim's bounds,
 and compares each port's real shape with ovgather's inference for those very input
 sizes (``--shape`` semantics: the same walk as ``check`` with the Parameters set to the
-sizes run).
+sizes run). The gather-family layers keep ``validate``'s value check besides: each runs
+alone on random valid indices (negative ones included) against the NumPy reference.
 
 The sizes: one size ``s`` per run, clipped into each dynamic dim's bounds, so that dims
 that must agree (a batch shared by two inputs, say) get the same value: the smallest
@@ -30,6 +31,8 @@ Statuses, per layer:
                    (an op whose output size depends on values, NonZero say);
 ``shape differs``  a real shape is outside the inferred one, or the runtime ran a layer
                    that ovgather's rules reject at that size: the rule or the walk is wrong;
+``values differ``  a gather-family layer run alone disagrees with the NumPy reference (or
+                   with ovgather's validity rules), as ``validate`` reports it;
 ``unchecked``      ovgather has no rule for the op: nothing to prove;
 ``not run``        the layer produced nothing to compare (no outputs: Assign, Result; a
                    friendly name another layer shares; the size over the memory budget;
@@ -55,13 +58,13 @@ from .element_types import element_type_name, numpy_dtype
 from .errors import OvgatherError
 from .infer import check
 from .shapes import INF, Dimension, PartialShape
-from .validate import DEFAULT_MEMORY_BUDGET, _xml_file
+from .validate import DEFAULT_MEMORY_BUDGET, PROBLEMS, _xml_file, validate
 
 __all__ = ["LayerProof", "ProofReport", "prove_all_layers", "input_sizes", "PROOF_STATUSES"]
 
-PROOF_STATUSES = ("ok", "looser", "shape differs", "unchecked", "not run")
+PROOF_STATUSES = ("ok", "looser", "shape differs", "values differ", "unchecked", "not run")
 #: The statuses that fail the proof (exit 1).
-PROBLEM_STATUSES = ("shape differs",)
+PROBLEM_STATUSES = ("shape differs", "values differ")
 #: Outputs added to one compiled model at most (big models are proved in chunks).
 CHUNK_OUTPUTS = 4000
 #: Pinned variants of one size checked at most (ovgather's check, no runtime).
@@ -88,6 +91,8 @@ class LayerProof:
     inferred: dict[str, list[str]] = field(default_factory=dict)
     real: dict[str, list[str]] = field(default_factory=dict)
     message: str = ""
+    #: a gather-family layer's value check (``validate``'s status, max_error, message)
+    values: dict[str, Any] | None = None
     #: by size label: why ovgather's rules reject the layer at that size (not in the JSON)
     invalid: dict[str, str] = field(default_factory=dict)
 
@@ -95,7 +100,7 @@ class LayerProof:
         return {"id": self.id, "name": self.name, "type": self.type, "version": self.version,
                 "line": self.line, "status": self.status, "declared": self.declared,
                 "check_status": self.check_status, "inferred": self.inferred,
-                "real": self.real, "message": self.message}
+                "real": self.real, "values": self.values, "message": self.message}
 
 
 @dataclass
@@ -116,8 +121,10 @@ class ProofReport:
         counts = dict.fromkeys(PROOF_STATUSES, 0)
         for lp in self.layers:
             counts[lp.status] += 1
+        checked = sum(lp.values is not None and lp.values["status"] == "ok"
+                      for lp in self.layers)
         return {"layers": len(self.layers), **counts, "proved": counts["ok"] + counts["looser"],
-                "compiles": self.compiles}
+                "values checked": checked, "compiles": self.compiles}
 
     @property
     def ok(self) -> bool:
@@ -358,7 +365,7 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
                      threads: int | None = None) -> ProofReport:
     """Run ``G`` with an extra output at every layer and compare real and inferred shapes;
     ``memory_budget`` bounds the tensors of one run (inputs and every extra output), as
-    it bounds ``validate``'s."""
+    it bounds ``validate``'s, which checks the gather-family layers' values after."""
     started = time.perf_counter()
     report = ProofReport(G.graph.get("xml_path") or G.graph.get("source_path"))
     declared = {lr.id: lr for lr in check(G).layers}
@@ -390,6 +397,7 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
         if not ran:
             lp.message = last_error or "not run: the runtime ran none of the input sizes tried"
         _judge(lp, declared.get(node))
+    _check_values(G, proofs, seed, memory_budget, threads)
     report.layers = [lp for node, lp in proofs.items()
                      for lp in (lp, *(b for b in inner if b.id.split("/", 1)[0] == node))]
     report.seconds = time.perf_counter() - started
@@ -546,6 +554,21 @@ def _port_bytes(row: Any, i: int, precision: str | None) -> int:
     return _bytes(inferred[i], precision) if i < len(inferred) else 0
 
 
+def _check_values(G, proofs: Mapping[str, LayerProof], seed: int, budget: int,
+                  threads: int | None) -> None:
+    """``validate``'s value check of every gather-family layer (run alone on random valid
+    indices against the NumPy reference): a problem there makes the layer ``values
+    differ`` unless its shape already differs."""
+    for lv in validate(G, seed=seed, memory_budget=budget, threads=threads).layers:
+        lp = proofs.get(lv.id)
+        if lp is None:  # a gather inside a body: not run, as every layer there
+            continue
+        lp.values = {"status": lv.status, "max_error": lv.max_error, "message": lv.message}
+        if lv.status in PROBLEMS and lp.status != "shape differs":
+            lp.status = "values differ"
+            lp.message = f"run alone against the reference: {lv.status}: {lv.message}"
+
+
 def _body_proofs(G: nx.MultiDiGraph, declared: dict[str, Any]) -> list[LayerProof]:
     """The layers inside bodies, ``not run``: none of them can get an extra model output
     (they follow the layer that holds them in the report, by path)."""
@@ -643,12 +666,15 @@ def _within(real: str, inferred: str) -> bool:
 def summary_line(report: ProofReport) -> str:
     s = report.summary
     counts = ", ".join(f"{s[k]} {k}" for k in PROOF_STATUSES if s[k])
+    gathers = any(lp.values is not None for lp in report.layers)
+    values = f", {s['values checked']} gather(s) agree with the reference" if gathers else ""
     return (f"{report.path}: {s['layers']} layers (all layers, {len(report.sizes)} input "
-            f"size(s), {s['compiles']} compile(s)): {s['proved']} proved; {counts}")
+            f"size(s), {s['compiles']} compile(s){values}): {s['proved']} proved; {counts}")
 
 
 def problem_rows(report: ProofReport) -> Sequence[str]:
-    """One line per layer whose shape differs: declared, inferred and real side by side."""
+    """One line per layer whose shape or values differ: declared, inferred and real side
+    by side, or what the value check found."""
     rows = []
     for lp in report.layers:
         if lp.status not in PROBLEM_STATUSES:

@@ -5,6 +5,7 @@ caught by name."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import math
 from pathlib import Path
@@ -22,7 +23,9 @@ from ovgather.shapes import Dimension, PartialShape
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "ir_samples").rglob("*.xml"))
+CORPUS = sorted((ROOT / "ir_corpus").rglob("*.xml"))
 SCHEMA = json.loads((ROOT / "docs" / "schema" / "validate.json").read_text(encoding="utf-8"))
+GATHERS = ("GatherND", "GatherElements", "Gather")
 #: Its inputs admit no concrete sizes at all: a GatherND-5 with batch_dims 1 takes data of
 #: batch 2 and indices of batch 4, which only a dynamic tuple length lets OpenVINO accept
 #: as partial shapes; neither ovgather's rules nor the runtime accept any size.
@@ -72,9 +75,8 @@ def test_every_sample_is_proved_layer_by_layer(path, capsys):
     code, out, _ = _run(capsys, "validate", "--all-layers", "--json", str(path))
     report = json.loads(out)["models"][0]
     s = report["summary"]
-    assert code == 0, [lp for lp in report["layers"] if lp["status"] == "shape differs"]
-    assert s["shape differs"] == 0 and s["compiles"] >= 1
-    assert s["proved"] == s["ok"] + s["looser"]
+    assert code == 0, [lp for lp in report["layers"] if lp["status"].endswith("differ")]
+    assert s["shape differs"] == s["values differ"] == 0 and s["proved"] == s["ok"] + s["looser"]
     if path.name in NO_SIZE_RUNS:
         assert s["not run"] == s["layers"] and report["sizes"] == {}
         why = report["layers"][0]["message"]
@@ -89,6 +91,10 @@ def test_every_sample_is_proved_layer_by_layer(path, capsys):
     for lp in report["layers"]:
         if lp["status"] == "ok":  # the real shape is the inferred one at every size run
             assert lp["real"] == lp["inferred"]
+        if lp["type"] in GATHERS and "/" not in lp["id"]:  # and the values are checked
+            assert lp["values"]["status"] in ("ok", "skipped"), lp
+        else:
+            assert lp["values"] is None
 
 
 def test_sizes_span_each_dims_bounds_and_agree_across_inputs():
@@ -211,8 +217,6 @@ def test_a_tiny_memory_budget_leaves_layers_not_run_never_a_memory_error():
     assert "memory budget" in report.layers[0].message
 
 
-CORPUS = sorted((ROOT / "ir_corpus").rglob("*.xml"))
-
 
 @pytest.mark.parametrize("path", CORPUS, ids=[str(p.relative_to(ROOT)) for p in CORPUS])
 def test_every_corpus_model_is_proved_layer_by_layer(path):
@@ -275,3 +279,26 @@ def test_a_state_without_an_initial_value_starts_as_zeros_whose_dynamic_dims_are
     lp = next(lp for lp in report.layers if lp.name == "cache_read")
     assert report.ok and lp.status == "ok" and len(report.sizes) == 3
     assert all(real == ["[0,2,0,8]"] for real in lp.real.values())
+
+
+# -- the gathers keep their value check -------------------------------------------------------
+def test_gather_layers_keep_their_value_check_against_the_reference(capsys):
+    code, report = _proof_json(capsys, ROOT / "ir_samples" / "mixed_ops.xml")
+    gathers = [lp for lp in report["layers"] if lp["type"] in GATHERS]
+    assert code == 0 and len(gathers) == 5 == report["summary"]["values checked"]
+    assert all(lp["values"]["status"] == "ok" and lp["values"]["max_error"] is not None
+               for lp in gathers)
+
+
+def test_a_wrong_reference_fails_the_proof_with_values_differ(capsys, monkeypatch):
+    validate = importlib.import_module("ovgather.validate")
+    right = validate.for_layer
+    monkeypatch.setattr(validate, "for_layer", lambda *a, **k: right(*a, **k) + 1)
+    code, out, _ = _run(capsys, "validate", "--all-layers",
+                        str(ROOT / "ir_samples" / "gather_versions.xml"))
+    text = " ".join(out.split())
+    assert code == 1 and "values differ" in text and "mismatch" in text
+    code, report = _proof_json(capsys, ROOT / "ir_samples" / "gather_versions.xml")
+    bad = [lp for lp in report["layers"] if lp["status"] == "values differ"]
+    assert code == 1 and bad and all(lp["values"]["status"] == "mismatch" for lp in bad)
+    assert report["summary"]["values differ"] == len(bad)
