@@ -8,14 +8,17 @@ import dataclasses
 import importlib
 import json
 import math
+import re
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import openvino as ov
 import pytest
 
 from ovgather import prove
 from ovgather.cli import main
+from ovgather.infer import check
 from ovgather.ir import read_ir
 from ovgather.ops import registry
 from ovgather.prove import input_sizes, prove_all_layers
@@ -70,10 +73,10 @@ def _off_by_one(op_type: str, version: str, monkeypatch) -> None:
                         lambda t, v: wrong if t == op_type else find(t, v))
 
 
+# -- every model ------------------------------------------------------------------------------
 @pytest.mark.parametrize("path", SAMPLES, ids=[str(p.relative_to(ROOT)) for p in SAMPLES])
 def test_every_sample_is_proved_layer_by_layer(path, capsys):
-    code, out, _ = _run(capsys, "validate", "--all-layers", "--json", str(path))
-    report = json.loads(out)["models"][0]
+    code, report = _proof_json(capsys, path)
     s = report["summary"]
     assert code == 0, [lp for lp in report["layers"] if lp["status"].endswith("differ")]
     assert s["shape differs"] == s["values differ"] == 0 and s["proved"] == s["ok"] + s["looser"]
@@ -97,6 +100,35 @@ def test_every_sample_is_proved_layer_by_layer(path, capsys):
             assert lp["values"] is None
 
 
+@pytest.mark.parametrize("path", CORPUS, ids=[str(p.relative_to(ROOT)) for p in CORPUS])
+def test_every_corpus_model_is_proved_layer_by_layer(path, capsys):
+    """Real transformer, vision and audio models (stateful LLM included), at two or three
+    sizes on one compile: no layer's shape differs from the runtime's; only state writes
+    are not run."""
+    code, report = _proof_json(capsys, path)
+    s = report["summary"]
+    assert code == 0, [lp for lp in report["layers"] if lp["status"].endswith("differ")]
+    assert s["unchecked"] == 0 and s["proved"] >= 0.95 * s["layers"] and s["compiles"] == 1
+    assert all(lp["type"] == "Assign" and "state write" in lp["message"]
+               for lp in report["layers"] if lp["status"] == "not run")
+    assert len(report["sizes"]) >= (2 if _dynamic(report) else 1)
+    assert s["values checked"] == sum(lp["type"] in GATHERS for lp in report["layers"])
+
+
+@pytest.mark.parametrize("path", [ROOT / "ir_samples" / "mixed_ops.xml",
+                                  ROOT / "ir_corpus" / "swin" / "pytorch_dynamic.xml"],
+                         ids=["mixed_ops", "swin"])
+def test_the_summary_says_how_many_layers_were_proved(path, capsys):
+    code, out, _ = _run(capsys, "validate", "--all-layers", str(path))
+    text = " ".join(out.split())  # long lines wrap
+    report = prove_all_layers(read_ir(path))
+    s = report.summary
+    assert code == 0 and text.startswith(f"{path}: {s['layers']} layers (all layers, ")
+    assert f"input size(s), 1 compile(s), {s['values checked']} gather(s) agree" in text
+    assert f": {s['proved']} proved; {s['ok']} ok" in text and s["proved"] > 0
+
+
+# -- the sizes --------------------------------------------------------------------------------
 def test_sizes_span_each_dims_bounds_and_agree_across_inputs():
     import networkx as nx
 
@@ -131,6 +163,26 @@ def test_when_only_larger_sizes_run_the_first_that_runs_is_grown():
     assert all(len({s[axis] for s in shapes}) >= 2 for axis in (0, 2, 3))
 
 
+def test_integer_inputs_are_zeros_so_every_index_stays_valid(monkeypatch):
+    made = []
+    feeds = prove._feeds
+
+    def spy(*args):
+        made.append(feeds(*args))
+        return made[-1]
+
+    monkeypatch.setattr(prove, "_feeds", spy)
+    report = prove_all_layers(read_ir(ROOT / "ir_samples" / "dynamic_gathers.xml"))
+    assert report.ok and len(made) >= 3
+    for arrays in made:
+        for name, a in arrays.items():
+            if name == "data":
+                assert a.dtype.kind == "f" and np.unique(a).size > 1
+            else:  # indices of every gather: 0 is inside any dim a size can give
+                assert a.dtype.kind in "iu" and not a.any()
+
+
+# -- a wrong rule fails the proof -------------------------------------------------------------
 def test_a_wrong_rule_is_caught_and_named_with_the_sizes(capsys, monkeypatch):
     """An off-by-one in MatMul's output (one column too many): the proof must fail, and
     name the MatMul and the Add that ovgather then rejects while the runtime runs it."""
@@ -172,22 +224,47 @@ def test_an_off_by_one_in_convolution_is_caught_at_every_size(capsys, monkeypatc
                              f"Convolution)" in text for lp in convs)
 
 
-@pytest.mark.parametrize("sample", ["wrong_gather_nd8_bd3_v5_layout.xml",
-                                    "wrong_gather_nd5_bd2_one_dim.xml",
-                                    "wrong_mixed_ops_nd8_dim.xml"])
-def test_wrong_declared_dims_show_declared_inferred_and_real(sample, capsys):
-    code, out, _ = _run(capsys, "validate", "--all-layers", str(ROOT / "ir_samples" / sample))
+# -- declared dims that are wrong -------------------------------------------------------------
+def _runtime_shape(xml: Path, layer: str, sizes: dict[str, str]) -> str:
+    """What OpenVINO itself gives at ``layer`` for inputs of ``sizes`` (no ovgather)."""
+    model = ov.Core().read_model(str(xml))
+    op = next(o for o in model.get_ops() if o.get_friendly_name() == layer)
+    model.add_outputs([op.output(0)])
+    compiled = ov.Core().compile_model(model, "CPU")
+    rng = np.random.default_rng(0)
+    feeds = []
+    for p in model.get_parameters():
+        shape = PartialShape.parse(sizes[p.get_friendly_name()]).to_list()
+        dtype = p.get_element_type().to_dtype()
+        feeds.append(rng.standard_normal(shape).astype(dtype) if dtype.kind == "f"
+                     else np.zeros(shape, dtype))
+    request = compiled.create_infer_request()
+    request.infer(feeds)
+    return "[" + ",".join(map(str, request.get_output_tensor(len(model.outputs) - 1).shape)) + "]"
+
+
+WRONG = [p for p in SAMPLES if p.name.startswith("wrong_")]
+
+
+@pytest.mark.parametrize("xml", WRONG, ids=[p.name for p in WRONG])
+def test_wrong_declared_dims_show_declared_inferred_and_real(xml, capsys):
+    code, out, _ = _run(capsys, "validate", "--all-layers", str(xml))
     assert code == 0  # the runtime agrees with ovgather; the IR's own dims are what is wrong
-    rows = [line for line in out.splitlines() if "declared wrong" in line]
-    assert rows
-    report = prove_all_layers(read_ir(ROOT / "ir_samples" / sample))
-    wrong = [lp for lp in report.layers if lp.check_status == "mismatch"]
-    assert wrong
-    for lp in wrong:
-        for label, real in lp.real.items():
-            assert real == lp.inferred[label] != lp.declared
+    rows = re.findall(r"declared wrong (\S+) \(id (\S+), \w+\): declared (\S+), inferred (\S+), "
+                      r"real (\S+)", " ".join(out.split()))
+    G = read_ir(xml)
+    declared = {lr.id: lr for lr in check(G).layers}
+    assert rows and {r[1] for r in rows} == {i for i, lr in declared.items()
+                                             if lr.status == "mismatch"}
+    sizes = next(iter(prove_all_layers(G).sizes.values()))
+    at_sizes = {lr.id: lr for lr in check(G, shapes=sizes).layers}
+    for name, node, shown_declared, inferred, real in rows:
+        assert shown_declared == declared[node].declared[0]
+        assert inferred == at_sizes[node].inferred[0]
+        assert real == _runtime_shape(xml, name, sizes) == inferred != shown_declared
 
 
+# -- one compile, chunks, the memory budget ---------------------------------------------------
 def test_one_compile_serves_every_size():
     report = prove_all_layers(read_ir(ROOT / "ir_samples" / "mixed_ops.xml"))
     assert list(report.sizes) == ["low", "mid", "high"] and report.compiles == 1
@@ -217,22 +294,14 @@ def test_a_tiny_memory_budget_leaves_layers_not_run_never_a_memory_error():
     assert "memory budget" in report.layers[0].message
 
 
-
-@pytest.mark.parametrize("path", CORPUS, ids=[str(p.relative_to(ROOT)) for p in CORPUS])
-def test_every_corpus_model_is_proved_layer_by_layer(path):
-    """Real transformer, vision and audio models (stateful LLM included), at two or three
-    sizes on one compile: no layer's shape differs from the runtime's; only state writes
-    are not run."""
-    report = prove_all_layers(read_ir(path))
-    s = report.summary
-    assert report.ok, [lp.to_dict() for lp in report.layers if lp.status == "shape differs"]
-    assert s["unchecked"] == 0 and s["proved"] >= 0.95 * s["layers"] and s["compiles"] == 1
-    assert all(lp.type == "Assign" for lp in report.layers if lp.status == "not run")
-    dynamic = any(not PartialShape.parse(t).is_static
-                  for lp in report.layers if lp.type == "Parameter" for t in lp.declared)
-    assert len(report.sizes) >= (2 if dynamic else 1)
+def test_the_memory_budget_option_reaches_the_proof(capsys):
+    code, out, _ = _run(capsys, "validate", "--all-layers", "--json", "--memory-budget", "1000",
+                        str(ROOT / "ir_samples" / "gather_nd8_bd3.xml"))
+    layers = json.loads(out)["models"][0]["layers"]
+    assert code == 0 and all("memory budget of 1000" in lp["message"] for lp in layers)
 
 
+# -- what is not run, and states --------------------------------------------------------------
 def test_a_layer_whose_friendly_name_is_shared_is_not_run_and_says_why(tmp_path):
     src = (ROOT / "ir_samples" / "mixed_ops.xml").read_text(encoding="utf-8")
     xml = tmp_path / "m.xml"
@@ -279,6 +348,17 @@ def test_a_state_without_an_initial_value_starts_as_zeros_whose_dynamic_dims_are
     lp = next(lp for lp in report.layers if lp.name == "cache_read")
     assert report.ok and lp.status == "ok" and len(report.sizes) == 3
     assert all(real == ["[0,2,0,8]"] for real in lp.real.values())
+
+
+def test_a_body_layer_is_listed_after_its_layer_as_not_run():
+    report = prove_all_layers(read_ir(ROOT / "ir_samples" / "loop_gather.xml"))
+    ids = [lp.id for lp in report.layers]
+    inner = [lp for lp in report.layers if "/" in lp.id]
+    assert inner and all(lp.status == "not run" and " inside a" in lp.message for lp in inner)
+    for lp in inner:  # right after the layer holding it (or after its siblings)
+        owner = lp.id.split("/", 1)[0]
+        assert all("/" in i and i.startswith(owner + "/")
+                   for i in ids[ids.index(owner) + 1:ids.index(lp.id)])
 
 
 # -- the gathers keep their value check -------------------------------------------------------
