@@ -254,17 +254,21 @@ def _sizes_text(sizes: Mapping[str, Any]) -> str:
 
 def _tries(G: nx.MultiDiGraph, first: nx.MultiDiGraph,
            declared: Mapping[str, Any]) -> Iterator[_Try]:
-    """The sizes to try, in order: low, mid and high for each rank a dynamic-rank input
-    may take (with the dims of an axis pinned when ovgather's rules reject a size as it
-    is: the pins found once serve every size), then the fallbacks."""
+    """The sizes to try, in order, each once: low, mid and high for each rank a
+    dynamic-rank input may take (with the dims of an axis pinned when ovgather's rules
+    reject a size as it is: the pins found once serve every size), then the fallbacks (none
+    for a static model: they would only repeat its one size)."""
     params = _parameter_shapes(G)
     ranks = (3, 2, 4, 1) if any(s.dims is None for s in params.values()) else (2,)
-    pinned, searched = None, False
+    pinned, searched, seen = None, False, set()
     for rank in ranks:
         for label, size in _size_picks(params, rank).items():
             t = _try(first, declared, rank, label,
                      {n: _concrete(s, size, rank) for n, s in params.items()})
-            if t.why and label != "static":
+            if label == "static":
+                yield t
+                return
+            if t.why:
                 patterns = [pinned] if pinned else [] if searched else _pin_patterns(params, rank)
                 searched = True
                 for pins in patterns:
@@ -273,10 +277,14 @@ def _tries(G: nx.MultiDiGraph, first: nx.MultiDiGraph,
                     if not u.why:
                         pinned, t = pins, u
                         break
+            seen.add(tuple(t.texts.items()))
             yield t
     for rank in ranks:
         for sizes in _fallback_sizes(params, rank):
-            yield _try(first, declared, rank, None, sizes)
+            key = tuple((n, str(s)) for n, s in sizes.items())
+            if key not in seen:  # the ovgather check of a size costs a walk of the model
+                seen.add(key)
+                yield _try(first, declared, rank, None, sizes)
 
 
 def _first_call(G: nx.MultiDiGraph) -> nx.MultiDiGraph:

@@ -163,6 +163,15 @@ def test_when_only_larger_sizes_run_the_first_that_runs_is_grown():
     assert all(len({s[axis] for s in shapes}) >= 2 for axis in (0, 2, 3))
 
 
+def test_a_static_model_is_walked_at_its_one_size_only(monkeypatch):
+    walks = []
+    monkeypatch.setattr(prove, "check", lambda G, shapes=None: walks.append(shapes) or
+                        check(G, shapes=shapes))
+    report = prove_all_layers(read_ir(ROOT / "ir_samples" / "gather_nd8_bd3.xml"))
+    assert list(report.sizes) == ["static"] and report.ok
+    assert len(walks) == 2 and walks[0] is None  # the declared shapes, then the size run
+
+
 def test_integer_inputs_are_zeros_so_every_index_stays_valid(monkeypatch):
     made = []
     feeds = prove._feeds
