@@ -7,7 +7,8 @@ never pay for it. What this module does:
   independent subgraph on its own Parameters), compile it once on the CPU and run it
   (:func:`run_cases`): many layers, one compile;
 * compile a whole IR with extra outputs at chosen layers and run it
-  (:func:`run_model_with_outputs`).
+  (:func:`run_model_with_outputs`), or compile it once and run it at several input
+  sizes for the shapes of those outputs (:class:`OutputShapes`).
 
 The CPU plugin computes in bf16 by default on this kind of CPU; every compile here sets
 ``INFERENCE_PRECISION_HINT`` to f32 so that float values can be compared with NumPy.
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -41,7 +42,7 @@ __all__ = [
     "known_crash",
     "ModelRun",
     "run_model_with_outputs",
-    "output_shapes",
+    "OutputShapes",
 ]
 
 #: With fewer cases than this, run_cases compiles one model (no worker threads).
@@ -428,28 +429,60 @@ def run_model_with_outputs(
     return run
 
 
-def output_shapes(
-    xml_path: str,
-    wanted: Sequence[tuple[str, int]],
-    feeds: Mapping[str, np.ndarray],
-    *,
-    threads: int | None = None,
-) -> dict[tuple[str, int], str]:
-    """Run the IR at ``xml_path`` on ``feeds`` (arrays by Parameter friendly name) with an
-    extra output at each ``(layer friendly name, output position)`` of ``wanted``; return
-    the shape of each as text (``[2,3]``)."""
-    model = read_model(xml_path)
-    _, asked, slot = _with_outputs(model, wanted)
-    feed = [feeds[p.get_friendly_name()] for p in model.get_parameters()]
-    try:
-        compiled = _compile(model, threads)  # as the model is: its dynamic dims stay dynamic
-    except RuntimeBridgeError as err:
-        if "rank" not in err.message:
-            raise
+class OutputShapes:
+    """The IR at ``xml_path`` with an extra output at each ``(layer friendly name, output
+    position)`` of ``wanted``, compiled once and run on one set of inputs after another:
+    ``shapes(feeds)`` gives each output's shape as text (``[2,3]``); ``asked`` lists the
+    outputs added (a layer whose friendly name is not unique cannot be asked for).
+
+    The model is compiled as it is, its dynamic dims dynamic, so every input size runs on
+    the same compiled model; only when the CPU plugin refuses a dynamic rank is it
+    reshaped to each run's sizes and compiled for them. ``compiles`` counts the compiles.
+    Each run is a new infer request: a stateful model starts from its initial states, as
+    a first call does.
+    """
+
+    def __init__(self, xml_path: str, wanted: Sequence[tuple[str, int]], *,
+                 threads: int | None = None) -> None:
+        self.xml_path, self.threads, self.compiles = xml_path, threads, 0
+        self.model = read_model(xml_path)
+        _, self.asked, self._slot = _with_outputs(self.model, wanted)
+        self._params = list(self.model.get_parameters())
+        self._compiled: Any = None
+        self._failed: RuntimeBridgeError | None = None
+        self._per_size = False  # the plugin refused a dynamic rank: compile per size
+        self._sizes: tuple | None = None  # what the model was last reshaped to
+
+    def shapes(self, sizes: Mapping[str, Sequence[int]],
+               make: Callable[[], Mapping[str, np.ndarray]]) -> dict[tuple[str, int], str]:
+        """Run on the arrays ``make()`` gives (by Parameter friendly name), of ``sizes``:
+        they are made once the model is compiled for those sizes (a size the runtime
+        refuses costs no data)."""
+        shape = tuple(tuple(sizes[p.get_friendly_name()]) for p in self._params)
+        if self._compiled is None or (self._per_size and self._sizes != shape):
+            self._compiled = None  # one compiled model at a time
+            self._compiled = self._compile(shape)
+        feeds = make()
+        feed = [feeds[p.get_friendly_name()] for p in self._params]
+        request = _ran(self._compiled, feed)  # shapes only: no output is copied
+        return {key: "[" + ",".join(map(str, request.get_output_tensor(self._slot[key]).shape))
+                + "]" for key in self.asked if key in self._slot}
+
+    def _compile(self, sizes: tuple) -> Any:
+        if self._failed is not None:  # the plugin refused the model: it will again
+            raise self._failed
+        if not self._per_size:
+            self.compiles += 1
+            try:
+                return _compile(self.model, self.threads)
+            except RuntimeBridgeError as err:
+                if "rank" not in err.message:
+                    self._failed = err
+                    raise
+                self._per_size = True
         # the CPU plugin compiles no node of dynamic rank: reshape to the sizes run
-        _reshape_to(model, {p.output(0): a.shape for p, a in
-                            zip(model.get_parameters(), feed, strict=True)}, xml_path)
-        compiled = _compile(model, threads)
-    request = _ran(compiled, feed)  # shapes only: no output is copied
-    return {key: "[" + ",".join(map(str, request.get_output_tensor(slot[key]).shape)) + "]"
-            for key in asked if key in slot}
+        _reshape_to(self.model, {p.output(0): s for p, s in
+                                 zip(self._params, sizes, strict=True)}, self.xml_path)
+        self._sizes = sizes
+        self.compiles += 1
+        return _compile(self.model, self.threads)

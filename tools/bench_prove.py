@@ -1,6 +1,6 @@
 """How fast ``validate --all-layers`` proves layers: layers proved per second and the
-number of compiles, on the given IRs (the deepest model of a corpus, say) and on
-generated chains (``gen_models.big_ir``).
+number of compiles, on the given IRs (by default the deepest model of ``ir_corpus/``, the
+one with the most layers) and on generated chains (``gen_models.big_ir``).
 
     python tools/bench_prove.py [--model X.xml ...] [--sizes 1000,5000] [--repeat 3]
 """
@@ -30,6 +30,11 @@ def bench(xml: Path, repeat: int) -> tuple[int, int, int, int, float]:
             statistics.median(r.seconds for r in runs))
 
 
+def deepest(corpus: Path) -> Path:
+    """The IR of ``corpus`` with the most layers."""
+    return max(sorted(corpus.rglob("*.xml")), key=lambda xml: read_ir(xml).number_of_nodes())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", action="append", default=[])
@@ -41,7 +46,7 @@ def main() -> None:
     print("| IR | layers | proved | input sizes | compiles | seconds | layers proved / s |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory() as tmp:
-        files = [Path(m) for m in args.model]
+        files = [Path(m) for m in args.model] or [deepest(ROOT / "ir_corpus")]
         files += [big_ir(int(n), Path(tmp) / f"big_{n}.xml") for n in args.sizes.split(",") if n]
         for xml in files:
             layers, proved, sizes, compiles, seconds = bench(xml, args.repeat)

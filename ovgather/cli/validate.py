@@ -42,9 +42,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="layers per compiled model (default 1000)")
     p.add_argument("--all-layers", action="store_true",
                    help="prove every layer's shape, not only the gathers': compile the model "
-                   "with an extra output at every layer, run it at two or three input sizes "
-                   "inside the dynamic dims' bounds and compare each real output shape with "
-                   "ovgather's inference for those sizes")
+                   "once with an extra output at every layer, run it at two or three input "
+                   "sizes inside the dynamic dims' bounds and compare each real output shape "
+                   "with ovgather's inference for those sizes (the gathers' values are "
+                   "checked too)")
     p.add_argument("--memory-budget", type=_size, default=None, metavar="SIZE",
                    help="most memory for tensors at once, e.g. 512M or 4GiB (default 2GiB); "
                    "layers that need more are reported as skipped")
