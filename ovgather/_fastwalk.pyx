@@ -149,11 +149,13 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
     return ports
 
 
-def read_layers(layers, reader, rt_text, split_names, const_types, Py_ssize_t limit=-1):
+def read_layers(layers, reader, rt_text, split_names, const_types, Py_ssize_t limit=-1,
+                long line_offset=0):
     """``[(id, node dict), ...]`` of the <layers> element ``layers`` (an lxml element),
     its first ``limit`` children only when ``limit`` >= 0 (the part a streaming read has
     parsed so far), filling ``reader.nodes`` and adding to ``reader.n_inputs`` as the
-    careful walk does; None when the careful walk must read them.
+    careful walk does; None when the careful walk must read them. ``line_offset`` is
+    added to every layer's line (a piece parsed on its own starts at line 1).
     ``reader.check_const`` may raise, as it does there."""
     cdef cetree._Element proxy = <cetree._Element?>layers
     cdef object doc = proxy._doc
@@ -172,7 +174,7 @@ def read_layers(layers, reader, rt_text, split_names, const_types, Py_ssize_t li
             limit -= 1
             if not _is(el, "layer"):
                 return None
-            node_id, node = layer_of_xml(_attrs(el), el.line, nodes)
+            node_id, node = layer_of_xml(_attrs(el), el.line + line_offset, nodes)
             if node is None:
                 return None
             nodes[node_id] = node

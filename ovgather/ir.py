@@ -55,7 +55,9 @@ import gc
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -204,6 +206,38 @@ def _check_prolog(xml_bytes: bytes, file: str | None) -> bool:
             "OpenVINO would read only the text before it)", file=file,
             line=xml_bytes.count(b"\n", 0, cdata.start()) + 1)
     return markup
+
+
+@contextmanager
+def _quick_gil_handoff() -> Iterator[None]:
+    """Python's GIL switch interval at 0.5 ms instead of 5 ms while pieces are parsed.
+    The parse thread needs the GIL now and then (lxml takes it around the parse), and
+    the walk on this thread holds it meanwhile; at 5 ms a turn the parse thread waits
+    so long that the two hardly overlap (measured: a 20k-layer read took as long as
+    parse plus walk; at 0.5 ms, about the walk alone)."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, 0.0005))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def _parse_piece(xml_bytes: bytes) -> etree._Element:
+    """One piece of :meth:`_Reader.read_in_pieces`, on its parse thread (an lxml parser
+    is used by one thread only, so each piece gets its own)."""
+    return etree.fromstring(xml_bytes, _parser())
+
+
+def _plain_head(head: bytes) -> bool:
+    """True when the bytes before ``<layers>`` (the prolog and the <net> tag) declare no
+    namespace and no encoding but UTF-8: a piece parsed on its own then reads the same."""
+    if b"xmlns" in head or b"\xef\xbb\xbf" in head[:3]:
+        return False
+    if head.startswith(b"<?xml"):
+        declaration = head[:head.find(b"?>")].lower()
+        return b"encoding" not in declaration or b"utf-8" in declaration
+    return head.lstrip().startswith(b"<net")
 
 
 def _syntax_error(err: etree.XMLSyntaxError, file: str | None) -> XMLSyntaxError:
@@ -683,7 +717,11 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
             root = _parse_xml(xml_bytes, file, markup=markup)
             G = reader.read(root)
         else:
-            root, streamed = reader.stream(xml_bytes)
+            parsed = reader.read_in_pieces(xml_bytes)
+            if parsed is None:  # a fresh reader: the pieces may have left layers in it
+                reader = _Reader(file, bin_size, bin_name, xml_bytes, has_bodies=False)
+                parsed = reader.stream(xml_bytes)
+            root, streamed = parsed
             G = reader.read(root, streamed)
         del root  # free the lxml tree while the collector is still paused
     G.graph["xml_path"] = file
@@ -904,6 +942,71 @@ class _Reader:
         _check_no_doctype(root, self.file)
         return root, streamed
 
+    def read_in_pieces(self, xml_bytes: bytes) -> tuple[etree._Element, list] | None:
+        """Parse the <layers> section as pieces of about ``_STREAM_PIECE`` bytes, each cut
+        after a ``</layer>`` and parsed as a document of its own on a second thread while
+        this one reads the layers of the piece before; the rest of the file is parsed
+        with an empty <layers> in their place (the same number of lines, so every line
+        stays exact). lxml lets go of the GIL while it parses, so parsing, about half of
+        a read, overlaps the walk. Returns what :meth:`stream` returns, or None (with
+        this reader's state undefined) when the document is not the usual IR this
+        takes apart safely, or anything in it fails: the caller reads it again with
+        :meth:`stream`, which gives the errors their whole-document wording and lines.
+
+        Pieces are cut with byte searches, which is exact here because the caller only
+        calls this for a document without comments, PIs, CDATA or bodies, whose prolog
+        declares no other encoding and whose head declares no namespace: then ``<`` only
+        starts a tag and the first ``</layers>`` closes the first ``<layers>``. A piece
+        that is not well-formed on its own, or a <layers> that turns out not to be the
+        <net>'s first, sends the read back to :meth:`stream`.
+        """
+        start = xml_bytes.find(b"<layers>")
+        end = xml_bytes.find(b"</layers>", start)
+        if start < 0 or end < 0 or not _plain_head(xml_bytes[:start]):
+            return None
+        start += len(b"<layers>")
+        cuts = [start]
+        while True:
+            cut = xml_bytes.find(b"</layer>", cuts[-1] + _STREAM_PIECE, end)
+            if cut < 0:
+                break
+            cuts.append(cut + len(b"</layer>"))
+        cuts.append(end)
+        line = xml_bytes.count(b"\n", 0, start)  # lines before the first piece
+        pieces = []
+        for a, b in zip(cuts, cuts[1:], strict=False):
+            lines = xml_bytes.count(b"\n", a, b)
+            if lines >= _LXML_MAX_LINE:  # libxml2's lines would be estimates
+                return None
+            pieces.append((a, b, line))
+            line += lines
+        padding = line - xml_bytes.count(b"\n", 0, start)  # the lines of <layers>
+
+        def text(i: int) -> bytes:  # the document of piece i; the rest after the last
+            if i < len(pieces):
+                return b"<layers>" + xml_bytes[pieces[i][0]:pieces[i][1]] + b"</layers>"
+            return xml_bytes[:start] + b"\n" * padding + xml_bytes[end:]
+
+        streamed: list[tuple[str, dict[str, Any]]] = []
+        with ThreadPoolExecutor(1) as pool, _quick_gil_handoff():
+            # one piece parsed ahead of the one read: two pieces' trees at most
+            parsing = pool.submit(_parse_piece, text(0))
+            try:
+                for i, (_, _, line) in enumerate(pieces):
+                    layers = parsing.result()
+                    parsing = pool.submit(_parse_piece, text(i + 1))
+                    streamed += self.read_layers(layers, -1, line)
+                    del layers
+                root = parsing.result()
+            except Exception:  # read again by stream(), which words the error
+                parsing.cancel()
+                return None
+        layers = root.find("layers")
+        if layers is None or len(layers) or not self.streamable(layers):
+            return None
+        _check_no_doctype(root, self.file)
+        return root, streamed
+
     @staticmethod
     def streamable(layers: etree._Element) -> bool:
         """True when ``layers`` is the first ``<layers>`` of a ``<net version="10|11">``
@@ -913,14 +1016,15 @@ class _Reader:
                 and root.get("version") in ("10", "11") and root.find("layers") is layers)
 
     # -- layers --------------------------------------------------------------------
-    def read_layers(self, layers: etree._Element, limit: int = -1
+    def read_layers(self, layers: etree._Element, limit: int = -1, line_offset: int = 0
                     ) -> list[tuple[str, dict[str, Any]]]:
         """The first ``limit`` children of ``layers`` (all when -1) as ``(id, node dict)``:
-        by the compiled walk when it can, else (and for every error) the careful one."""
-        nodes = self.fast_layers(layers, limit)
-        return self.layers(layers, limit) if nodes is None else nodes
+        by the compiled walk when it can, else (and for every error) the careful one.
+        ``line_offset``: added to the layers' lines (a piece parsed on its own)."""
+        nodes = self.fast_layers(layers, limit, line_offset)
+        return self.layers(layers, limit, line_offset) if nodes is None else nodes
 
-    def fast_layers(self, layers: etree._Element, limit: int = -1
+    def fast_layers(self, layers: etree._Element, limit: int = -1, line_offset: int = 0
                     ) -> list[tuple[str, dict[str, Any]]] | None:
         """The layers read by the compiled walk; None (and the reader as it was before)
         when it is not built, not sure, or met an error: then the careful walk reads them."""
@@ -929,7 +1033,7 @@ class _Reader:
         n_nodes, n_slices, n_inputs = len(self.nodes), len(self.slices), self.n_inputs
         try:
             nodes = _fastwalk.read_layers(layers, self, _rt_text, split_names, CONST_TYPES,
-                                          limit)
+                                          limit, line_offset)
         except IRError:
             nodes = None
         if nodes is None:  # forget what this part added (dicts keep insertion order)
@@ -939,7 +1043,7 @@ class _Reader:
             self.n_inputs = n_inputs
         return nodes
 
-    def layers(self, layers: etree._Element, limit: int = -1
+    def layers(self, layers: etree._Element, limit: int = -1, line_offset: int = 0
                ) -> list[tuple[str, dict[str, Any]]]:
         """Every <layer> (the first ``limit`` when >= 0) as ``(id, node dict)``, in XML
         order, each element checked.
@@ -953,7 +1057,8 @@ class _Reader:
                 raise self.error(IRStructureError,
                                  f"<layers> may only hold <layer> elements, but got <{el.tag}>",
                                  el)
-            node_id, node = layer_of_xml(dict(el.items()), el.sourceline, nodes)
+            node_id, node = layer_of_xml(dict(el.items()), el.sourceline + line_offset,
+                                         nodes)
             if node is None:
                 raise self.layer_error(el, node_id, el.get("name"), el.get("type"))
             op_type = node["type"]

@@ -24,6 +24,24 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY_PIECE = 97
 
 
+@pytest.fixture(autouse=True, params=["pieces", "pull parser"])
+def streaming(request, monkeypatch) -> list:
+    """Each test runs with both streamed reads: the <layers> cut into pieces parsed on a
+    second thread (the usual one), and lxml's pull parser (what an IR the pieces cannot
+    take goes to). Yields the results of ``read_in_pieces`` (None: it gave up)."""
+    results: list = []
+    if request.param == "pull parser":
+        monkeypatch.setattr(ir._Reader, "read_in_pieces", lambda self, xml_bytes: None)
+    else:
+        original = ir._Reader.read_in_pieces
+
+        def read_in_pieces(self, xml_bytes):
+            results.append(original(self, xml_bytes))
+            return results[-1]
+        monkeypatch.setattr(ir._Reader, "read_in_pieces", read_in_pieces)
+    return results
+
+
 def _whole_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     """Read as before streaming: the whole tree first (the path comments take)."""
     original = ir._check_prolog
@@ -73,8 +91,10 @@ def _assert_same(read, monkeypatch, walk, min_reads: int = 2) -> None:
 
 @pytest.mark.parametrize("walk", WALKS)
 @pytest.mark.parametrize("path", SAMPLES, ids=[str(p.relative_to(ROOT)) for p in SAMPLES])
-def test_samples_stream_to_the_same_graph(path: Path, walk: str, monkeypatch) -> None:
+def test_samples_stream_to_the_same_graph(path: Path, walk: str, monkeypatch,
+                                         streaming) -> None:
     _assert_same(lambda: read_ir(path), monkeypatch, walk)
+    assert None not in streaming  # a usual IR never goes back to the pull parser
 
 
 @pytest.mark.parametrize("walk", WALKS)
@@ -104,6 +124,13 @@ ODD_DOCUMENTS = {
     "an id used twice far apart": lambda x: x.replace("</layers>", '<layer id="0" name="d" '
                                                       'type="Relu" version="opset1"/>'
                                                       "</layers>", 1),
+    "a default namespace on net": lambda x: x.replace("<net ", '<net xmlns="urn:x" ', 1),
+    "a Latin-1 document": lambda x: re.sub(r"^<\?xml[^>]*\?>", "<?xml version='1.0' "
+                                           "encoding='ISO-8859-1'?>", x),
+    "layers with an attribute": lambda x: x.replace("<layers>", '<layers n="1">', 1),
+    "a layers element inside a layer": lambda x: x.replace("</data>", "</data><layers/>", 1),
+    "a stray close tag in layers": lambda x: x.replace("</layer>", "</layer></port>", 3),
+    "edges inside layers": lambda x: x.replace("</layers>", "<edges/></layers>", 1),
 }
 
 
@@ -114,6 +141,17 @@ def test_odd_documents_read_as_a_whole_tree_would(name, walk, monkeypatch) -> No
     bin_bytes = (ROOT / "ir_samples" / "mixed_ops.bin").read_bytes()
     _assert_same(lambda: parse_ir(xml, bin_bytes, xml_path="m.xml"), monkeypatch, walk,
                  min_reads=0)
+
+
+def test_the_samples_are_read_in_pieces(monkeypatch, streaming, request) -> None:
+    monkeypatch.setattr(ir, "_STREAM_PIECE", TINY_PIECE)
+    for path in SAMPLES:
+        read_ir(path)
+    if request.node.callspec.params["streaming"] == "pieces":
+        # all but those with comments or bodies (read as a whole tree)
+        assert len(streaming) >= len(SAMPLES) - 3 and None not in streaming
+    else:
+        assert streaming == []
 
 
 def test_a_big_model_streams_with_exact_lines(tmp_path, monkeypatch) -> None:
