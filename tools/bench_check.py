@@ -95,17 +95,23 @@ print(G.number_of_nodes(), t1 - t0, t2 - t1)
 """
 
 
-def bench_scaling(xml: Path, repeat: int) -> tuple[int, float, float]:
-    """(layers, read_ir ms per 1k layers, check ms per 1k layers), medians, each run in a
-    fresh process (no cache from an earlier run helps)."""
-    runs = []
+def bench_scaling(xmls: list[Path], repeat: int) -> list[tuple[int, float, float]]:
+    """Per IR: (layers, read_ir ms per 1k layers, check ms per 1k layers), medians, each
+    run in a fresh process (no cache from an earlier run helps). The sizes take turns,
+    round after round, so that a machine getting slower or faster meanwhile moves every
+    size alike instead of showing as a spread between them."""
+    runs: list[list[list[float]]] = [[] for _ in xmls]
     for _ in range(repeat):
-        done = subprocess.run([sys.executable, "-c", _PHASES.format(xml=str(xml))],
-                              capture_output=True, text=True, check=True,
-                              cwd=tempfile.gettempdir())
-        runs.append([float(x) for x in done.stdout.split()])
-    n, read_s, check_s = (statistics.median(c) for c in zip(*runs, strict=True))
-    return int(n), read_s * 1e6 / n, check_s * 1e6 / n
+        for xml, out in zip(xmls, runs, strict=True):
+            done = subprocess.run([sys.executable, "-c", _PHASES.format(xml=str(xml))],
+                                  capture_output=True, text=True, check=True,
+                                  cwd=tempfile.gettempdir())
+            out.append([float(x) for x in done.stdout.split()])
+    result = []
+    for out in runs:
+        n, read_s, check_s = (statistics.median(c) for c in zip(*out, strict=True))
+        result.append((int(n), read_s * 1e6 / n, check_s * 1e6 / n))
+    return result
 
 
 def _layers(xml: Path) -> int:
@@ -162,9 +168,8 @@ def main() -> None:
             print("\n| layers | read_ir ms / 1k layers | check ms / 1k layers |")
             print("| ---: | ---: | ---: |")
             reads, checks = [], []
-            for n in sizes:
-                xml = big_ir(n, Path(tmp) / f"scale_{n}.xml")
-                layers, read_ms, check_ms = bench_scaling(xml, max(5, args.repeat))
+            xmls = [big_ir(n, Path(tmp) / f"scale_{n}.xml") for n in sizes]
+            for layers, read_ms, check_ms in bench_scaling(xmls, max(5, args.repeat)):
                 reads.append(read_ms)
                 checks.append(check_ms)
                 print(f"| {layers} | {read_ms:.1f} | {check_ms:.1f} |", flush=True)
