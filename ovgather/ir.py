@@ -56,6 +56,7 @@ import os
 import re
 import stat
 import sys
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -215,12 +216,24 @@ def _quick_gil_handoff() -> Iterator[None]:
     the walk on this thread holds it meanwhile; at 5 ms a turn the parse thread waits
     so long that the two hardly overlap (measured: a 20k-layer read took as long as
     parse plus walk; at 0.5 ms, about the walk alone)."""
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(min(interval, 0.0005))
+    with _HANDOFF_LOCK:  # reads in several threads: the first sets it, the last restores
+        if not _HANDOFF_USERS:
+            _HANDOFF_USERS.append(sys.getswitchinterval())
+            sys.setswitchinterval(min(_HANDOFF_USERS[0], 0.0005))
+        _HANDOFF_USERS.append(None)
     try:
         yield
     finally:
-        sys.setswitchinterval(interval)
+        with _HANDOFF_LOCK:
+            _HANDOFF_USERS.pop()
+            if len(_HANDOFF_USERS) == 1:
+                sys.setswitchinterval(_HANDOFF_USERS.pop())
+
+
+#: [the switch interval before the first read in pieces began, then one entry per read
+#: in pieces under way]
+_HANDOFF_USERS: list[float | None] = []
+_HANDOFF_LOCK = threading.Lock()
 
 
 def _parse_piece(xml_bytes: bytes) -> etree._Element:

@@ -165,3 +165,19 @@ def test_a_big_model_streams_with_exact_lines(tmp_path, monkeypatch) -> None:
         m.setattr(ir._Reader, "read_layers", _counting(calls))
         read_ir(path)
     assert len(calls) >= 2, "a 2 MB IR is read in more than one part"
+
+
+def test_reads_in_pieces_in_several_threads_restore_the_switch_interval(tmp_path) -> None:
+    """Each read in pieces shortens Python's GIL switch interval while it runs; reads in
+    several threads at once must leave it as it was, and read the same graphs."""
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = gen_models.big_ir(4000, tmp_path / "big.xml")
+    before = sys.getswitchinterval()
+    alone = read_ir(path)
+    with ThreadPoolExecutor(3) as pool:
+        graphs = list(pool.map(lambda _: read_ir(path), range(6)))
+    assert sys.getswitchinterval() == before
+    for G in graphs:
+        _same_graph(G, alone)
