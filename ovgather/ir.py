@@ -996,8 +996,9 @@ class _Reader:
         padding = line - xml_bytes.count(b"\n", 0, start)  # the lines of <layers>
 
         def text(i: int) -> bytes:  # the document of piece i; the rest after the last
-            if i < len(pieces):
-                return b"<layers>" + xml_bytes[pieces[i][0]:pieces[i][1]] + b"</layers>"
+            if i < len(pieces):  # as deep as in the file: libxml2 limits the depth
+                return (b"<net><layers>" + xml_bytes[pieces[i][0]:pieces[i][1]]
+                        + b"</layers></net>")
             return xml_bytes[:start] + b"\n" * padding + xml_bytes[end:]
 
         streamed: list[tuple[str, dict[str, Any]]] = []
@@ -1006,7 +1007,7 @@ class _Reader:
             parsing = pool.submit(_parse_piece, text(0))
             try:
                 for i, (_, _, line) in enumerate(pieces):
-                    layers = parsing.result()
+                    layers = parsing.result()[0]
                     parsing = pool.submit(_parse_piece, text(i + 1))
                     streamed += self.read_layers(layers, -1, line)
                     del layers
