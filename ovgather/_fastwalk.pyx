@@ -149,13 +149,11 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
     return ports
 
 
-def read_layers(layers, reader, rt_text, split_names, const_types, Py_ssize_t limit=-1,
-                long line_offset=0):
+def read_layers(layers, reader, rt_text, split_names, const_types, long line_offset=0):
     """``[(id, node dict), ...]`` of the <layers> element ``layers`` (an lxml element),
-    its first ``limit`` children only when ``limit`` >= 0 (the part a streaming read has
-    parsed so far), filling ``reader.nodes`` and adding to ``reader.n_inputs`` as the
-    careful walk does; None when the careful walk must read them. ``line_offset`` is
-    added to every layer's line (a piece parsed on its own starts at line 1).
+    filling ``reader.nodes`` and adding to ``reader.n_inputs`` as the careful walk does;
+    None when the careful walk must read them. ``line_offset`` is added to every layer's
+    line (a piece parsed on its own starts at line 1).
     ``reader.check_const`` may raise, as it does there."""
     cdef cetree._Element proxy = <cetree._Element?>layers
     cdef object doc = proxy._doc
@@ -170,8 +168,7 @@ def read_layers(layers, reader, rt_text, split_names, const_types, Py_ssize_t li
     cdef Py_ssize_t n_inputs = 0
     try:
         el = _next_element(proxy._c_node.children)
-        while el is not NULL and limit != 0:
-            limit -= 1
+        while el is not NULL:
             if not _is(el, "layer"):
                 return None
             node_id, node = layer_of_xml(_attrs(el), el.line + line_offset, nodes)

@@ -128,13 +128,10 @@ def _drop_markup(root: etree._Element) -> None:
     etree.strip_elements(root, etree.Comment, etree.ProcessingInstruction, with_tail=False)
 
 
-def _parser(keep_markup: bool = False, cls: type = etree.XMLParser, **extra: Any
-            ) -> etree.XMLParser:
+def _parser(keep_markup: bool = False) -> etree.XMLParser:
     """A fresh lxml parser that never touches the network, DTDs or entities.
-    ``keep_markup`` keeps comments and processing instructions (for ``_drop_markup``);
-    ``cls`` and ``extra``: an ``XMLPullParser`` and its events, for a streaming read."""
-    return cls(
-        **extra,
+    ``keep_markup`` keeps comments and processing instructions (for ``_drop_markup``)."""
+    return etree.XMLParser(
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
@@ -216,24 +213,28 @@ def _quick_gil_handoff() -> Iterator[None]:
     the walk on this thread holds it meanwhile; at 5 ms a turn the parse thread waits
     so long that the two hardly overlap (measured: a 20k-layer read took as long as
     parse plus walk; at 0.5 ms, about the walk alone)."""
-    with _HANDOFF_LOCK:  # reads in several threads: the first sets it, the last restores
-        if not _HANDOFF_USERS:
-            _HANDOFF_USERS.append(sys.getswitchinterval())
-            sys.setswitchinterval(min(_HANDOFF_USERS[0], 0.0005))
-        _HANDOFF_USERS.append(None)
+    with _HANDOFF.lock:  # reads in several threads: the first sets it, the last restores
+        if _HANDOFF.reads == 0:
+            _HANDOFF.saved = sys.getswitchinterval()
+            sys.setswitchinterval(min(_HANDOFF.saved, 0.0005))
+        _HANDOFF.reads += 1
     try:
         yield
     finally:
-        with _HANDOFF_LOCK:
-            _HANDOFF_USERS.pop()
-            if len(_HANDOFF_USERS) == 1:
-                sys.setswitchinterval(_HANDOFF_USERS.pop())
+        with _HANDOFF.lock:
+            _HANDOFF.reads -= 1
+            if _HANDOFF.reads == 0:
+                sys.setswitchinterval(_HANDOFF.saved)
 
 
-#: [the switch interval before the first read in pieces began, then one entry per read
-#: in pieces under way]
-_HANDOFF_USERS: list[float | None] = []
-_HANDOFF_LOCK = threading.Lock()
+class _Handoff:
+    """The reads in pieces under way, and the switch interval from before the first."""
+    lock = threading.Lock()
+    reads = 0
+    saved = 0.005
+
+
+_HANDOFF = _Handoff()
 
 
 def _parse_piece(xml_bytes: bytes) -> etree._Element:
@@ -618,7 +619,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-#: Bytes of XML parsed between two reads of the layers parsed so far (see _Reader.stream).
+#: Bytes of <layers> in one piece of a read in pieces (see _Reader.read_in_pieces).
 _STREAM_PIECE = 1 << 20
 
 #: The largest .xml read_ir and parse_ir take, in bytes. Reading costs up to ~35 bytes
@@ -722,20 +723,17 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
            bin_name: str, weights: np.ndarray | None = None) -> LayerGraph:
     reader = _Reader(file, bin_size, bin_name, xml_bytes)
     with _gc_paused():
-        # parsed whole: a file of one piece (lxml's whole-document parse is faster than
-        # its feed parser), one with comments or PIs (dropped from the whole tree) and one
-        # with bodies (TensorIterator, Loop, If: subgraphs.py reads them from the tree)
+        # parsed whole: a file of one piece, one with comments or PIs (dropped from the
+        # whole tree), one with bodies (TensorIterator, Loop, If: subgraphs.py reads them
+        # from the tree) and one the pieces cannot take (which words its errors as well)
         markup = _check_prolog(xml_bytes, file)
-        if markup or len(xml_bytes) <= _STREAM_PIECE or reader.has_bodies:
-            root = _parse_xml(xml_bytes, file, markup=markup)
-            G = reader.read(root)
-        else:
+        parsed = None
+        if not (markup or len(xml_bytes) <= _STREAM_PIECE or reader.has_bodies):
             parsed = reader.read_in_pieces(xml_bytes)
             if parsed is None:  # a fresh reader: the pieces may have left layers in it
                 reader = _Reader(file, bin_size, bin_name, xml_bytes, has_bodies=False)
-                parsed = reader.stream(xml_bytes)
-            root, streamed = parsed
-            G = reader.read(root, streamed)
+        root, streamed = parsed or (_parse_xml(xml_bytes, file, markup=markup), None)
+        G = reader.read(root, streamed)
         del root  # free the lxml tree while the collector is still paused
     G.graph["xml_path"] = file
     G.graph["bin_path"] = bin_path
@@ -864,8 +862,8 @@ class _Reader:
 
     # -- the net -------------------------------------------------------------------
     def read(self, root: etree._Element, streamed: list | None = None) -> LayerGraph:
-        """The graph of the parsed ``root``; ``streamed``: the layers :meth:`stream` read
-        (and removed from the tree) while parsing."""
+        """The graph of the parsed ``root``; ``streamed``: the layers
+        :meth:`read_in_pieces` read (``root``'s <layers> is then empty)."""
         if root.tag != "net":
             raise self.error(IRStructureError,
                              f"an IR's root element must be <net>, but got <{root.tag}>", root)
@@ -923,55 +921,24 @@ class _Reader:
             _fix_big_lines(self.xml_bytes, nodes, edge_list)
         return G
 
-    def stream(self, xml_bytes: bytes) -> tuple[etree._Element, list]:
-        """Parse ``xml_bytes`` piece by piece, reading the top-level layers parsed so far
-        after each piece and removing them from the tree: the whole tree of a big IR
-        (~13 bytes of memory per byte of XML) never exists, and reading overlaps parsing.
-        Returns the root, which keeps everything but those layers, and the layers read.
-
-        Layers are read only once the root is known to be ``<net version="10|11">`` and
-        only from its first ``<layers>``; anything else is left to :meth:`read`, which
-        reports it as a whole-tree read would.
-        """
-        # one event, at the start of <layers>: an event per layer would cost lxml a
-        # callback per element (parsing 1.5 times slower)
-        parser = _parser(cls=etree.XMLPullParser, events=("start",), tag="layers")
-        streamed: list[tuple[str, dict[str, Any]]] = []
-        layers = None
-        try:
-            for start in range(0, len(xml_bytes), _STREAM_PIECE):
-                parser.feed(xml_bytes[start:start + _STREAM_PIECE])
-                for _, el in parser.read_events():
-                    if layers is None and self.streamable(el):
-                        layers = el
-                # every child but the last is complete (the last may still be parsing)
-                count = -1 if layers is None else len(layers) - 1
-                if count > 0:
-                    streamed += self.read_layers(layers, count)
-                    del layers[:count]
-            root = parser.close()
-        except etree.XMLSyntaxError as err:
-            raise _syntax_error(err, self.file) from err
-        _check_no_doctype(root, self.file)
-        return root, streamed
-
     def read_in_pieces(self, xml_bytes: bytes) -> tuple[etree._Element, list] | None:
         """Parse the <layers> section as pieces of about ``_STREAM_PIECE`` bytes, each cut
         after a ``</layer>`` and parsed as a document of its own on a second thread while
         this one reads the layers of the piece before; the rest of the file is parsed
         with an empty <layers> in their place (the same number of lines, so every line
         stays exact). lxml lets go of the GIL while it parses, so parsing, about half of
-        a read, overlaps the walk. Returns what :meth:`stream` returns, or None (with
-        this reader's state undefined) when the document is not the usual IR this
-        takes apart safely, or anything in it fails: the caller reads it again with
-        :meth:`stream`, which gives the errors their whole-document wording and lines.
+        a read, overlaps the walk, and the whole tree of a big IR (~13 bytes of memory per
+        byte of XML) never exists. Returns the root, which holds everything but the
+        layers, and the layers read; or None (with this reader's state undefined) when
+        the document is not the usual IR this takes apart safely, or anything in it
+        fails: the caller then parses it whole, which words the errors.
 
         Pieces are cut with byte searches, which is exact here because the caller only
         calls this for a document without comments, PIs, CDATA or bodies, whose prolog
         declares no other encoding and whose head declares no namespace: then ``<`` only
         starts a tag and the first ``</layers>`` closes the first ``<layers>``. A piece
         that is not well-formed on its own, or a <layers> that turns out not to be the
-        <net>'s first, sends the read back to :meth:`stream`.
+        <net>'s first, sends it back to the whole-tree parse.
         """
         start = xml_bytes.find(b"<layers>")
         end = xml_bytes.find(b"</layers>", start)
@@ -996,7 +963,7 @@ class _Reader:
         padding = line - xml_bytes.count(b"\n", 0, start)  # the lines of <layers>
 
         def text(i: int) -> bytes:  # the document of piece i; the rest after the last
-            if i < len(pieces):  # as deep as in the file: libxml2 limits the depth
+            if i < len(pieces):  # inside <net><layers>: each element at its depth in the file
                 return (b"<net><layers>" + xml_bytes[pieces[i][0]:pieces[i][1]]
                         + b"</layers></net>")
             return xml_bytes[:start] + b"\n" * padding + xml_bytes[end:]
@@ -1009,10 +976,10 @@ class _Reader:
                 for i, (_, _, line) in enumerate(pieces):
                     layers = parsing.result()[0]
                     parsing = pool.submit(_parse_piece, text(i + 1))
-                    streamed += self.read_layers(layers, -1, line)
+                    streamed += self.read_layers(layers, line)
                     del layers
                 root = parsing.result()
-            except Exception:  # read again by stream(), which words the error
+            except Exception:  # parsed whole again, which words the error
                 parsing.cancel()
                 return None
         layers = root.find("layers")
@@ -1030,15 +997,15 @@ class _Reader:
                 and root.get("version") in ("10", "11") and root.find("layers") is layers)
 
     # -- layers --------------------------------------------------------------------
-    def read_layers(self, layers: etree._Element, limit: int = -1, line_offset: int = 0
+    def read_layers(self, layers: etree._Element, line_offset: int = 0
                     ) -> list[tuple[str, dict[str, Any]]]:
-        """The first ``limit`` children of ``layers`` (all when -1) as ``(id, node dict)``:
-        by the compiled walk when it can, else (and for every error) the careful one.
-        ``line_offset``: added to the layers' lines (a piece parsed on its own)."""
-        nodes = self.fast_layers(layers, limit, line_offset)
-        return self.layers(layers, limit, line_offset) if nodes is None else nodes
+        """The children of ``layers`` as ``(id, node dict)``: by the compiled walk when it
+        can, else (and for every error) the careful one. ``line_offset``: added to the
+        layers' lines (a piece parsed on its own)."""
+        nodes = self.fast_layers(layers, line_offset)
+        return self.layers(layers, line_offset) if nodes is None else nodes
 
-    def fast_layers(self, layers: etree._Element, limit: int = -1, line_offset: int = 0
+    def fast_layers(self, layers: etree._Element, line_offset: int = 0
                     ) -> list[tuple[str, dict[str, Any]]] | None:
         """The layers read by the compiled walk; None (and the reader as it was before)
         when it is not built, not sure, or met an error: then the careful walk reads them."""
@@ -1047,7 +1014,7 @@ class _Reader:
         n_nodes, n_slices, n_inputs = len(self.nodes), len(self.slices), self.n_inputs
         try:
             nodes = _fastwalk.read_layers(layers, self, _rt_text, split_names, CONST_TYPES,
-                                          limit, line_offset)
+                                          line_offset)
         except IRError:
             nodes = None
         if nodes is None:  # forget what this part added (dicts keep insertion order)
@@ -1057,16 +1024,15 @@ class _Reader:
             self.n_inputs = n_inputs
         return nodes
 
-    def layers(self, layers: etree._Element, limit: int = -1, line_offset: int = 0
+    def layers(self, layers: etree._Element, line_offset: int = 0
                ) -> list[tuple[str, dict[str, Any]]]:
-        """Every <layer> (the first ``limit`` when >= 0) as ``(id, node dict)``, in XML
-        order, each element checked.
+        """Every <layer> as ``(id, node dict)``, in XML order, each element checked.
 
         The careful walk: the compiled one reads the usual IR faster and hands anything
         unusual, and every error, to this one."""
         out: list[tuple[str, dict[str, Any]]] = []
         nodes = self.nodes
-        for el in layers if limit < 0 else layers[:limit]:
+        for el in layers:
             if el.tag != "layer":
                 raise self.error(IRStructureError,
                                  f"<layers> may only hold <layer> elements, but got <{el.tag}>",

@@ -1,5 +1,6 @@
-"""``read_ir`` parses an IR piece by piece and reads its layers as they are parsed,
-dropping them from the XML tree, so that a big IR's whole tree never sits in memory.
+"""``read_ir`` cuts a big IR's <layers> into pieces, parses each on a second thread and
+reads its layers while the next is parsed, so that a big IR's whole tree never sits in
+memory; a document the pieces cannot take is parsed whole.
 
 The streamed read must give what a read of the whole tree gives: the same graph (lines
 included) or the same error. Here the pieces are made tiny (97 bytes) so that every
@@ -24,21 +25,17 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY_PIECE = 97
 
 
-@pytest.fixture(autouse=True, params=["pieces", "pull parser"])
-def streaming(request, monkeypatch) -> list:
-    """Each test runs with both streamed reads: the <layers> cut into pieces parsed on a
-    second thread (the usual one), and lxml's pull parser (what an IR the pieces cannot
-    take goes to). Yields the results of ``read_in_pieces`` (None: it gave up)."""
+@pytest.fixture(autouse=True)
+def streaming(monkeypatch) -> list:
+    """The results of ``read_in_pieces`` during a test (None: it gave up, and the
+    document was parsed whole)."""
     results: list = []
-    if request.param == "pull parser":
-        monkeypatch.setattr(ir._Reader, "read_in_pieces", lambda self, xml_bytes: None)
-    else:
-        original = ir._Reader.read_in_pieces
+    original = ir._Reader.read_in_pieces
 
-        def read_in_pieces(self, xml_bytes):
-            results.append(original(self, xml_bytes))
-            return results[-1]
-        monkeypatch.setattr(ir._Reader, "read_in_pieces", read_in_pieces)
+    def read_in_pieces(self, xml_bytes):
+        results.append(original(self, xml_bytes))
+        return results[-1]
+    monkeypatch.setattr(ir._Reader, "read_in_pieces", read_in_pieces)
     return results
 
 
@@ -94,7 +91,7 @@ def _assert_same(read, monkeypatch, walk, min_reads: int = 2) -> None:
 def test_samples_stream_to_the_same_graph(path: Path, walk: str, monkeypatch,
                                          streaming) -> None:
     _assert_same(lambda: read_ir(path), monkeypatch, walk)
-    assert None not in streaming  # a usual IR never goes back to the pull parser
+    assert None not in streaming  # a usual IR is never parsed whole again
 
 
 @pytest.mark.parametrize("walk", WALKS)
@@ -143,15 +140,12 @@ def test_odd_documents_read_as_a_whole_tree_would(name, walk, monkeypatch) -> No
                  min_reads=0)
 
 
-def test_the_samples_are_read_in_pieces(monkeypatch, streaming, request) -> None:
+def test_the_samples_are_read_in_pieces(monkeypatch, streaming) -> None:
     monkeypatch.setattr(ir, "_STREAM_PIECE", TINY_PIECE)
     for path in SAMPLES:
         read_ir(path)
-    if request.node.callspec.params["streaming"] == "pieces":
-        # all but those with comments or bodies (read as a whole tree)
-        assert len(streaming) >= len(SAMPLES) - 3 and None not in streaming
-    else:
-        assert streaming == []
+    # all but those with comments or bodies (read as a whole tree)
+    assert len(streaming) >= len(SAMPLES) - 3 and None not in streaming
 
 
 def test_a_big_model_streams_with_exact_lines(tmp_path, monkeypatch) -> None:
