@@ -43,6 +43,22 @@ def _cli(*argv: str, env: dict[str, str] | None = None, **kw) -> subprocess.Comp
                           capture_output=True, text=True, env=env, **kw)
 
 
+def read_terminal(master: int) -> bytes:
+    """Everything shown on the pseudo-terminal ``master`` until the child closes it (then
+    ``master`` is closed too)."""
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    return shown
+
+
 def _on_a_terminal(*argv: str, delay: str = "0") -> tuple[int, str, str]:
     """Run ``ovgather argv`` with stderr on a pseudo-terminal (80x24), stdout on a pipe."""
     master, slave = pty.openpty()
@@ -51,16 +67,7 @@ def _on_a_terminal(*argv: str, delay: str = "0") -> tuple[int, str, str]:
     proc = subprocess.Popen([sys.executable, "-m", "ovgather", *argv], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=slave)
     os.close(slave)
-    err = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        err += chunk
-    os.close(master)
+    err = read_terminal(master)
     out = proc.stdout.read()
     proc.stdout.close()
     return proc.wait(), out.decode(), err.decode(errors="replace")

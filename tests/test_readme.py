@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_cli_newcomer import read_terminal
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -79,16 +80,7 @@ def _run(command: str, cwd: Path) -> str:
                             stdout=slave, stderr=slave,
                             env=dict(os.environ, OVGATHER_PROGRESS_DELAY="3600"))
     os.close(slave)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(master)
+    shown = read_terminal(master)
     proc.wait()
     return shown.decode().replace("\r\n", "\n")
 
