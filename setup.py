@@ -1,4 +1,4 @@
-"""Builds the optional compiled reader (``ovgather/_fastwalk.pyx``); everything else
+"""Builds the optional compiled reader (``ovgather/ir/_fastwalk.pyx``); everything else
 is in pyproject.toml.
 
 The extension is optional for real: ``cythonize()`` returns new Extension objects and
@@ -37,7 +37,7 @@ class optional_build_ext(build_ext):
               file=sys.stderr)
 
 
-extension = Extension("ovgather._fastwalk", ["ovgather/_fastwalk.pyx"],
+extension = Extension("ovgather.ir._fastwalk", ["ovgather/ir/_fastwalk.pyx"],
                       include_dirs=lxml.get_include())
 setup(ext_modules=cythonize([extension], language_level=3, quiet=True),
       cmdclass={"build_ext": optional_build_ext})

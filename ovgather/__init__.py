@@ -34,9 +34,9 @@ _PUBLIC: dict[str, str] = {
     "PassResult": ".passes", "find_layers": ".rewrite", "add_layer": ".rewrite",
     "add_const": ".rewrite", "insert_after": ".rewrite", "replace_layer": ".rewrite",
     "remove_layer": ".rewrite", "reinfer": ".rewrite",
-    "reshape": ".reshape", "ReshapeResult": ".reshape",
+    "reshape": ".passes", "ReshapeResult": ".passes",
     # OpenVINO in memory
-    "from_openvino": ".interop", "to_openvino": ".interop", "load_model": ".interop",
+    "from_openvino": ".runtime", "to_openvino": ".runtime", "load_model": ".runtime",
     # shapes
     "Dimension": ".shapes", "PartialShape": ".shapes",
     # errors: the whole family (a small module with no imports of its own)
@@ -78,7 +78,6 @@ if TYPE_CHECKING:  # what type checkers and editors see
         XMLSyntaxError,
     )
     from .infer import CheckReport, check, infer_shapes  # noqa: F401
-    from .interop import from_openvino, load_model, to_openvino  # noqa: F401
     from .ir import const_value, parse_ir, read_ir, write_ir  # noqa: F401
     from .ops import (  # noqa: F401
         gather_elements_shape,
@@ -87,7 +86,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         onnx_gather_nd_shape,
     )
     from .passes import ConvertGatherND, Pass, PassResult, convert_gather_nd  # noqa: F401
-    from .reshape import ReshapeResult, reshape  # noqa: F401
+    from .passes.reshape import ReshapeResult, reshape  # noqa: F401
     from .rewrite import (  # noqa: F401
         add_const,
         add_layer,
@@ -97,4 +96,5 @@ if TYPE_CHECKING:  # what type checkers and editors see
         remove_layer,
         replace_layer,
     )
+    from .runtime.interop import from_openvino, load_model, to_openvino  # noqa: F401
     from .shapes import Dimension, PartialShape  # noqa: F401

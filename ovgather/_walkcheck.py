@@ -1,6 +1,6 @@
 """Warn when the compiled IR walk is missing although this ovgather was installed with it.
 
-The typical case: ``pip install .`` built ``ovgather/_fastwalk*.so`` into site-packages,
+The typical case: ``pip install .`` built ``ovgather/ir/_fastwalk*.so`` into site-packages,
 then Python is started from the repository root, where ``import ovgather`` finds the
 source tree first, which has no compiled module. Reading still works (the pure-Python
 walk gives the same results) but is ~1.7× slower, so say it once.
@@ -45,7 +45,7 @@ def installed_walk() -> str | None:
 
     for dist in metadata.distributions(name="ovgather"):
         for f in dist.files or []:
-            if f.parts[:1] == ("ovgather",) and f.name.startswith("_fastwalk.") \
+            if f.parts[:2] == ("ovgather", "ir") and f.name.startswith("_fastwalk.") \
                     and f.name.endswith(_SUFFIXES):
                 return str(f.locate())
     return None
@@ -57,7 +57,7 @@ def warn_if_walk_missing() -> None:
     if _checked:
         return
     _checked = True
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ir")
     if _package_has_walk(here):
         return
     other = installed_walk()

@@ -234,7 +234,7 @@ def find_layer(G: nx.MultiDiGraph, name: str) -> str:
 def _inside(G: nx.MultiDiGraph, name: str) -> str | None:
     """Why a body layer's path names no layer here: it sits in a body, and only the
     layer holding the body can be cut out or drawn."""
-    from .subgraphs import body_layers, inside_words
+    from .graph.bodies import body_layers, inside_words
 
     for path_id, path_name, owner, _ in body_layers(G):
         if name in (path_id, path_name):
@@ -351,8 +351,9 @@ def _explain_gather(attrs: dict[str, Any], name: str, ins: list, spec: Any,
 def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] | None
                         ) -> Explanation | None:
     """The explanation of the body layer whose path is ``layer``, None when none is."""
-    from .infer import _inputs
-    from .subgraphs import body_layers, body_runs
+    from .graph.bodies import body_layers
+    from .infer import body_runs
+    from .infer.inputs import tensors_reaching as _inputs
 
     rows = [r for r in body_layers(G) if layer in (r[0], r[1])]
     if len(rows) != 1:
@@ -407,7 +408,7 @@ def _explain_bodies(G: nx.MultiDiGraph, node: str, shapes: dict[str, str] | None
 
 def _body_steps(attrs: dict[str, Any], ins: list[Tensor]) -> list[Step]:
     """How each port map entry ties the layer to its bodies, in words."""
-    from .subgraphs import body_size
+    from .graph.bodies import body_size
 
     steps = []
     if attrs["type"] == "Loop":
@@ -562,7 +563,7 @@ def reshape_effect(G: nx.MultiDiGraph, shapes: dict[str, str],
 def _holds_shape(G: nx.MultiDiGraph, node: str, moved: set[str]) -> bool:
     """A Reshape/Broadcast whose data input changed and whose target is a Const (``node``
     may be a body layer's path id, ``4/body/6``: its inputs are then in that body)."""
-    from .subgraphs import locate
+    from .graph.bodies import locate
 
     H, local = locate(G, node) or (G, node)
     if H.nodes[local]["type"] not in ("Reshape", "Broadcast"):

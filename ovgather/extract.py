@@ -8,11 +8,11 @@ crosses an edge into the kept part, a Parameter takes the producer's place, with
 shape ovgather inferred for that tensor (so intervals survive) and its element type
 and tensor names; where it crosses an edge out of the kept part, a Result is added.
 OpenVINO reads and runs the result; feeding it the tensors the full model computes at
-the cut gives the same outputs (tests/test_extract.py proves it on every sample).
+the cut gives the same outputs (tests/views/test_extract.py proves it on every sample).
 
 >>> import openvino as ov, numpy as np
 >>> from openvino import opset8
->>> from ovgather.interop import from_openvino
+>>> from ovgather.runtime import from_openvino
 >>> d = opset8.parameter([2, 3, 4], np.float32, name="data")
 >>> r = opset8.relu(d); r.set_friendly_name("relu")
 >>> i = opset8.constant(np.array([[1], [0]], dtype=np.int64))

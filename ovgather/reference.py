@@ -20,7 +20,7 @@ The function-style entry points::
 Each lives beside its shape rule in ``ovgather/ops/`` (one op family per file), whose
 reference section starts with the table of what the runtime does with negative and
 out-of-range indices. In short, found by running OpenVINO 2026.4.1's CPU plugin
-(tests/test_reference.py keeps checking it):
+(tests/ops/test_reference.py keeps checking it):
 
 ==========================  ========================  ==============================
 op                          index in ``[-s, -1]``     index outside ``[-s, s-1]``

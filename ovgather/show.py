@@ -8,7 +8,7 @@ raises an OutputError that says how to install it.
 
 >>> import openvino as ov, numpy as np
 >>> from openvino import opset8
->>> from ovgather.interop import from_openvino
+>>> from ovgather.runtime import from_openvino
 >>> d = opset8.parameter([2, 3, 4], np.float32, name="data")
 >>> i = opset8.constant(np.array([[1], [0]], dtype=np.int64))
 >>> text = to_dot(from_openvino(ov.Model([opset8.gather_nd(d, i, 1)], [d], "m")))
@@ -127,7 +127,7 @@ def _node_line(G: nx.MultiDiGraph, n: str, row: dict[str, Any]) -> str:
 
 def _bodies_text(attrs: dict[str, Any]) -> str:
     """``body: 13 layers`` (``then_body: 4 layers, else_body: 5 layers`` for an If)."""
-    from .subgraphs import body_size
+    from .graph.bodies import body_size
 
     return ", ".join(f"{name}: {body_size({'bodies': {name: body}})} layers"
                      for name, body in attrs["bodies"].items())

@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in sizes:
             path = big_ir(n, folder / f"big_{n}.xml")
             rows.append(bench(path, args.repeat))
-    import ovgather.ir as ir
+    import ovgather.ir.reader as ir
 
     walk = "compiled walk (ovgather._fastwalk)" if ir._fastwalk is not None else \
         "pure-Python walk (no ovgather._fastwalk: built without a C compiler?)"

@@ -11,7 +11,7 @@ Prints, in one run:
    the same inputs, one warm-up call each, then the median of ``--repeat`` rounds,
    interleaved so that a busy moment of the (shared) machine hits every contender.
 
-``gather_zoo(n, seed)`` builds the model used here and by tests/test_validate.py: GatherND
+``gather_zoo(n, seed)`` builds the model used here and by tests/validate/test_validate.py: GatherND
 5/8 with batch_dims 0-3, GatherElements on every axis, Gather-1/7/8 with batch_dims,
 i32/i64 indices (some of them Consts), f32/f16/i32/u8 data, static, dynamic and
 interval dims.

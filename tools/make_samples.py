@@ -5,7 +5,7 @@ Run ``python tools/make_samples.py [--out DIR] [--only NAME ...] [--list]``.
 Every sample is built with the openvino Python API (or converted from an ONNX or
 PyTorch model with ``openvino.convert_model``) and saved with
 ``openvino.save_model(..., compress_to_fp16=False)``. The files must come out byte for
-byte the same on every run, so that ``tests/test_samples.py`` can prove the committed
+byte the same on every run, so that ``tests/project/test_samples.py`` can prove the committed
 samples are what this script makes. That is why every friendly name and every tensor
 name is set here, why names OpenVINO or a frontend generates from a global counter are
 renumbered per model (:func:`_canonical_names`), and why conversion rt_info that
@@ -733,7 +733,7 @@ def readme_text(out_dir: Path) -> str:
         "",
         "Small OpenVINO IRs (v11, written by openvino "
         f"{ov.__version__.split('-')[0]}) made by `tools/make_samples.py`; "
-        "`tests/test_samples.py` checks that the script reproduces them byte for byte.",
+        "`tests/project/test_samples.py` checks that the script reproduces them byte for byte.",
         "Regenerate with `python tools/make_samples.py` (the `pytorch/` ones need "
         "`pip install torch==2.13.0`).",
         "",

@@ -62,7 +62,7 @@ def load(path: str, progress: Progress | None = None, debug: bool = False,
         if progress is not None:
             progress.describe(f"{what} {os.path.basename(path)}")
         if onnx:
-            from ..interop import load_model
+            from ..runtime.interop import load_model
 
             with quiet_native_stderr(enabled=not debug):
                 return load_model(path)

@@ -70,7 +70,7 @@ def _output(args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     """Reshape and write; exit 0, or 1 with nothing written when a layer blocks it."""
     from ..ir import write_ir
-    from ..reshape import reshape
+    from ..passes.reshape import reshape
     from .check import parse_shape_options
 
     if args.model.lower().endswith(".onnx"):

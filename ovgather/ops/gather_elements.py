@@ -111,7 +111,7 @@ def gather_elements_shape(
 # ---- NumPy reference ----
 #
 # What OpenVINO 2026.4.1's CPU plugin does with index values, found by running it
-# (tests/test_reference.py keeps checking it against the runtime):
+# (tests/ops/test_reference.py keeps checking it against the runtime):
 #
 # | op                | index in [-s, -1]        | index outside [-s, s-1]                 |
 # | ----------------- | ------------------------ | --------------------------------------- |

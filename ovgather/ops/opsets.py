@@ -1,7 +1,7 @@
 """Which opsets hold which op versions, in the OpenVINO the table was made from.
 
 The data is ``opsets.json`` beside this file, written by ``tools/list_opsets.py`` from the
-installed openvino's opset tables; ``tests/test_opsets_table.py`` regenerates it and
+installed openvino's opset tables; ``tests/ops/test_opsets_table.py`` regenerates it and
 requires the same text. Do not edit it by hand.
 
 ``OPSETS[type] = ((first opset, last opset, op version), ...)``: the op version the

@@ -10,7 +10,7 @@ OpenVINO resolves a Reshape whose target is computed at run time:
 '[3..6,4]'
 
 Behaviour on intervals was checked by experiment against openvino 2026.4.1; see the
-tests in ``tests/test_ops_common.py`` which compare every rule with OpenVINO.
+tests in ``tests/ops/test_ops_common.py`` which compare every rule with OpenVINO.
 """
 
 from __future__ import annotations

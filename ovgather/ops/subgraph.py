@@ -2,7 +2,7 @@
 
 Their output shapes come from running a body, a whole model, on shapes that the port
 map derives from the layer's inputs. A rule here sees each body only through the small
-interface the walk passes in ``attrs.bodies`` (``subgraphs.Body``): its port map and back
+interface the walk passes in ``attrs.bodies`` (``infer.bodies.Body``): its port map and back
 edges (plain dicts, ids as text), the declared element type of a body Parameter,
 whether a Result is fed straight by a Parameter, and ``run(params)``, which re-infers
 the body with the given Parameter tensors and returns the tensor reaching each Result.

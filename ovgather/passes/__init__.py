@@ -4,5 +4,6 @@ from __future__ import annotations
 
 from .base import Pass, PassResult
 from .convert_gather_nd import ConvertGatherND, convert_gather_nd
+from .reshape import ReshapeResult, reshape
 
-__all__ = ["Pass", "PassResult", "ConvertGatherND", "convert_gather_nd"]
+__all__ = ["Pass", "PassResult", "ConvertGatherND", "convert_gather_nd", "reshape", "ReshapeResult"]

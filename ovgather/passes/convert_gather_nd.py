@@ -30,12 +30,12 @@ import numpy as np
 from ..element_types import precision_of
 from ..errors import OvgatherError, RewriteError, ShapeError, UnsupportedOpError
 from ..graph import consumers, output_port, producer
+from ..graph.bodies import inside_words
 from ..ops import registry
 from ..ops.spec import Attrs
 from ..ops.values import Tensor
 from ..rewrite import add_const, add_layer, editing, insert_after, replace_layer, unique_name
 from ..shapes import PartialShape
-from ..subgraphs import inside_words
 from .base import Pass, PassResult
 
 __all__ = ["ConvertGatherND", "convert_gather_nd", "count_gather_nd"]
@@ -138,7 +138,7 @@ def convert_gather_nd(G: nx.MultiDiGraph, to: str = "opset5") -> list[dict[str, 
 
 def count_gather_nd(G: nx.MultiDiGraph) -> int:
     """How many GatherND layers ``G`` holds, those inside bodies included."""
-    from ..subgraphs import body_layers
+    from ..graph.bodies import body_layers
 
     return sum(t == "GatherND" for _, t in G.nodes(data="type")) + sum(
         attrs["type"] == "GatherND" for *_, attrs in body_layers(G))
@@ -147,7 +147,7 @@ def count_gather_nd(G: nx.MultiDiGraph) -> int:
 def _body_todo(G: nx.MultiDiGraph, version: int) -> list[tuple]:
     """``(id prefix, name prefix, owner type, body, node)`` of every GatherND inside a
     body (at any depth) that is not yet of ``version``."""
-    from ..subgraphs import walk_bodies
+    from ..graph.bodies import walk_bodies
 
     return [(ids, names, owner, body, n) for ids, names, owner, body in walk_bodies(G)
             for n, t in body.nodes(data="type")

@@ -1,0 +1,13 @@
+"""The shape walk: graph + op rules + weights -> a report of every layer.
+
+``walk`` re-infers every layer in topological order; ``inputs`` says what reaches a
+layer's inputs (the one place that answer is computed); ``bodies`` runs the bodies of
+TensorIterator, Loop and If; ``report`` holds the verdicts and their comparison.
+"""
+
+from .inputs import tensors_reaching
+from .report import STATUSES, CheckReport, LayerResult, known_ops, rule_words
+from .walk import body_runs, check, infer_shapes, input_tensors
+
+__all__ = ["LayerResult", "CheckReport", "check", "infer_shapes", "input_tensors",
+           "rule_words", "STATUSES", "known_ops", "body_runs", "tensors_reaching"]

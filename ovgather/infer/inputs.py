@@ -1,0 +1,145 @@
+"""The tensors that reach a layer: what a Parameter, a Const and an edge carry into a rule.
+
+:func:`tensors_reaching` is the one answer to "which shape reaches this input" in the
+package: the walk, ``explain``, ``validate``, the passes all ask it (through
+``infer.input_tensors`` when they start from a graph).
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from functools import lru_cache
+
+from ..element_types import FLOAT_VALUE_TYPES, INT_TYPES
+from ..errors import OvgatherError, ShapeError, ShapeParseError
+from ..ops.values import MAX_VALUE_SIZE, Tensor
+from ..shapes import INF, Dimension, PartialShape
+from .report import declared_shape, port_type
+
+__all__ = ["tensors_reaching", "parameter_tensor", "const_tensor"]
+
+
+def tensors_reaching(attrs, preds, produced) -> list[Tensor]:
+    found: dict[int, Tensor] = {}
+    for u, keyed in preds.items():
+        outs = produced[u]
+        for from_port, to_port in keyed:
+            t = outs.get(from_port)
+            if t is not None:
+                found[to_port] = t
+    try:
+        return [found[p["id"]] for p in attrs["inputs"]]
+    except KeyError as err:
+        raise ShapeError(f"every input of a {attrs['type']} layer must be connected, "
+                         f"but input port {err.args[0]} has no edge") from None
+
+
+def parameter_tensor(attrs, data, override: PartialShape | Tensor | None) -> Tensor:
+    if isinstance(override, Tensor):  # a body's Parameter, as its layer feeds it
+        return override
+    etype = data.get("element_type", "dynamic")
+    if override is not None:
+        return Tensor(override, etype)
+    text = data.get("shape")
+    if text is None:
+        return Tensor(declared_shape(attrs["outputs"][0]["dims"]), etype)
+    return Tensor(_parse_param_shape(text), etype)
+
+
+def _parse_param_shape(text: str) -> PartialShape:
+    """The Parameter ``shape`` attribute; OpenVINO reads a reversed interval as ``?``.
+
+    Text that is not a shape (``2,x``, ``-3``, a dim beyond int64) is a ShapeParseError,
+    which the walk turns into an IRStructureError: OpenVINO reads some of these (``-3``
+    as 0) but no user means them.
+    """
+    shape = _parse_shape_lenient(text)
+    for d in shape.dims or ():
+        if d.lo >= INF or (d.hi > INF):
+            raise ShapeParseError(f"a dimension must fit in int64, but got '{text}'")
+    return shape
+
+
+def _parse_shape_lenient(text: str) -> PartialShape:
+    try:
+        return _parse_shape(text)
+    except ShapeParseError:
+        parts = [p.strip() for p in text.split(",")]
+        dims = []
+        for p in parts:
+            lo, sep, hi = p.partition("..")
+            if sep and lo.isascii() and hi.isascii() and lo.isdigit() and hi.isdigit() \
+                    and len(lo) < 20 and len(hi) < 20 and int(lo) > int(hi):
+                dims.append(Dimension.dynamic())
+            else:
+                dims.append(Dimension.parse(p))
+        return PartialShape.of(tuple(dims))
+
+
+def const_tensor(G, node, attrs, data) -> Tensor:
+    etype = data.get("element_type") or port_type(attrs["outputs"][0])
+    text = data.get("shape")
+    if text is None:
+        shape = declared_shape(attrs["outputs"][0]["dims"])
+        if not attrs["outputs"][0]["dims"]:
+            shape = PartialShape.of(())
+    else:
+        shape = _parse_shape(text)
+    if (etype in INT_TYPES or etype in FLOAT_VALUE_TYPES or etype == "boolean") \
+            and shape.dims is not None:
+        n = 1
+        for d in shape.dims:
+            n = n * d.lo if d.lo == d.hi else MAX_VALUE_SIZE + 1
+        if n <= MAX_VALUE_SIZE:
+            return Tensor(shape, etype, load=lambda: _const_value(G, node, attrs, n),
+                          const=True)
+    return Tensor(shape, etype, const=True)
+
+
+@lru_cache(maxsize=4096)
+def _parse_shape(text: str) -> PartialShape:
+    """Shape attributes repeat a lot in big models; PartialShape is immutable."""
+    return PartialShape.parse(text)
+
+
+_STRUCT = {"i64": "q", "i32": "i", "i16": "h", "i8": "b",
+           "u64": "Q", "u32": "I", "u16": "H", "u8": "B", "f64": "d", "f32": "f", "f16": "e",
+           "boolean": "?"}
+
+
+@lru_cache(maxsize=256)
+def _unpacker(n: int, code: str) -> struct.Struct:
+    return struct.Struct(f"<{n}{code}")
+
+
+def _const_value(G, node, attrs, n: int):
+    """The ``n`` numbers of a Const: its bytes read raw and unpacked with ``struct`` (10×
+    cheaper than a numpy array per Const); ``ir.const_value`` does the checked, general
+    read when that does not work out (a short file, an odd type)."""
+    ir = _ir()
+    data = attrs.get("data") or {}
+    code = _STRUCT.get(data.get("element_type"))
+    vals = None
+    if attrs.get("value") is None and code is not None:
+        unpack = _unpacker(n, code)
+        try:
+            vals = unpack.unpack(ir.weights_bytes(G, int(data["offset"]), unpack.size))
+        except (KeyError, ValueError, struct.error, OvgatherError):
+            pass
+    if vals is None:
+        arr = attrs.get("value")
+        if arr is None:
+            arr = ir.const_value(G, node)
+        vals = tuple(arr.reshape(-1).tolist())
+    if vals and isinstance(vals[0], float) and not all(map(math.isfinite, vals)):
+        return None  # inf and nan are no bounds
+    return vals, vals
+
+
+@lru_cache(maxsize=1)
+def _ir():
+    """``ovgather.ir``, imported on first use (it brings numpy and lxml)."""
+    from .. import ir
+
+    return ir

@@ -1,0 +1,213 @@
+"""Reading and writing the bodies of TensorIterator-1, Loop-5 and If-8.
+
+The reader hands each such layer's XML element here; every body is read by the same
+reader as the top-level graph (a nested ``_Reader``), so it is a ``MultiDiGraph`` of the
+same schema with the same checks and errors, and its layers keep their real XML lines.
+Port map entries keep the XML attributes: ``external_port_id`` and the slicing numbers
+(``axis``, ``start``, ``end``, ``stride``, ``part_size``) as ints (OpenVINO's reader does
+the same), ``internal_layer_id`` as the body's node id, others as text. ``write_ir``
+writes them back from the node keys (a body edited from Python is written as it now is).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .._lazy import networkx as nx
+from ..errors import IRStructureError, OutputError
+from ..graph import LayerGraph, as_networkx, check_writable
+from ..graph.bodies import BODIES, edge_list
+from .reader import _LXML_MAX_LINE, _attrs, _fastwalk, _fix_big_lines, _Reader, _rt_text, _short
+
+__all__ = ["read_bodies", "fix_big_lines", "body_lines"]
+
+#: Port map attributes read as integers (OpenVINO's reader does the same).
+_INT_ATTRS = ("external_port_id", "axis", "start", "end", "stride", "part_size")
+_TAGS = {tag for pairs in BODIES.values() for pair in pairs for tag in pair} | {"back_edges"}
+_PLAIN = ("data", "input", "output", "rt_info")
+
+
+# -- reading -------------------------------------------------------------------------------
+def read_bodies(reader: Any, layers: Any) -> list[dict[str, Any]]:
+    """Read the bodies of every TensorIterator, Loop and If among ``layers`` (the lxml
+    ``<layers>`` element ``reader``, an ``ir._Reader``, has just read) into their node
+    dicts; the texts the layer walk kept in ``extra_xml`` for them are dropped. Returns
+    the node dicts that now hold bodies."""
+    found = []
+    for el in layers.xpath("layer[body or then_body or else_body]"):
+        node_id = el.get("id")
+        node = reader.nodes.get(node_id)
+        if node is None or node["type"] not in BODIES:
+            continue  # a custom op with a <body> keeps it as text
+        bodies, port_maps, back_edges = {}, {}, {}
+        kinds = BODIES[node["type"]]
+        for body_tag, _ in kinds:
+            if el.find(body_tag) is None:
+                raise reader.error(IRStructureError,
+                                   f"a {node['type']} needs a <{body_tag}>, but it is missing",
+                                   el, node["name"], node_id)
+        maps = dict(kinds)
+        for body in el.iterchildren(*maps):  # document order: the order of their lines
+            body_tag, map_tag = body.tag, maps.pop(body.tag, None)
+            if map_tag is None:
+                continue  # a second <body> of the same name stays in extra_xml
+            bodies[body_tag] = _read_body(reader, body)
+            port_maps[body_tag] = _read_port_map(reader, el.find(map_tag), node, node_id,
+                                                 bodies[body_tag])
+            back_edges[body_tag] = _read_back_edges(reader, el.find("back_edges"), node,
+                                                    node_id, bodies[body_tag])
+        node["bodies"], node["port_maps"] = bodies, port_maps
+        if node["type"] != "If":
+            node["back_edges"] = back_edges
+        # the elements themselves, not their id(): an lxml proxy that is no longer
+        # referenced is freed, and its id may come back on another element
+        used = [kept for tag in _TAGS if (kept := el.find(tag)) is not None]
+        extra = [_rt_text(child) for child in el
+                 if child.tag not in _PLAIN and not any(child is u for u in used)]
+        if extra:
+            node["extra_xml"] = extra
+        else:
+            node.pop("extra_xml", None)
+        found.append(node)
+    return found
+
+
+def _read_body(reader: Any, body: Any) -> nx.MultiDiGraph:
+    G = LayerGraph()
+    G.graph.update(name=None, rt_info=None, xml_path=None, bin_path=None, weights=None,
+                   net_attrs=dict(body.attrib), extra_xml=[])
+    inner = _Reader(reader.file, reader.bin_size, reader.bin_name, reader.xml_bytes,
+                    has_bodies=True)
+    inner.read_graph(body, G)
+    reader.nested += inner.nested
+    return as_networkx(G)
+
+
+def _shown(el: Any) -> str:
+    """An element's attributes for a message, each value cut to 40 characters."""
+    return str({key: _short(value) for key, value in el.items()})
+
+
+def _int(reader: Any, el: Any, key: str, text: str, node: dict, node_id: str) -> int:
+    value = text.strip()
+    digits = value[1:] if value[:1] in "+-" else value
+    if not (digits.isascii() and digits.isdigit() and len(digits) < 19):
+        raise reader.error(IRStructureError,
+                           f"a port map's '{key}' must be an integer (digits 0-9), but got "
+                           f"'{_short(text)}'", el, node["name"], node_id)
+    return int(value)
+
+
+def _read_port_map(reader: Any, port_map: Any, node: dict, node_id: str,
+                   body: nx.MultiDiGraph) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {"inputs": [], "outputs": []}
+    if port_map is None:
+        return out
+    for el in port_map:
+        if el.tag not in ("input", "output"):
+            raise reader.error(IRStructureError,
+                               f"a port map may only hold <input> and <output>, but got "
+                               f"<{el.tag}>", el, node["name"], node_id)
+        entry: dict[str, Any] = {}
+        for key, text in el.items():
+            entry[key] = _int(reader, el, key, text, node, node_id) if key in _INT_ATTRS \
+                else text
+        want = "Parameter" if el.tag == "input" else "Result"
+        layer = entry.get("internal_layer_id")
+        if "external_port_id" not in entry or layer not in body._node \
+                or body._node[layer]["type"] != want:
+            raise reader.error(
+                IRStructureError,
+                f"a port map <{el.tag}> needs an external_port_id and an internal_layer_id "
+                f"naming a {want} of the body, but got {_shown(el)}",
+                el, node["name"], node_id)
+        out[el.tag + "s"].append(entry)
+    return out
+
+
+def _read_back_edges(reader: Any, back_edges: Any, node: dict, node_id: str,
+                     body: nx.MultiDiGraph) -> list[dict[str, str]]:
+    out = []
+    for el in () if back_edges is None else back_edges:
+        edge = dict(el.items())
+        src, dst = edge.get("from-layer"), edge.get("to-layer")
+        if (el.tag != "edge" or src not in body._node or dst not in body._node
+                or body._node[src]["type"] != "Result"
+                or body._node[dst]["type"] != "Parameter"):
+            raise reader.error(
+                IRStructureError,
+                "a back edge must lead from a Result of the body to a Parameter of the "
+                f"body, but got <{el.tag}> {_shown(el)}", el, node["name"], node_id)
+        out.append(edge)
+    return out
+
+
+def fix_big_lines(xml_bytes: bytes, G: nx.MultiDiGraph) -> None:
+    """Exact lines for layers and edges past line 65535 (libxml2 only estimates them) in
+    a model with bodies: every ``<layer`` and ``<edge`` tag in document order is matched
+    with the layers and edges read in that order (a body's layers follow its layer's
+    tag, its back edges come before its body as OpenVINO writes them); when the counts
+    differ (a tag in a comment, another order) the estimates stay."""
+    layers: list[dict] = []
+    edges: list[dict | None] = []
+    _document_order(G, layers, edges)
+    if all(a["line"] < _LXML_MAX_LINE for a in layers) and all(
+            e is None or e["line"] < _LXML_MAX_LINE for e in edges):
+        return
+    if _fastwalk is None:
+        nodes = list(G._node.items())
+        _fix_big_lines(xml_bytes, nodes, edge_list(G))
+        return
+    layer_lines, edge_lines = _fastwalk.tag_lines(xml_bytes)
+    if len(layer_lines) == len(layers):
+        for attrs, line in zip(layers, layer_lines, strict=True):
+            attrs["line"] = line
+    if len(edge_lines) == len(edges):
+        for attrs, line in zip(edges, edge_lines, strict=True):
+            if attrs is not None:
+                attrs["line"] = line
+
+
+def _document_order(G: nx.MultiDiGraph, layers: list, edges: list) -> None:
+    for attrs in G._node.values():
+        layers.append(attrs)
+        for back in (attrs.get("back_edges") or {}).values():
+            edges.extend([None] * len(back))
+        for body in (attrs.get("bodies") or {}).values():
+            _document_order(body, layers, edges)
+    edges.extend(e for _, _, _, e in edge_list(G))
+
+
+# -- writing -------------------------------------------------------------------------------
+def body_lines(node: str, attrs: dict[str, Any], graph_lines: Callable[[nx.MultiDiGraph], list[str]]
+               ) -> list[str]:
+    """The XML lines of a layer's port maps, back edges and bodies (indented for a layer
+    child); ``graph_lines(G)`` gives the lines of a body's layers and edges."""
+    bodies = attrs["bodies"]
+    port_maps = attrs.get("port_maps") or {}
+    lines = []
+    kinds = BODIES.get(attrs["type"], tuple((name, "port_map") for name in bodies))
+    for body_tag, map_tag in kinds:
+        pm = port_maps.get(body_tag) or {}
+        lines.append(f"\t\t\t<{map_tag}>")
+        for tag in ("input", "output"):
+            for entry in pm.get(tag + "s") or ():
+                lines.append(f"\t\t\t\t<{tag}{_attrs(entry)} />")
+        lines.append(f"\t\t\t</{map_tag}>")
+    back = [e for edges in (attrs.get("back_edges") or {}).values() for e in edges]
+    if back or attrs["type"] in ("TensorIterator", "Loop"):
+        lines.append("\t\t\t<back_edges>")
+        lines.extend(f"\t\t\t\t<edge{_attrs(e)} />" for e in back)
+        lines.append("\t\t\t</back_edges>")
+    for body_tag, body in bodies.items():
+        try:
+            check_writable(body)
+        except OutputError as err:
+            raise OutputError(f"the {body_tag} of layer {node} ('{attrs.get('name')}'): "
+                              f"{err.message}", layer_name=err.layer_name,
+                              layer_id=err.layer_id) from None
+        lines.append(f"\t\t\t<{body_tag}{_attrs(body.graph.get('net_attrs') or {})}>")
+        lines.extend("\t\t\t" + line for line in graph_lines(body))
+        lines.append(f"\t\t\t</{body_tag}>")
+    return lines

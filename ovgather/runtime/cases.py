@@ -1,0 +1,488 @@
+"""The bridge to the OpenVINO runtime: the only module that imports ``openvino``.
+
+``openvino`` is imported on first use, so ``import ovgather`` and ``ovgather check``
+never pay for it. What this module does:
+
+* build an ``ov.Model`` holding one gather-family op per :class:`OpCase` (each op an
+  independent subgraph on its own Parameters), compile it once on the CPU and run it
+  (:func:`run_cases`): many layers, one compile;
+* compile a whole IR with extra outputs at chosen layers and run it
+  (:func:`run_model_with_outputs`), or compile it once and run it at several input
+  sizes for the shapes of those outputs (:class:`OutputShapes`).
+
+The CPU plugin computes in bf16 by default on this kind of CPU; every compile here sets
+``INFERENCE_PRECISION_HINT`` to f32 so that float values can be compared with NumPy.
+Data and indices are always Parameters, never Constants: with constant inputs OpenVINO
+folds the op at compile time with its core reference code, and the CPU plugin, which is
+what is being validated, would never run.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ..errors import RuntimeBridgeError, UnsupportedOpError
+from ..ops import registry
+from ..ops.spec import OpSpec
+
+__all__ = [
+    "OpCase",
+    "OpRun",
+    "openvino",
+    "cpu_config",
+    "build_model",
+    "run_cases",
+    "known_crash",
+    "ModelRun",
+    "run_model_with_outputs",
+    "OutputShapes",
+]
+
+#: With fewer cases than this, run_cases compiles one model (no worker threads).
+PARALLEL_MIN_CASES = 200
+
+
+@functools.cache
+def openvino() -> Any:
+    """The ``openvino`` module, imported on first use."""
+    try:
+        import openvino as ov
+    except ImportError as err:  # pragma: no cover - openvino is a dependency
+        raise RuntimeBridgeError(f"the OpenVINO runtime is not installed ({err})") from err
+    return ov
+
+
+@functools.cache
+def _core() -> Any:
+    return openvino().Core()
+
+
+def cpu_config(threads: int | None = None) -> dict[str, Any]:
+    """CPU compile properties: f32 inference (not bf16), no snippets (they fuse
+    element-wise chains, never gathers, and cost a third of the compile time of a
+    thousand-layer model), and ``threads`` if given."""
+    config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": "f32", "SNIPPETS_MODE": "DISABLE"}
+    if threads:
+        config["INFERENCE_NUM_THREADS"] = int(threads)
+    return config
+
+
+@dataclass
+class OpCase:
+    """One gather-family op with concrete inputs, to run on the CPU.
+
+    ``data_shape``/``indices_shape`` are the partial shapes of the Parameters (text in
+    OpenVINO's notation); None makes them static, the inputs' own shapes. ``axis`` is the
+    Gather/GatherElements axis; Gather receives it as a Constant of ``axis_type``.
+    ``indices_const`` makes the indices a Constant, as in an IR whose indices are a
+    Const (OpenVINO's transformations then see them); the data stays a Parameter so
+    that the op runs in the CPU plugin instead of being folded at compile time.
+    """
+
+    op_type: str
+    version: int
+    data: np.ndarray
+    indices: np.ndarray
+    batch_dims: int = 0
+    axis: int = 0
+    axis_type: str = "i64"
+    data_shape: str | None = None
+    indices_shape: str | None = None
+    indices_const: bool = False
+    label: str = ""
+
+
+@dataclass
+class OpRun:
+    """What the runtime returned for one :class:`OpCase`.
+
+    ``partial_shape`` is OpenVINO's output partial shape at build time (from the
+    Parameters' partial shapes); ``output`` the computed tensor, or None with ``error``.
+    """
+
+    output: np.ndarray | None = None
+    partial_shape: str | None = None
+    error: str | None = None
+    note: str | None = None
+
+
+def _spec(case: OpCase) -> OpSpec:
+    """The spec of the op ``case`` runs; RuntimeBridgeError when the bridge cannot build it."""
+    try:
+        spec = registry.spec(case.op_type, case.version)
+    except UnsupportedOpError as err:
+        raise RuntimeBridgeError(f"the runtime bridge cannot build {case.op_type}-"
+                                 f"{case.version}: {err.message}") from err
+    if spec.build is None:
+        raise RuntimeBridgeError(f"the runtime bridge cannot build {spec.name}")
+    return spec
+
+
+def _op_node(case: OpCase, data: Any, indices: Any) -> Any:
+    """The OpenVINO node for ``case`` on the two Parameter nodes (its spec builds it)."""
+    return _spec(case).build(_opsets(), data, indices, case)
+
+
+class _Opsets(dict):
+    """``openvino.opsetN`` by N, each imported when a spec first builds from it."""
+
+    def __missing__(self, number: int) -> Any:
+        try:
+            module = importlib.import_module(f"openvino.opset{int(number)}")
+        except ImportError as err:
+            raise RuntimeBridgeError(f"OpenVINO has no opset{number} ({err})") from err
+        self[number] = module
+        return module
+
+
+@functools.cache
+def _opsets() -> _Opsets:
+    openvino()
+    return _Opsets()
+
+
+def _parameter(case_shape: str | None, array: np.ndarray) -> Any:
+    """A Parameter of ``case_shape``, or of the array's static shape when that is None
+    or of dynamic rank (the CPU plugin does not run dynamic-rank inputs)."""
+    ov = openvino()
+    if case_shape is None or case_shape.strip() in ("[...]", "..."):
+        shape = ov.PartialShape(list(array.shape))
+    else:
+        shape = ov.PartialShape(case_shape)
+    return _opsets()[1].parameter(shape, dtype=array.dtype)
+
+
+def _partial_shape(case: OpCase, node: Any) -> str:
+    """The op's output partial shape for the case's partial input shapes; built apart
+    when an input has a dynamic rank (the compiled op then has static inputs)."""
+    shapes = (case.data_shape, None if case.indices_const else case.indices_shape)
+    if not any(s is not None and s.strip() in ("[...]", "...") for s in shapes):
+        return str(node.get_output_partial_shape(0))
+    ov, o1 = openvino(), _opsets()[1]
+    data = o1.parameter(ov.PartialShape(case.data_shape or list(case.data.shape)),
+                        dtype=case.data.dtype)
+    if case.indices_const:
+        indices = o1.constant(np.array(case.indices, order="C"))
+    else:
+        indices = o1.parameter(ov.PartialShape(case.indices_shape or list(case.indices.shape)),
+                               dtype=case.indices.dtype)
+    return str(_op_node(case, data, indices).get_output_partial_shape(0))
+
+
+def build_model(cases: Sequence[OpCase]) -> tuple[Any, list[str], list[str | None]]:
+    """One ``ov.Model`` with an independent subgraph per case; each op's output partial
+    shape (for the case's partial input shapes); and a note per case that had to run on
+    static shapes (the CPU plugin compiles no op whose output rank is dynamic)."""
+    params, results, shapes, notes = [], [], [], []
+    for case in cases:
+        node, fed = _build_case(case)
+        shapes.append(_partial_shape(case, node))
+        note = None
+        if node.get_output_partial_shape(0).rank.is_dynamic:
+            node, fed = _build_case(replace(case, data_shape=None, indices_shape=None))
+            note = ("ran on static input shapes: the CPU plugin compiles no op whose "
+                    "output rank is dynamic")
+        params += fed
+        results.append(node.output(0))
+        notes.append(note)
+    return openvino().Model(results, params, "ovgather_validate"), shapes, notes
+
+
+def _build_case(case: OpCase) -> tuple[Any, list[Any]]:
+    """The op node of ``case`` and the Parameters it is fed through."""
+    data = _parameter(case.data_shape, case.data)
+    if case.indices_const:
+        indices = _opsets()[1].constant(np.array(case.indices, order="C"))
+        fed = [data]
+    else:
+        indices = _parameter(case.indices_shape, case.indices)
+        fed = [data, indices]
+    try:
+        return _op_node(case, data, indices), fed
+    except RuntimeError as err:
+        raise RuntimeBridgeError(
+            f"OpenVINO refused {case.op_type}-{case.version}: {_first_line(err)}",
+            layer_name=case.label or None,
+        ) from err
+
+
+def _first_line(err: BaseException) -> str:
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    checks = [ln for ln in lines if "Check" in ln or "exceed" in ln]
+    return (checks or lines or [type(err).__name__])[-1]
+
+
+def _compile(model: Any, threads: int | None) -> Any:
+    try:
+        return _core().compile_model(model, "CPU", cpu_config(threads))
+    except RuntimeError as err:
+        raise RuntimeBridgeError(f"the CPU plugin could not compile: {_first_line(err)}") from err
+
+
+def _ran(compiled: Any, inputs: Sequence[np.ndarray]) -> Any:
+    """An infer request of ``compiled`` that has run on ``inputs`` (its outputs are ready)."""
+    request = compiled.create_infer_request()
+    ov = openvino()
+    for i, array in enumerate(inputs):
+        request.set_input_tensor(i, ov.Tensor(np.array(array, order="C", copy=None)))
+    try:
+        request.infer()
+    except RuntimeError as err:
+        raise RuntimeBridgeError(f"the CPU plugin failed to run: {_first_line(err)}") from err
+    return request
+
+
+def _infer(compiled: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    request = _ran(compiled, inputs)
+    return [request.get_output_tensor(i).data.copy() for i in range(len(compiled.outputs))]
+
+
+def _run_batch(cases: Sequence[OpCase], threads: int | None) -> list[OpRun]:
+    model, shapes, notes = build_model(cases)
+    compiled = _compile(model, threads)
+    inputs = [a for case in cases for a in _fed(case)]
+    outputs = _infer(compiled, inputs)
+    return [OpRun(out, shape, note=note)
+            for out, shape, note in zip(outputs, shapes, notes, strict=True)]
+
+
+def _fed(case: OpCase) -> tuple[np.ndarray, ...]:
+    return (case.data,) if case.indices_const else (case.data, case.indices)
+
+
+def known_crash(case: OpCase) -> str | None:
+    """Why the CPU plugin would crash on ``case``, or None.
+
+    The op's spec knows (``OpSpec.known_crash``: Gather-7/8 on some static shapes, found
+    while validating). A case the bridge cannot build crashes nothing: its run says why.
+    """
+    try:
+        crash = _spec(case).known_crash
+    except RuntimeBridgeError:
+        return None
+    return None if crash is None else crash(case)
+
+
+def _run_alone(case: OpCase, threads: int | None) -> OpRun:
+    """Run one case; when the CPU plugin refuses the case's partial shapes (it does not
+    compile an op whose output rank is dynamic), run it on static shapes instead."""
+    try:
+        return _run_batch([case], threads)[0]
+    except RuntimeBridgeError as err:
+        if case.data_shape is None and case.indices_shape is None:
+            return OpRun(error=err.message)
+        first = err
+    static = replace(case, data_shape=None, indices_shape=None)
+    try:
+        run = _run_batch([static], threads)[0]
+    except RuntimeBridgeError as err:
+        return OpRun(error=err.message)
+    run.partial_shape = build_model([case])[1][0]
+    run.note = (f"ran on static input shapes: with the layer's partial shapes {first.message}")
+    return run
+
+
+def run_cases(
+    cases: Sequence[OpCase],
+    *,
+    batch_size: int = 1000,
+    threads: int | None = None,
+    progress: Any = None,
+    workers: int = 2,
+) -> list[OpRun]:
+    """Run every case on the CPU plugin, at most ``batch_size`` cases per compiled model.
+
+    Compiling dominates the time and grows with the model, and OpenVINO compiles
+    without holding the GIL: with ``workers`` > 1 and enough cases, the cases are split
+    into that many models compiled and run side by side. A batch that fails to build,
+    compile or run is split and retried, so one bad case costs its own result (an
+    ``OpRun`` with ``error``), not its neighbours'. ``progress`` is called with the
+    number of cases done after each batch.
+    """
+    runs: list[OpRun | None] = [None] * len(cases)
+    todo = []
+    for i, case in enumerate(cases):
+        crash = known_crash(case)
+        if crash:
+            runs[i] = OpRun(error=crash)
+        else:
+            todo.append(i)
+    if progress is not None and len(todo) < len(cases):
+        progress(len(cases) - len(todo))
+    size = max(1, int(batch_size))
+    if workers > 1 and len(todo) >= PARALLEL_MIN_CASES:
+        size = min(size, -(-len(todo) // workers))
+    chunks = [todo[start : start + size] for start in range(0, len(todo), size)]
+
+    def work(chunk: list[int]) -> list[int]:
+        for i, run in zip(chunk, _run_split([cases[i] for i in chunk], threads), strict=True):
+            runs[i] = run
+        if progress is not None:
+            progress(len(chunk))
+        return chunk
+
+    if workers > 1 and len(chunks) > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(work, chunks))
+    else:
+        for chunk in chunks:
+            work(chunk)
+    return [run for run in runs if run is not None]
+
+
+def _run_split(cases: Sequence[OpCase], threads: int | None) -> list[OpRun]:
+    if len(cases) == 1:
+        return [_run_alone(cases[0], threads)]
+    try:
+        return _run_batch(cases, threads)
+    except RuntimeBridgeError:
+        half = len(cases) // 2
+        return _run_split(cases[:half], threads) + _run_split(cases[half:], threads)
+
+
+@dataclass
+class ModelRun:
+    """A whole IR run on the CPU: the inputs fed and the tensors at the asked outputs."""
+
+    inputs: dict[str, np.ndarray] = field(default_factory=dict)
+    outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    partial_shapes: dict[str, str] = field(default_factory=dict)
+
+
+def read_model(xml_path: str) -> Any:
+    """``ov.Core().read_model`` with its error as a RuntimeBridgeError."""
+    try:
+        return _core().read_model(xml_path)
+    except RuntimeError as err:
+        raise RuntimeBridgeError(
+            f"OpenVINO could not read the model: {_first_line(err)}", file=xml_path
+        ) from err
+
+
+def _with_outputs(model: Any, wanted: Sequence[tuple[str, int]]
+                  ) -> tuple[dict[str, Any], list[tuple[str, int]], dict[tuple[str, int], int]]:
+    """Add an extra output at each ``(layer friendly name, output position)`` of
+    ``wanted``: the layers by unique name, the outputs added, and the result slot of
+    each output. Layers whose name is not unique are left out: they cannot be told apart."""
+    counts: dict[str, int] = {}
+    for op in model.get_ops():
+        counts[op.get_friendly_name()] = counts.get(op.get_friendly_name(), 0) + 1
+    by_name = {op.get_friendly_name(): op for op in model.get_ops()
+               if counts[op.get_friendly_name()] == 1}
+    asked = [(n, i) for n, i in wanted if n in by_name and i < by_name[n].get_output_size()]
+    if asked:
+        model.add_outputs([by_name[n].output(i) for n, i in asked])
+    slot: dict[tuple[str, int], int] = {}
+    for k, result in enumerate(model.get_results()):
+        source = result.input_value(0)
+        slot.setdefault((source.get_node().get_friendly_name(), source.get_index()), k)
+    return by_name, asked, slot
+
+
+def _reshape_to(model: Any, shapes: Mapping[Any, tuple[int, ...]], xml_path: str) -> None:
+    """Reshape the Parameters (their outputs, keys of ``shapes``) to static shapes."""
+    if not shapes:
+        return
+    try:
+        model.reshape({port: openvino().PartialShape(list(shape))
+                       for port, shape in shapes.items()})
+    except RuntimeError as err:
+        raise RuntimeBridgeError(f"OpenVINO could not reshape the model: "
+                                 f"{_first_line(err)}", file=xml_path) from err
+
+
+def run_model_with_outputs(
+    xml_path: str,
+    layer_names: Sequence[str],
+    make_input: Any,
+    *,
+    threads: int | None = None,
+) -> ModelRun:
+    """Compile the IR at ``xml_path`` with an extra output at output 0 of every layer in
+    ``layer_names`` (by friendly name), feed ``make_input(name, partial_shape_text,
+    dtype)`` to each Parameter and return what those layers produced. A dynamic-rank
+    Parameter is reshaped to the array made for it (the CPU plugin needs a rank)."""
+    model = read_model(xml_path)
+    by_name, asked, slot = _with_outputs(model, [(name, 0) for name in layer_names])
+    run = ModelRun(partial_shapes={n: str(by_name[n].get_output_partial_shape(0))
+                                   for n, _ in asked})
+    feed, reshape = [], {}
+    for param in model.get_parameters():
+        name = param.get_friendly_name()
+        array = make_input(name, str(param.get_partial_shape()),
+                           param.get_element_type().to_dtype())
+        if param.get_partial_shape().rank.is_dynamic:
+            reshape[param.output(0)] = array.shape
+        run.inputs[name] = array
+        feed.append(array)
+    _reshape_to(model, reshape, xml_path)
+    request = _ran(_compile(model, threads), feed)
+    for key in asked:  # only these are copied out: the model's own outputs stay put
+        run.outputs[key[0]] = request.get_output_tensor(slot[key]).data.copy()
+    return run
+
+
+class OutputShapes:
+    """The IR at ``xml_path`` with an extra output at each ``(layer friendly name, output
+    position)`` of ``wanted``, compiled once and run on one set of inputs after another:
+    ``shapes(feeds)`` gives each output's shape as text (``[2,3]``); ``asked`` lists the
+    outputs added (a layer whose friendly name is not unique cannot be asked for).
+
+    The model is compiled as it is, its dynamic dims dynamic, so every input size runs on
+    the same compiled model; only when the CPU plugin refuses a dynamic rank is it
+    reshaped to each run's sizes and compiled for them. ``compiles`` counts the compiles.
+    Each run is a new infer request: a stateful model starts from its initial states, as
+    a first call does.
+    """
+
+    def __init__(self, xml_path: str, wanted: Sequence[tuple[str, int]], *,
+                 threads: int | None = None) -> None:
+        self.xml_path, self.threads, self.compiles = xml_path, threads, 0
+        self.model = read_model(xml_path)
+        _, self.asked, self._slot = _with_outputs(self.model, wanted)
+        self._params = list(self.model.get_parameters())
+        self._compiled: Any = None
+        self._failed: RuntimeBridgeError | None = None
+        self._per_size = False  # the plugin refused a dynamic rank: compile per size
+        self._sizes: tuple | None = None  # what the model was last reshaped to
+
+    def shapes(self, sizes: Mapping[str, Sequence[int]],
+               make: Callable[[], Mapping[str, np.ndarray]]) -> dict[tuple[str, int], str]:
+        """Run on the arrays ``make()`` gives (by Parameter friendly name), of ``sizes``:
+        they are made once the model is compiled for those sizes (a size the runtime
+        refuses costs no data)."""
+        shape = tuple(tuple(sizes[p.get_friendly_name()]) for p in self._params)
+        if self._compiled is None or (self._per_size and self._sizes != shape):
+            self._compiled = None  # one compiled model at a time
+            self._compiled = self._compile(shape)
+        feeds = make()
+        feed = [feeds[p.get_friendly_name()] for p in self._params]
+        request = _ran(self._compiled, feed)  # shapes only: no output is copied
+        return {key: "[" + ",".join(map(str, request.get_output_tensor(self._slot[key]).shape))
+                + "]" for key in self.asked if key in self._slot}
+
+    def _compile(self, sizes: tuple) -> Any:
+        if self._failed is not None:  # the plugin refused the model: it will again
+            raise self._failed
+        if not self._per_size:
+            self.compiles += 1
+            try:
+                return _compile(self.model, self.threads)
+            except RuntimeBridgeError as err:
+                if "rank" not in err.message:
+                    self._failed = err
+                    raise
+                self._per_size = True
+        # the CPU plugin compiles no node of dynamic rank: reshape to the sizes run
+        _reshape_to(self.model, {p.output(0): s for p, s in
+                                 zip(self._params, sizes, strict=True)}, self.xml_path)
+        self._sizes = sizes
+        self.compiles += 1
+        return _compile(self.model, self.threads)

@@ -1,0 +1,62 @@
+"""Small OpenVINO graphs for the op tests: ``P`` and ``C`` build Parameters and Consts, and
+the comparisons run ovgather's walk against ``read_model`` of the same IR."""
+
+from __future__ import annotations
+
+import numpy as np
+import openvino as ov
+import openvino.opset13 as o
+
+from ovgather.infer import check
+from ovgather.ir import read_ir
+
+CORE = ov.Core()
+
+
+def P(shape: str, etype=ov.Type.f32):
+    return o.parameter(ov.PartialShape(shape), etype)
+
+
+def C(values, dtype=np.int64):
+    return o.constant(np.array(values, dtype=dtype))
+
+
+def ov_layer_shapes(model: ov.Model) -> dict[str, list[str]]:
+    return {
+        op.get_friendly_name(): [str(op.get_output_partial_shape(i))
+                                 for i in range(op.get_output_size())]
+        for op in model.get_ops() if op.get_type_name() != "Result"
+    }
+
+
+def compare_with_openvino(tmp_path, outputs, params, name="m"):
+    """Save, read back with both, return (report, differences)."""
+    model = ov.Model([o.result(x) for x in outputs], params, name)
+    path = tmp_path / f"{name}.xml"
+    ov.save_model(model, str(path), compress_to_fp16=False)
+    expected = ov_layer_shapes(CORE.read_model(str(path)))
+    report = check(read_ir(path))
+    diffs = [
+        (lr.name, lr.type, lr.inferred, expected[lr.name])
+        for lr in report.layers
+        if lr.type != "Result" and lr.name in expected and lr.inferred != expected[lr.name]
+    ]
+    return report, diffs
+
+
+def assert_like_openvino(tmp_path, outputs, params, name="m"):
+    report, diffs = compare_with_openvino(tmp_path, outputs, params, name)
+    assert not diffs, diffs
+    statuses = {lr.name: lr.status for lr in report.layers}
+    assert report.ok, [lr.to_dict() for lr in report.problems()]
+    return statuses
+
+
+def _params_of(node):
+    seen, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        if n.get_type_name() == "Parameter":
+            seen.append(n)
+        todo += [v.get_node() for v in n.input_values()]
+    return seen
