@@ -2,4 +2,4 @@
 written back. The only package that parses XML (lxml); it never infers shapes."""
 
 from .reader import *  # noqa: F403
-from .reader import __all__, read_layer_graph  # noqa: F401
+from .reader import MAX_XML_BYTES, __all__, read_layer_graph  # noqa: F401

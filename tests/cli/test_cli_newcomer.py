@@ -450,7 +450,7 @@ def _fake_install(tmp_path: Path, with_walk: bool) -> dict[str, str]:
     if with_walk:
         import importlib.machinery
 
-        files.append(f"ovgather/_fastwalk{importlib.machinery.EXTENSION_SUFFIXES[0]},,")
+        files.append(f"ovgather/ir/_fastwalk{importlib.machinery.EXTENSION_SUFFIXES[0]},,")
     (info / "RECORD").write_text("\n".join(files) + "\n")
     return dict(os.environ, PYTHONPATH=f"{src}{os.pathsep}{site}")
 
@@ -481,8 +481,8 @@ def test_the_warning_also_comes_in_the_source_tree_pip_built_from(tmp_path):
     egg = src / "ovgather.egg-info"
     egg.mkdir()
     (egg / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: ovgather\nVersion: 0.1.0\n")
-    (egg / "SOURCES.txt").write_text("ovgather/__init__.py\novgather/_fastwalk.c\n"
-                                     "ovgather/_fastwalk.pyx\n")
+    (egg / "SOURCES.txt").write_text("ovgather/__init__.py\novgather/ir/_fastwalk.c\n"
+                                     "ovgather/ir/_fastwalk.pyx\n")
     env["PYTHONPATH"] = str(tmp_path / "site")  # the source tree comes first as the cwd
     done = subprocess.run([sys.executable, "-c", SNIPPET], env=env, cwd=src,
                           capture_output=True, text=True)
@@ -500,7 +500,7 @@ def test_no_warning_when_the_install_never_had_the_compiled_walk(tmp_path):
 def test_no_warning_with_the_compiled_walk_in_place():
     from ovgather._walkcheck import _package_has_walk
 
-    assert _package_has_walk(str(ROOT / "ovgather"))
+    assert _package_has_walk(str(ROOT / "ovgather" / "ir"))
     done = subprocess.run([sys.executable, "-W", "error", "-c", SNIPPET], cwd=ROOT,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
