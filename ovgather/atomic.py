@@ -60,7 +60,7 @@ try:
 except ImportError:  # pragma: no cover - Windows: no flock, writers do not take turns
     fcntl = None
 
-__all__ = ["AtomicOutput", "Interrupted", "clashes_with_model", "model_files"]
+__all__ = ["AtomicOutput", "Interrupted", "clashes_with_model", "model_files", "same_file"]
 
 #: Test hook: called as ``_hook(point)`` at "started" (private folder made), "written"
 #: (data written, before the commit), "committing" (lock held, before the first rename)
@@ -104,7 +104,7 @@ def _stat(path: Path) -> os.stat_result | None:
         return None
 
 
-def _same(a: Path, b: Path) -> bool:
+def same_file(a: Path, b: Path) -> bool:
     """True when ``a`` and ``b`` name the same file, under any spelling: the same inode
     when both exist (this also covers links and case-insensitive file systems), else the
     same real path, compared case-folded when the folder ignores case."""
@@ -143,7 +143,7 @@ def clashes_with_model(outputs: Sequence[str | os.PathLike[str]],
     inputs = model_files(model)
     for out in outputs:
         for src in inputs:
-            if _same(Path(out), src):
+            if same_file(Path(out), src):
                 return Path(out)
     return None
 

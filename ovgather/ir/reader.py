@@ -1519,9 +1519,9 @@ def _check_destination(G: nx.MultiDiGraph, xml_path: Path, bin_path: Path) -> No
     """Refuse an .xml that would be its own .bin, or a destination that is a file of
     the source model in the other role (``write_ir(G, "model.bin")`` would put XML over
     the weights it is about to copy)."""
-    from ..atomic import _same
+    from ..atomic import same_file
 
-    if xml_path.suffix.lower() == ".bin" or _same(xml_path, bin_path):
+    if xml_path.suffix.lower() == ".bin" or same_file(xml_path, bin_path):
         raise OutputError("an IR's path must be the .xml (the .bin goes beside it), but "
                           "got a .bin path", file=str(xml_path))
     src_xml, src_bin = G.graph.get("xml_path"), G.graph.get("bin_path")
@@ -1530,10 +1530,10 @@ def _check_destination(G: nx.MultiDiGraph, xml_path: Path, bin_path: Path) -> No
         pairs.append((xml_path, Path(src_bin), "weights (.bin)"))
     if src_xml:
         pairs.append((bin_path, Path(src_xml), "IR (.xml)"))
-    if src_bin and _same(bin_path, Path(src_bin)) and not (
-            src_xml and _same(xml_path, Path(src_xml))):
+    if src_bin and same_file(bin_path, Path(src_bin)) and not (
+            src_xml and same_file(xml_path, Path(src_xml))):
         pairs.append((bin_path, Path(src_bin), "weights (.bin) without its .xml"))
     for dest, src, role in pairs:
-        if _same(dest, src):
+        if same_file(dest, src):
             raise OutputError(f"the destination must not overwrite the source model's "
                               f"{role}, but {dest} is {src}", file=str(xml_path))
