@@ -1,18 +1,46 @@
-"""numpy and networkx, imported when first used.
+"""numpy and networkx, imported when first used, safely from any thread.
 
 ``ovgather check`` on a usual IR needs neither: it reads the XML with lxml, keeps the graph
 in plain dicts and infers shapes with Python ints. Importing numpy (~120 ms) and networkx
 (~190 ms) up front would cost more than the whole check of a transformer IR. The modules on
-that path bind ``np``/``nx`` through :func:`lazy_import`, which defers the real import to
-the first attribute access (importlib's ``LazyLoader``); everything else imports them as
-usual.
+that path bind ``np``/``nx`` through :func:`lazy_import`: a stand-in module whose first
+attribute lookup imports the real one and takes over its namespace.
+
+importlib's ``LazyLoader`` is not used: on Python 3.11 it lets a second thread see the
+half-loaded module (``module 'networkx' has no attribute 'MultiDiGraph'``). Here the real
+import goes through ``importlib.import_module`` (which holds the module's import lock) and
+the stand-in fills its namespace under a lock of its own before any lookup returns.
+
+>>> m = lazy_import("json")
+>>> m.dumps([1])
+'[1]'
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
+import threading
 from types import ModuleType
+from typing import Any
+
+__all__ = ["lazy_import", "numpy", "networkx"]
+
+
+class _Deferred(ModuleType):
+    """Module ``name`` that imports itself on its first attribute lookup."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.__dict__["_lock"] = threading.Lock()
+
+    def __getattr__(self, attr: str) -> Any:
+        # only reached while the namespace is still empty of ``attr``
+        with self.__dict__["_lock"]:
+            real = importlib.import_module(self.__name__)
+            self.__dict__.update(vars(real))
+        return getattr(real, attr)
 
 
 def lazy_import(name: str) -> ModuleType:
@@ -20,16 +48,9 @@ def lazy_import(name: str) -> ModuleType:
     module = sys.modules.get(name)
     if module is not None:
         return module
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.loader is None:  # pragma: no cover - a broken install
+    if importlib.util.find_spec(name) is None:  # pragma: no cover - a broken install
         raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-    loader = importlib.util.LazyLoader(spec.loader)
-    spec.loader = loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    loader.exec_module(module)
-    return module
-
+    return _Deferred(name)
 
 
 numpy = lazy_import("numpy")
