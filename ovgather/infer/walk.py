@@ -54,7 +54,7 @@ from ..ops import registry
 from ..ops.spec import Attrs
 from ..ops.values import Tensor
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
-from .bodies import BodyCapture, infer_nested
+from .bodies import BodyRuns, infer_nested
 from .inputs import const_tensor, parameter_tensor, tensors_reaching
 from .report import CheckReport, LayerResult, compare_ports, declared_shape, dims_fit, port_type
 
@@ -111,19 +111,19 @@ def body_runs(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = None
     """``check(G, shapes)`` and, per body (by its path id prefix, ``4/body/``), its graph
     and the tensors its last run gave each layer: what ``explain`` shows for a body
     layer, the very inputs ``check`` inferred it from."""
-    capture = BodyCapture()
-    return _check(G, shapes, capture), capture.runs
+    runs = BodyRuns(keep=True)
+    return _check(G, shapes, runs), runs.runs
 
 
 def _check(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
-           capture: BodyCapture | None) -> CheckReport:
+           runs: BodyRuns | None) -> CheckReport:
     path = G.graph.get("xml_path") or G.graph.get("source_path")
     report = CheckReport(path, G.graph.get("ir_version"))
     nodes = G._node
     append = report.layers.append
     nested: dict[str, list[LayerResult]] = {}
     with _gc_paused():
-        _check_layers(G, shapes, nodes, append, nested=nested, capture=capture)
+        _check_layers(G, shapes, nodes, append, nested=nested, capture=runs)
     if nested:  # the layers of bodies follow the layer that holds them
         report.layers = [r for lr in report.layers for r in (lr, *nested.get(lr.id, ()))]
     return report
@@ -168,14 +168,17 @@ def _gc_paused() -> Iterator[None]:
 def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
           produced: dict[str, dict[int, Tensor]] | None = None, until: str | None = None,
           params: dict[str, Tensor] | None = None, nested: dict | None = None,
-          capture: BodyCapture | None = None):
+          capture: BodyRuns | None = None):
     """Yield ``(node, status, output tensors, message)`` in topological order; status is
     ``ok`` (to be compared), ``invalid`` or ``unchecked``. ``produced`` collects every
     output tensor; with ``until`` the walk stops before that node. ``params`` gives
     Parameter nodes their tensors instead of ``shapes`` (a body run by its layer);
     ``nested`` collects the checked layers of bodies by the id of the layer holding them;
-    ``capture`` keeps what each body run gave its layers (:func:`body_runs`)."""
+    ``capture`` carries the body runs of the whole walk (a memo, and what each run gave
+    its layers for :func:`body_runs`); the outermost walk makes one."""
     overrides = _resolve_overrides(G, shapes or {}) if params is None else params
+    if capture is None:
+        capture = BodyRuns()
     produced = {} if produced is None else produced
     nodes, pred = G._node, G._pred  # the plain dicts: this loop is the hot path
     order = _topological_order(G)
