@@ -30,10 +30,10 @@ import math
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .convolution import divided
-from .convolution import padded as pad_dim
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, exact_ints
+from .core.dims import divided
+from .core.dims import padded as pad_dim
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, exact_ints
 
 __all__ = ["depth_space_shape", "SPECS"]
 

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .convolution import ceil_div, floor_div, pad_mode, value_dims
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, computed_shape_bounds
+from .core.dims import ceil_div, floor_div, pad_mode, value_dims
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, computed_shape_bounds
 
 __all__ = ["pool_shape", "same_pads", "adaptive_shape", "SPECS"]
 

@@ -17,9 +17,9 @@ import math
 
 from ..errors import ShapeInferenceError
 from ..shapes import Dimension, PartialShape
-from .convolution import divided
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.dims import divided
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["reorg_shape", "SPECS"]
 

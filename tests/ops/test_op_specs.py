@@ -18,7 +18,7 @@ from ovgather.errors import ShapeInferenceError
 from ovgather.explain import explain_gather_nd, explain_layer
 from ovgather.infer import check
 from ovgather.ir import read_ir
-from ovgather.ops import registry
+from ovgather.ops.core import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "ovgather"
@@ -74,7 +74,7 @@ def test_nf4_indices_are_accepted_by_check_and_explain_alike():
     assert e.failed_rule is None and e.outputs["GatherND-8"] == "[2,3]"
     assert ov_gather_nd("[2,3]", "[2,1]", 0, 8, "nf4") == "[2,3]"
     spec = registry.find("GatherND", "opset8")
-    from ovgather.ops.values import Tensor
+    from ovgather.ops.core.values import Tensor
     from ovgather.shapes import PartialShape
 
     out = spec.infer([Tensor(PartialShape.parse("[2,3]"), "f32"),

@@ -16,7 +16,7 @@ indices fit (:meth:`InputMaker.fit_const`). A layer for which no valid inputs ex
 >>> pick_merged(rng, Dimension.parse("2"), Dimension.parse("3"))
 Traceback (most recent call last):
 ...
-ovgather.ops.inputs.NoValidInputs: no input sizes fit this layer: dims 2 and 3 must be equal \
+ovgather.ops.core.inputs.NoValidInputs: no input sizes fit this layer: dims 2 and 3 must be equal \
 (OpenVINO accepts the partial shapes, but no concrete inputs can run)
 """
 
@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .._lazy import numpy as np
-from ..errors import UnsupportedOpError
-from ..shapes import Dimension, PartialShape
+from ..._lazy import numpy as np
+from ...errors import UnsupportedOpError
+from ...shapes import Dimension, PartialShape
 from . import registry
 from .spec import Attrs
 from .values import Tensor
