@@ -12,7 +12,7 @@ end padding is dropped. With
 ``auto_pad`` ``same_upper``/``same_lower`` the pads come from a static data dim (the total
 that makes the output ``ceil(data / stride)``, the odd one at the end or the start), and a
 data dim that is not static gives ``?``; ``valid`` drops the pads. Interval dims follow
-OpenVINO's interval arithmetic (see ``convolution.py``); the kernel must fit the padded
+OpenVINO's interval arithmetic (see ``core/dims.py``); the kernel must fit the padded
 data only when the data dim is static, and an AvgPool with ``exclude-pad`` must not put a
 whole window in the padding.
 

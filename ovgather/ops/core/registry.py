@@ -34,7 +34,7 @@ _OPS = __name__.rsplit(".", 2)[0]
 
 #: The op files and the op types each one's ``SPECS`` holds, in the order the registry
 #: reads them. The registry imports a file the first time a model needs one of its types
-#: (a transformer IR needs a dozen of the 47 files): adding an op means adding its type
+#: (a transformer IR needs a dozen of the 49 files): adding an op means adding its type
 #: here; ``tests/ops/test_op_specs.py`` checks that this table and the files agree.
 OP_MODULES: dict[str, tuple[str, ...]] = {
     "gather_nd": ("GatherND",),
