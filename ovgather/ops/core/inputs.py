@@ -8,7 +8,8 @@ indices the runtime defines (:meth:`InputMaker.indices`) and data sizes that con
 indices fit (:meth:`InputMaker.fit_const`). A layer for which no valid inputs exist raises
 :class:`NoValidInputs`, which ``validate`` turns into the layer's ``skipped`` or
 ``invalid`` row. The makers live in the op files, next to the rules they must satisfy
-(``gather_nd.GatherNDInputs`` …), so that a new version of an op is one ``SPECS`` entry.
+(``gather_nd.GatherNDInputs`` …), so that a new version of an op is one entry of its
+file's ``specs_of``.
 
 >>> rng = np.random.default_rng(0)
 >>> pick(rng, Dimension.parse("3")), pick(rng, Dimension.parse("2..4")) in (2, 3, 4)
