@@ -1,4 +1,4 @@
-"""Write ``ovgather/ops/opsets.json``: which opsets of the installed OpenVINO hold which
+"""Write ``ovgather/ops/core/opsets.json``: which opsets of the installed OpenVINO hold which
 op versions.
 
 OpenVINO's IR reader looks a layer up by its ``type`` in the opset its ``version`` names
@@ -27,7 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-TARGET = Path(__file__).resolve().parents[1] / "ovgather" / "ops" / "opsets.json"
+TARGET = Path(__file__).resolve().parents[1] / "ovgather" / "ops" / "core" / "opsets.json"
 _REG = re.compile(r"^_OPENVINO_OP_REG\(\s*(\w+)\s*,\s*ov::op::v(\d+)\s*\)", re.M)
 
 

@@ -4,7 +4,7 @@ Query ``[N..., L, E]``, key ``[N..., S, E]``, value ``[N..., S, Ev]`` (each of r
 more), then optionally an attention mask broadcastable to ``[N..., L, S]``, a scale
 (a scalar or one element) and, from OpenVINO 2025 on, a sink. The output is
 ``[N..., L, Ev]``: the batch dims ``N...`` of all inputs broadcast together (numpy rules,
-as ``elementwise.broadcast_dims`` does them), the shared ``E`` and ``S`` dims must be
+as ``core/dims.py`` does them), the shared ``E`` and ``S`` dims must be
 equal (they merge), and the mask's last two dims (unless ``causal``) broadcast with ``L``
 and ``S``, which can make the output more precise than the query alone:
 
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, PartialShape
-from .elementwise import broadcast_dims, broadcast_shapes
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.dims import broadcast_dims, broadcast_shapes
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["sdpa_shape", "SPECS"]
 

@@ -10,9 +10,9 @@
 from __future__ import annotations
 
 from ..errors import ShapeInferenceError
-from .convolution import conv_shape, pad_mode
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.dims import conv_shape, pad_mode
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["SPECS"]
 

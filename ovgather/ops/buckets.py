@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, PartialShape
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["search_sorted_shape", "SPECS"]
 

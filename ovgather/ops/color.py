@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .convolution import divided
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.dims import divided
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["yuv_shape", "SPECS"]
 

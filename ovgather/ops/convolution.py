@@ -1,5 +1,4 @@
-"""Convolutions: Convolution-1, GroupConvolution-1, their BackpropData-1 forms, and the
-interval arithmetic of a window.
+"""Convolutions: Convolution-1, GroupConvolution-1 and their BackpropData-1 forms.
 
 Data is ``[N, C, spatial...]`` (3-D to 5-D); Convolution's filters are ``[C_out, C, k...]``,
 GroupConvolution's ``[G, C_out/G, C/G, k...]``. Each spatial dim of the output is
@@ -7,197 +6,49 @@ GroupConvolution's ``[G, C_out/G, C/G, k...]``. Each spatial dim of the output i
     floor((data + pads_begin + pads_end - dilated kernel) / stride) + 1
 
 with ``dilated kernel = (k - 1) * dilation + 1``, or ``ceil(data / stride)`` when
-``auto_pad`` is ``same_upper``/``same_lower`` (``valid`` drops the pads). Dims that are
-intervals go through OpenVINO's interval arithmetic: a difference never drops below 0,
-the division floors (or ceils) both ends, and an unbounded end stays unbounded. The
-kernel must fit the padded data only when both are known exactly.
+``auto_pad`` is ``same_upper``/``same_lower`` (``valid`` drops the pads). The window
+arithmetic, which BinaryConvolution, DeformableConvolution and the poolings share, is in
+``core/dims.py``, with OpenVINO's interval rules for dims that are intervals.
 
 >>> from ovgather.shapes import PartialShape as P
 >>> str(conv_shape(P.parse("[1,3,2..10,?]"), P.parse("[8,3,3,3]"), (2, 1), (1, 1), (0, 0),
 ...                (0, 0)))
 '[1,8,1..4,1..]'
-
-OpenVINO adds the pad sum as a dimension: a sum of ``-1`` is a dynamic dim and a more
-negative one adds nothing (checked on 2026.4.1; see ``padded``).
 """
 
 from __future__ import annotations
 
-import math
-
 from ..errors import ShapeInferenceError
-from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .spec import Attrs, Trace, specs_of
-from .values import INT_TYPES, Tensor, computed_shape_bounds, dim_of_bounds
+from ..shapes import DYNAMIC, Dimension, PartialShape
+from .core.dims import (
+    check_window,
+    conv_shape,
+    dilated,
+    divided,
+    pad_mode,
+    prepare_window,
+    shifted,
+    spatial_rank,
+    value_dims,
+    window_dims,
+)
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import INT_TYPES, Tensor, computed_shape_bounds
 
-__all__ = ["conv_shape", "group_conv_shape", "backprop_shape", "floor_div", "ceil_div",
-           "padded", "shifted", "bounds_dim", "value_dims", "divided",
-           "dilated", "pad_mode", "SPECS"]
+__all__ = ["group_conv_shape", "backprop_shape", "SPECS"]
 
-PAD_MODES = ("explicit", "same_upper", "same_lower", "valid")
 ONE = Dimension.static(1)
 
 
 # -- the interval arithmetic of a window ---------------------------------------------------
-def floor_div(d: Dimension, n: int) -> Dimension:
-    """Both ends divided by ``n``, rounded down (an unbounded end stays unbounded).
-
-    >>> floor_div(Dimension(3, 8), 2), floor_div(Dimension(5, INF), 2)
-    (Dimension('1..4'), Dimension('2..'))
-    """
-    return Dimension.from_bounds(d.lo // n, d.hi if d.hi == INF else d.hi // n)
-
-
-def ceil_div(d: Dimension, n: int) -> Dimension:
-    """Both ends divided by ``n``, rounded up (an unbounded end stays unbounded)."""
-    return Dimension.from_bounds(-(-d.lo // n), d.hi if d.hi == INF else -(-d.hi // n))
-
-
-def padded(d: Dimension, pad: int) -> Dimension:
-    """``d`` plus the pad sum as OpenVINO adds it: as a dimension, so -1 is ``?`` and a
-    more negative sum adds nothing.
-
-    >>> padded(Dimension(10), 2), padded(Dimension(10), -1), padded(Dimension(10), -3)
-    (Dimension('12'), Dimension('10..'), Dimension('10'))
-    """
-    if pad == -1:
-        return d + DYNAMIC
-    return d + pad if pad > 0 else d
-
-
-def bounds_dim(lo: int, hi: int) -> Dimension:
-    """``Dimension(lo, hi)`` as OpenVINO builds it from int64 bounds (-1: no bound)."""
-    lo = max(lo, 0)
-    hi = INF if hi < 0 else hi
-    return Dimension.from_bounds(lo, hi) if lo <= hi else DYNAMIC
-
-
-def shifted(d: Dimension, pad: int) -> Dimension:
-    """OpenVINO's ``dim::padded``: each end plus ``pad``; an end below 0 loses its bound.
-
-    >>> shifted(Dimension(2, 5), -3), shifted(Dimension(4), -5), shifted(Dimension(4), 2)
-    (Dimension('..2'), Dimension('?'), Dimension('6'))
-    """
-    if pad == 0:
-        return d
-    hi = -1 if d.hi == INF or d.hi + pad < 0 else d.hi + pad
-    if d.is_static:
-        return bounds_dim(hi, hi) if hi >= 0 else DYNAMIC
-    return bounds_dim(-1 if d.lo + pad < 0 else d.lo + pad, hi)
-
-
-def dilated(k: Dimension, dilation: int) -> Dimension:
-    """The extent of a kernel dim with ``dilation``: ``(k - 1) * dilation + 1``."""
-    return (k - 1) * dilation + 1
-
-
-def pad_mode(attrs: Attrs) -> str:
-    """The ``auto_pad`` attribute (``explicit`` when absent)."""
-    mode = attrs.text("auto_pad", "explicit").lower()
-    if mode not in PAD_MODES:
-        raise ShapeInferenceError(
-            f"auto_pad must be one of {', '.join(PAD_MODES)}, but got '{mode}'")
-    return mode
 
 
 # -- the shape rule ----------------------------------------------------------------------------
-def _num_spatial(data: PartialShape, filters: PartialShape, filter_extra: int,
-                 lists: tuple[tuple[int, ...], ...]) -> int | None:
-    """The spatial rank: from the data, else the filters, else the first non-empty list."""
-    if data.dims is not None:
-        return len(data.dims) - 2
-    if filters.dims is not None:
-        return len(filters.dims) - filter_extra
-    return next((len(v) for v in lists if v), None)
-
-
-def _check_attributes(n: int, strides, dilations, pads_begin, pads_end) -> None:
-    for name, values in (("strides", strides), ("dilations", dilations),
-                         ("pads_begin", pads_begin), ("pads_end", pads_end)):
-        if len(values) != n:
-            raise ShapeInferenceError(
-                f"{name} must have one value per spatial dim ({n}), but got {len(values)}")
-    if 0 in strides or 0 in dilations:
-        raise ShapeInferenceError(
-            f"strides and dilations must not be 0, but got {strides} and {dilations}")
-
-
-def _spatial(data: PartialShape, filters: PartialShape, n: int, strides, dilations,
-             pads_begin, pads_end, mode: str) -> tuple[Dimension, ...]:
-    dims = data.dims[-n:] if data.dims is not None and n else (DYNAMIC,) * n
-    if mode in ("same_upper", "same_lower"):
-        return tuple(ceil_div(d, s) for d, s in zip(dims, strides, strict=True))
-    kernel = filters.dims[-n:] if filters.dims is not None and n else (DYNAMIC,) * n
-    if mode == "valid":
-        pads_begin = pads_end = (0,) * n
-    out = []
-    for i in range(n):
-        d = padded(dims[i], pads_begin[i] + pads_end[i])
-        k = dilated(kernel[i], dilations[i])
-        if d.is_static and k.is_static and not 0 < k.lo <= d.lo:
-            raise ShapeInferenceError(
-                f"the dilated kernel must fit the padded data, but at spatial axis {i} the "
-                f"kernel is {k} and the padded data {d}")
-        out.append(floor_div(d - k, strides[i]) + 1)
-    return tuple(out)
 
 
 def _window_attrs(attrs: Attrs):
     return (attrs.ints("strides"), attrs.ints("dilations"), attrs.ints("pads_begin"),
             attrs.ints("pads_end"), pad_mode(attrs))
-
-
-def _prepare(data: PartialShape, filters: PartialShape, filter_extra: int, strides,
-             dilations, pads_begin, pads_end):
-    """The spatial rank and the attributes (empty strides and dilations mean ones, empty
-    pads zeros), after the checks every convolution makes on ranks and attributes."""
-    n = _num_spatial(data, filters, filter_extra, (strides, dilations, pads_begin, pads_end))
-    if n is None:
-        return None, strides, dilations, pads_begin, pads_end
-    if data.dims is not None and len(data.dims) not in (3, 4, 5):
-        raise ShapeInferenceError(f"the data must be 3-D, 4-D or 5-D, but got {data}")
-    if data.dims is not None and filters.dims is not None and \
-            len(filters.dims) != len(data.dims) + filter_extra - 2:
-        raise ShapeInferenceError(
-            f"the data and filters ranks must match, but got {data} and {filters}")
-    strides, dilations = strides or (1,) * n, dilations or (1,) * n
-    pads_begin, pads_end = pads_begin or (0,) * n, pads_end or (0,) * n
-    _check_attributes(n, strides, dilations, pads_begin, pads_end)
-    return n, strides, dilations, pads_begin, pads_end
-
-
-def conv_shape(data: PartialShape, filters: PartialShape, strides: tuple[int, ...],
-               dilations: tuple[int, ...], pads_begin: tuple[int, ...],
-               pads_end: tuple[int, ...], mode: str = "explicit") -> PartialShape:
-    """Convolution-1: ``[N, C_out, spatial...]``."""
-    n, strides, dilations, pads_begin, pads_end = _prepare(
-        data, filters, 2, strides, dilations, pads_begin, pads_end)
-    if n is None:
-        return PartialShape.dynamic()
-    if data.dims is not None and filters.dims is not None and \
-            not data.dims[1].compatible(filters.dims[1]):
-        raise ShapeInferenceError(
-            f"the data channels must equal the filter input channels, but got "
-            f"{data.dims[1]} and {filters.dims[1]}")
-    batch = data.dims[0] if data.dims is not None else DYNAMIC
-    channels = filters.dims[0] if filters.dims is not None else DYNAMIC
-    return PartialShape.of((batch, channels) + _spatial(
-        data, filters, n, strides, dilations, pads_begin, pads_end, mode))
-
-
-def divided(d: Dimension, k: int) -> Dimension | None:
-    """OpenVINO's ``Dimension / k``: the sizes ``x`` with ``x * k`` in ``d`` (None if none).
-
-    As OpenVINO computes it: ``?`` stays ``?``, a division by 0 gives 0, and an unbounded
-    upper end is divided as a double (``5.. / 3`` is ``2..3074457345618258432``).
-    """
-    if k == 1 or d.is_fully_dynamic:
-        return d
-    if k == 0:
-        return Dimension.static(0)
-    lo = -(-d.lo // k)
-    hi = math.floor(float(INF) / k) if d.hi == INF else d.hi // k
-    return Dimension.from_bounds(lo, hi) if lo <= hi else None
 
 
 def group_conv_shape(data: PartialShape, filters: PartialShape, strides: tuple[int, ...],
@@ -209,24 +60,14 @@ def group_conv_shape(data: PartialShape, filters: PartialShape, strides: tuple[i
     >>> str(group_conv_shape(P.parse("[1,?,8]"), P.parse("[4,2,3,3]"), (1,), (1,), (0,), (0,)))
     '[1,8,6]'
     """
-    n, strides, dilations, pads_begin, pads_end = _prepare(
+    n, strides, dilations, pads_begin, pads_end = prepare_window(
         data, filters, 3, strides, dilations, pads_begin, pads_end)
     if n is None:
         return PartialShape.dynamic()
     batch = data.dims[0] if data.dims is not None else DYNAMIC
     channels = _group_channels(data, filters, 2, 1)
-    return PartialShape.of((batch, channels) + _spatial(
+    return PartialShape.of((batch, channels) + window_dims(
         data, filters, n, strides, dilations, pads_begin, pads_end, mode))
-
-
-def value_dims(t: Tensor) -> tuple[Dimension, ...] | None:
-    """A shape tensor's elements as dims, from its value bounds (None when unknown); an
-    exact -1 is ``?``, as OpenVINO reads a shape from a constant."""
-    v = t.value
-    if v is None:
-        return None
-    return tuple(bounds_dim(lo, lo) if lo == hi else dim_of_bounds(lo, hi)
-                 for lo, hi in zip(*v, strict=True))
 
 
 def _out_spatial(t: Tensor | None) -> PartialShape | None:
@@ -253,7 +94,7 @@ def backprop_shape(data: PartialShape, filters: PartialShape, out: PartialShape 
     ``[N, C_out, spatial...]``, the spatial dims from the output shape input when there is
     one, else ``(data - 1) * stride + dilated kernel + output_padding - pads``."""
     extra = 3 if group else 2
-    n = _num_spatial(data, filters, extra, ())
+    n = spatial_rank(data, filters, extra, ())
     if n is None and out is not None and out.dims:
         n = len(out.dims)
     if n is None:
@@ -279,7 +120,7 @@ def backprop_shape(data: PartialShape, filters: PartialShape, out: PartialShape 
     if group and out is not None:  # OpenVINO fits the pads to the spatial rank here
         pads_begin, pads_end = (tuple(p[:n]) + (0,) * (n - len(p)) for p in (pads_begin,
                                                                              pads_end))
-    _check_attributes(n, strides, dilations, pads_begin, pads_end)
+    check_window(n, strides, dilations, pads_begin, pads_end)
     if len(output_padding) != n:
         raise ShapeInferenceError(
             f"output_padding must have one value per spatial dim ({n}), but got "

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["ctc_seq_len_shapes", "SPECS"]
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .convolution import conv_shape, divided, pad_mode
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.dims import conv_shape, divided, pad_mode
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["deformable_shape", "SPECS"]
 

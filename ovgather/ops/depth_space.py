@@ -9,12 +9,12 @@ shape; BatchToSpace wants one element per data dim, a block of 1 or more and cro
 more; SpaceToBatch only a positive block on the spatial dims, once all three are known).
 Only exact block values count (others are taken as "1 or more" by BatchToSpace, as
 unknown by SpaceToBatch); crops and pads must be exact too. SpaceToBatch adds each pad as
-a dimension (a pad of -1 is ``?``, as in ``convolution.padded``).
+a dimension (a pad of -1 is ``?``, as in ``core/dims.py``).
 
 With ``k`` spatial dims and block size ``b``, DepthToSpace turns ``[N, C, D1..Dk]`` into
 ``[N, C / b^k, D1*b, .., Dk*b]`` and SpaceToDepth does the reverse,
 ``[N, C * b^k, D1/b, .., Dk/b]``. A division is OpenVINO's ``Dimension / b`` (see
-``convolution.divided``): a static dim must be a multiple of ``b``, an interval keeps the
+``core/dims.py``): a static dim must be a multiple of ``b``, an interval keeps the
 multiples it holds, ``?`` stays ``?``.
 
 >>> from ovgather.shapes import PartialShape as P
@@ -30,10 +30,10 @@ import math
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .convolution import divided
-from .convolution import padded as pad_dim
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, exact_ints
+from .core.dims import divided
+from .core.dims import padded as pad_dim
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, exact_ints
 
 __all__ = ["depth_space_shape", "SPECS"]
 

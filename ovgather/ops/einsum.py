@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .elementwise import broadcast_dims, broadcast_shapes
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.dims import broadcast_dims, broadcast_shapes
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["einsum_shape", "labels_of", "SPECS"]
 

@@ -1,12 +1,11 @@
 """Elementwise ops: unary ops keep the shape, binary ops broadcast (numpy rules).
 
-The broadcast of two dims follows OpenVINO's ``Dimension::broadcast_merge``, checked by
-experiment on openvino 2026.4.1: a static 1 yields the other dim; when exactly one dim
-may be 1 the other one wins (``? ⊕ 3 = 3``); when both may be 1 their union is taken
-(``0..5 ⊕ 1..8 = ..8``); otherwise the two must intersect (``2..4 ⊕ 5..6`` is an error).
+The broadcast of two dims follows OpenVINO's ``Dimension::broadcast_merge``
+(``core/dims.py``): ``2..4 ⊕ 5..6`` is an error.
 
 >>> from ovgather.shapes import PartialShape as P
->>> str(broadcast_shapes(P.parse("[?,1,4]"), P.parse("[3,2..5,1]")))
+>>> ins = [Tensor(P.parse("[?,1,4]"), "f32"), Tensor(P.parse("[3,2..5,1]"), "f32")]
+>>> str(_RULES["Add"](ins, Attrs(), None)[0].shape)
 '[3,2..5,4]'
 
 Value bounds travel through Add, Subtract, Multiply (every pair of ends, as OpenVINO),
@@ -23,11 +22,12 @@ import math
 
 from ..element_types import FLOAT_VALUE_TYPES
 from ..errors import ShapeInferenceError
-from ..shapes import Dimension, PartialShape
-from .spec import Attrs, Rule, Trace, specs_of
-from .values import INF, INT_TYPES, NINF, UNBOUNDED, Tensor, Value
+from ..shapes import PartialShape
+from .core.dims import broadcast_shapes
+from .core.spec import Attrs, Rule, Trace, specs_of
+from .core.values import INF, INT_TYPES, NINF, UNBOUNDED, Tensor, Value
 
-__all__ = ["broadcast_dims", "broadcast_shapes", "SPECS"]
+__all__ = ["SPECS"]
 
 
 UNARY = (
@@ -44,43 +44,6 @@ BINARY = (
 LOGICAL = (
     "Equal NotEqual Less LessEqual Greater GreaterEqual LogicalAnd LogicalOr LogicalXor"
 ).split()
-
-
-def broadcast_dims(a: Dimension, b: Dimension) -> Dimension:
-    """OpenVINO's numpy broadcast of one pair of dims (ShapeInferenceError if they clash)."""
-    if a is b:
-        return a
-    if a.lo == a.hi == 1:
-        return b
-    if b.lo == b.hi == 1:
-        return a
-    a1, b1 = a.lo <= 1 <= a.hi, b.lo <= 1 <= b.hi
-    if a1 and b1:
-        return Dimension.from_bounds(min(a.lo, b.lo), max(a.hi, b.hi))
-    if a1:
-        return b
-    if b1:
-        return a
-    m = a.merge(b)
-    if m is None:
-        raise ShapeInferenceError(
-            f"numpy broadcasting needs each pair of dims equal or one of them 1, "
-            f"but got {a} and {b}"
-        )
-    return m
-
-
-def broadcast_shapes(a: PartialShape, b: PartialShape) -> PartialShape:
-    """The numpy broadcast of two shapes, aligned on the right; dynamic rank wins."""
-    da, db = a.dims, b.dims
-    if da is None or db is None:
-        return PartialShape.of(None)
-    if da == db:
-        return a
-    n = max(len(da), len(db))
-    pa = (Dimension.static(1),) * (n - len(da)) + da
-    pb = (Dimension.static(1),) * (n - len(db)) + db
-    return PartialShape.of(tuple(broadcast_dims(x, y) for x, y in zip(pa, pb, strict=False)))
 
 
 def _merge_shapes(a: PartialShape, b: PartialShape) -> PartialShape:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .convolution import value_dims
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, computed_shape_bounds
+from .core.dims import value_dims
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, computed_shape_bounds
 
 __all__ = ["eye_shape", "SPECS"]
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .nms import int_dim
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, Value, exact_ints
+from .core.dims import int_dim
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, Value, exact_ints
 
 __all__ = ["fft_shape", "SPECS"]
 

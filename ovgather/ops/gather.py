@@ -35,7 +35,9 @@ exactly what OpenVINO rejects::
 
 from __future__ import annotations
 
-from ..element_types import is_integral_number
+from .._lazy import numpy as _np
+from ..element_types import is_integral_number, numpy_dtype
+from ..errors import ReferenceInputError
 from ..shapes import (
     DYNAMIC,
     DYNAMIC_RANK,
@@ -44,7 +46,10 @@ from ..shapes import (
     as_partial_shape,
     normalize_axis,
 )
-from .spec import Checks, Trace
+from .core import inputs, registry
+from .core.arrays import index_array, prod, require_same_batch
+from .core.spec import Attrs, Checks, Trace, specs_of
+from .core.values import Tensor, exact_ints, exact_scalar
 
 __all__ = ["infer_gather", "gather_shape"]
 
@@ -107,9 +112,7 @@ def infer_gather(
 
 def _known_version(version: int) -> None:
     """A version SPECS holds (Gather-1 ignores batch_dims, from Gather-7 on it counts)."""
-    from .registry import spec
-
-    spec(OP_TYPE, version)
+    registry.spec(OP_TYPE, version)
 
 
 def _checked_axis(axis: int, b: int, d, check: Checks) -> int:
@@ -212,10 +215,6 @@ def gather_shape(
 # index; the reference still returns the CPU plugin's zeros. Gather-8 gets negative and
 # a few out-of-range indices: both are defined.
 
-from .._lazy import numpy as _np  # noqa: E402 (this section sits below the shape rules)
-from ..errors import ReferenceInputError  # noqa: E402
-from .arrays import index_array, prod, require_same_batch  # noqa: E402
-
 
 def _ref_gather_attrs(
     data: _np.ndarray, idx: _np.ndarray, axis: int, batch_dims: int, version: int
@@ -279,16 +278,12 @@ def gather_reference(
     return out.reshape(shape)
 
 
-
 # ---- valid inputs for validate ----
 #
 # The axis is an input: only a constant one can be run on its own. The batch dims are
 # shared by data and indices. Gather-1/7 are fed indices in [0, s-1] (their specs allow
 # no more); Gather-8 also negative ones and, where its zeros are defined, about one in
 # ten out of range.
-
-from . import inputs  # noqa: E402
-from .values import exact_scalar  # noqa: E402
 
 
 def gather_8_zeros_defined(data_rank: int, dtype: _np.dtype) -> bool:
@@ -369,10 +364,6 @@ def _known_crash(case) -> str | None:
 
 # ---- the specs -----------------------------------------------------------------------
 
-from ..element_types import numpy_dtype  # noqa: E402
-from .spec import Attrs, OpSpec  # noqa: E402
-from .values import Tensor, exact_ints  # noqa: E402
-
 
 def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
     bd = attrs.int("batch_dims", 0)
@@ -415,18 +406,13 @@ def _build(opsets, data, indices, case):
     return opsets[case.version].gather(data, indices, axis, case.batch_dims)
 
 
-def _spec(version: int, since: int, until: int, words: str, maker: GatherInputs,
-          known_crash=None) -> OpSpec:
-    return OpSpec("Gather", version, since=since, until=until, rule=_rule, family="gather",
-                  words=words, reference=_reference(version), build=_build, inputs=maker,
-                  known_crash=known_crash)
-
-
-SPECS = [
-    _spec(1, 1, 6, "Gather-1 gives D[:axis] + I + D[axis+1:]",
-          GatherInputs(batch_dims=False, negative=False, zeros_outside=False)),
-    _spec(7, 7, 7, "Gather-7 gives D[:axis] + I[b:] + D[axis+1:]",
-          GatherInputs(batch_dims=True, negative=False, zeros_outside=False), _known_crash),
-    _spec(8, 8, 16, "Gather-8 gives D[:axis] + I[b:] + D[axis+1:]",
-          GatherInputs(batch_dims=True, negative=True, zeros_outside=True), _known_crash),
-]
+SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, versions={
+    1: {"words": "Gather-1 gives D[:axis] + I + D[axis+1:]", "reference": _reference(1),
+        "inputs": GatherInputs(batch_dims=False, negative=False, zeros_outside=False)},
+    7: {"words": "Gather-7 gives D[:axis] + I[b:] + D[axis+1:]", "reference": _reference(7),
+        "inputs": GatherInputs(batch_dims=True, negative=False, zeros_outside=False),
+        "known_crash": _known_crash},
+    8: {"words": "Gather-8 gives D[:axis] + I[b:] + D[axis+1:]", "reference": _reference(8),
+        "inputs": GatherInputs(batch_dims=True, negative=True, zeros_outside=True),
+        "known_crash": _known_crash},
+})

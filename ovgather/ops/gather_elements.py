@@ -33,11 +33,19 @@ at the axis::
 
 from __future__ import annotations
 
+from .._lazy import numpy as _np
 from ..element_types import element_type_name
-from ..errors import ShapeInferenceError  # noqa: F401 (the doctest above raises it)
+from ..errors import (
+    IndexRangeError,
+    ReferenceInputError,
+    ShapeInferenceError,  # noqa: F401 (the doctest above raises it)
+)
 from ..shapes import DYNAMIC, DYNAMIC_RANK, PartialShape, ShapeLike, as_partial_shape
 from ..shapes import normalize_axis as axis_from_front
-from .spec import Checks, Trace
+from .core import inputs
+from .core.arrays import index_array
+from .core.spec import Attrs, Checks, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["infer_gather_elements", "gather_elements_shape"]
 
@@ -122,10 +130,6 @@ def gather_elements_shape(
 # The reference matches: negatives wrap, and anything outside [-s, s-1] raises
 # IndexError, as the runtime raises.
 
-from .._lazy import numpy as _np  # noqa: E402 (this section sits below the shape rules)
-from ..errors import IndexRangeError, ReferenceInputError  # noqa: E402
-from .arrays import index_array  # noqa: E402
-
 
 def gather_elements_reference(
     data: _np.ndarray, indices: _np.ndarray, axis: int = 0
@@ -172,8 +176,6 @@ def gather_elements_reference(
 # Data and indices share every dim but the one at the axis; indices lie in [-s, s-1]
 # (negative ones count from the end; outside, the runtime refuses to run).
 
-from . import inputs  # noqa: E402
-
 
 class GatherElementsInputs(inputs.InputMaker):
     """Valid inputs for GatherElements-6."""
@@ -209,9 +211,6 @@ class GatherElementsInputs(inputs.InputMaker):
 
 # ---- the specs -----------------------------------------------------------------------
 
-from .spec import Attrs, OpSpec  # noqa: E402
-from .values import Tensor  # noqa: E402
-
 
 def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
     shape = infer_gather_elements(ins[0].shape, ins[1].shape, attrs.int("axis"), ins[1].etype,
@@ -227,8 +226,7 @@ def _build(opsets, data, indices, case):
     return opsets[6].gather_elements(data, indices, case.axis)
 
 
-SPECS = [
-    OpSpec("GatherElements", 6, since=6, rule=_rule, family="gather",
-           words="GatherElements-6 gives the indices shape", reference=_reference,
-           build=_build, inputs=GatherElementsInputs()),
-]
+SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, versions={
+    6: {"words": "GatherElements-6 gives the indices shape", "reference": _reference,
+        "inputs": GatherElementsInputs()},
+})

@@ -35,10 +35,14 @@ both ranks are unknown (then the output is ``[...]``, as OpenVINO answers).
 
 from __future__ import annotations
 
+from .._lazy import numpy as _np
 from ..element_types import is_integral_number
-from ..errors import ShapeInferenceError, UnsupportedOpError
+from ..errors import IndexRangeError, ReferenceInputError, ShapeInferenceError, UnsupportedOpError
 from ..shapes import DYNAMIC_RANK, Dimension, PartialShape, ShapeLike, as_partial_shape
-from .spec import Checks, Trace
+from .core import inputs
+from .core.arrays import index_array, prod, require_same_batch
+from .core.spec import Attrs, Checks, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["infer_gather_nd", "gather_nd_shape", "onnx_gather_nd_shape", "fold_batch_dims",
            "OP_TYPE"]
@@ -241,10 +245,6 @@ def _onnx_version(opset: int, domain: str) -> bool:
 # ``ravel_multi_index(mode="wrap")`` would divide and take longer. ``out`` lets a
 # caller reuse its output (tools/bench_validate.py).
 
-from .._lazy import numpy as _np  # noqa: E402 (this section sits below the shape rules)
-from ..errors import IndexRangeError, ReferenceInputError  # noqa: E402
-from .arrays import index_array, prod, require_same_batch  # noqa: E402
-
 
 def _ref_rows(tuples: _np.ndarray, batched: bool, sizes: tuple[int, ...]) -> _np.ndarray:
     """Row numbers of the index tuples ``tuples`` (shape ``(n_batch, m, k)``) in a table of
@@ -362,8 +362,6 @@ def onnx_gather_nd_reference(
 # ones from the end, and reads stray memory outside). Index tuples of length 0 are never
 # run: the CPU plugin returns garbage for them.
 
-from . import inputs  # noqa: E402
-
 
 class GatherNDInputs(inputs.InputMaker):
     """Valid inputs for GatherND-5 and -8 (the same for both)."""
@@ -406,9 +404,6 @@ class GatherNDInputs(inputs.InputMaker):
 
 # ---- the specs -----------------------------------------------------------------------
 
-from .spec import Attrs, OpSpec  # noqa: E402
-from .values import Tensor  # noqa: E402
-
 
 def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
     bd = attrs.int("batch_dims", 0)
@@ -447,15 +442,10 @@ def _build(opsets, data, indices, case):
     return opsets[case.version].gather_nd(data, indices, case.batch_dims)
 
 
-_INPUTS = GatherNDInputs()
-
-SPECS = [
-    OpSpec("GatherND", 5, since=5, until=7, rule=_rule, family="gather",
-           words="GatherND-5 folds the batch dims into one: [prod(I[:b])] + I[b:-1] + D[b+k:] "
-                 "when b > 1", reference=_reference(5), build=_build, views=_onnx_views,
-           inputs=_INPUTS),
-    OpSpec("GatherND", 8, since=8, rule=_rule, family="gather",
-           words="GatherND-8 keeps the batch dims: I[:b] + I[b:-1] + D[b+k:]",
-           reference=_reference(8), build=_build, views=_onnx_views,
-           inputs=_INPUTS),
-]
+SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, views=_onnx_views,
+                 inputs=GatherNDInputs(), versions={
+    5: {"words": "GatherND-5 folds the batch dims into one: [prod(I[:b])] + I[b:-1] + D[b+k:] "
+                 "when b > 1", "reference": _reference(5)},
+    8: {"words": "GatherND-8 keeps the batch dims: I[:b] + I[b:-1] + D[b+k:]",
+        "reference": _reference(8)},
+})

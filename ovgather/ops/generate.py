@@ -14,9 +14,9 @@ import math
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .shape_ops import normalize_axis
-from .spec import Attrs, Rule, Trace, specs_of
-from .values import (
+from .core.dims import normalize_axis
+from .core.spec import Attrs, Rule, Trace, specs_of
+from .core.values import (
     MAX_VALUE_SIZE,
     Tensor,
     computed_shape_bounds,

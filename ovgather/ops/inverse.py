@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import PartialShape
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["inverse_shape", "SPECS"]
 

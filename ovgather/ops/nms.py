@@ -28,18 +28,14 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, exact_ints
+from .core.dims import int_dim
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, exact_ints
 
 __all__ = ["nms_selected", "SPECS"]
 
 SCALAR, ONE = PartialShape([]), PartialShape([1])
 NAMES = ("max_output_boxes_per_class", "iou_threshold", "score_threshold", "soft_nms_sigma")
-
-
-def int_dim(v: int) -> Dimension:
-    """``Dimension(v)`` as OpenVINO makes it from an int64: -1 is ``?``, below that 0."""
-    return DYNAMIC if v == -1 else Dimension.static(max(v, 0))
 
 
 def upper(d: Dimension) -> int:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, computed_shape_bounds, dim_of_bounds
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, computed_shape_bounds, dim_of_bounds
 
 __all__ = ["one_hot_shape", "SPECS"]
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .spec import Attrs, Trace, specs_of
-from .values import UNBOUNDED, Tensor
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import UNBOUNDED, Tensor
 
 __all__ = ["pad_shape", "SPECS"]
 

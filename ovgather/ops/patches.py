@@ -23,9 +23,9 @@ import math
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .convolution import ceil_div, value_dims
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, computed_shape_bounds, exact_ints
+from .core.dims import ceil_div, value_dims
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, computed_shape_bounds, exact_ints
 
 __all__ = ["patches_shape", "SPECS"]
 

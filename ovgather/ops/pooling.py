@@ -12,7 +12,7 @@ end padding is dropped. With
 ``auto_pad`` ``same_upper``/``same_lower`` the pads come from a static data dim (the total
 that makes the output ``ceil(data / stride)``, the odd one at the end or the start), and a
 data dim that is not static gives ``?``; ``valid`` drops the pads. Interval dims follow
-OpenVINO's interval arithmetic (see ``convolution.py``); the kernel must fit the padded
+OpenVINO's interval arithmetic (see ``core/dims.py``); the kernel must fit the padded
 data only when the data dim is static, and an AvgPool with ``exclude-pad`` must not put a
 whole window in the padding.
 
@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .convolution import ceil_div, floor_div, pad_mode, value_dims
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, computed_shape_bounds
+from .core.dims import ceil_div, floor_div, pad_mode, value_dims
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, computed_shape_bounds
 
 __all__ = ["pool_shape", "same_pads", "adaptive_shape", "SPECS"]
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from ..element_types import ELEMENT_TYPES
 from ..errors import ShapeInferenceError
 from ..shapes import PartialShape
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["common_type", "SPECS"]
 

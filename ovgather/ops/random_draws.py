@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, PartialShape
-from .convolution import value_dims
-from .nms import int_dim
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, computed_shape_bounds, exact_ints
+from .core.dims import int_dim, value_dims
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, computed_shape_bounds, exact_ints
 
 __all__ = ["SPECS"]
 

@@ -14,10 +14,9 @@ import math
 
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
-from .elementwise import broadcast_shapes
-from .shape_ops import normalize_axis
-from .spec import Attrs, Rule, Trace, specs_of
-from .values import Tensor, exact_ints, shape_of_len
+from .core.dims import broadcast_shapes, normalize_axis
+from .core.spec import Attrs, Rule, Trace, specs_of
+from .core.values import Tensor, exact_ints, shape_of_len
 
 __all__ = ["reduce_shape", "matmul_shape", "SPECS"]
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
-from .convolution import bounds_dim, shifted, value_dims
-from .spec import Attrs, Trace, specs_of
-from .values import INT_TYPES, Tensor, computed_shape_bounds, exact_ints
+from .core.dims import bounds_dim, shifted, value_dims
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import INT_TYPES, Tensor, computed_shape_bounds, exact_ints
 
 __all__ = ["scaled", "interpolate_shape", "SPECS"]
 

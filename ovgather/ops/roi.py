@@ -25,8 +25,8 @@ import math
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["roi_shape", "SPECS"]
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .nms import int_dim
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, computed_shape_bounds, dim_of_bounds, exact_ints
+from .core.dims import int_dim
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, computed_shape_bounds, dim_of_bounds, exact_ints
 
 __all__ = ["segment_max_shape", "SPECS"]
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
-from .shape_ops import normalize_axis
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, exact_ints
+from .core.dims import normalize_axis
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, exact_ints
 
 __all__ = ["slice_scatter_shape", "sliced_dim", "SPECS"]
 

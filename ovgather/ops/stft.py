@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .convolution import floor_div, value_dims
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, computed_shape_bounds, exact_ints
+from .core.dims import floor_div, value_dims
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, computed_shape_bounds, exact_ints
 
 __all__ = ["stft_shape", "SPECS"]
 

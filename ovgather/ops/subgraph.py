@@ -45,8 +45,8 @@ from typing import Any
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape, normalize_axis
-from .spec import Attrs, Trace, since
-from .values import Tensor, exact_ints
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, exact_ints
 
 __all__ = ["merge_branches", "SPECS"]
 
@@ -342,8 +342,6 @@ def if_(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list[Ten
     return out
 
 
-SPECS = (since("TensorIterator", tensor_iterator, nested=True,
-               words="the body's result per iteration, concatenated or the last")
-         + since("Loop", loop, nested=True,
-                 words="the body's result per iteration, concatenated or the last")
-         + since("If", if_, nested=True, words="the taken body's result"))
+SPECS = (specs_of({"TensorIterator": tensor_iterator, "Loop": loop}, nested=True,
+                  words="the body's result per iteration, concatenated or the last")
+         + specs_of({"If": if_}, nested=True, words="the taken body's result"))

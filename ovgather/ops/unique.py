@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor, exact_ints, static_size
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor, exact_ints, static_size
 
 __all__ = ["unique_shapes", "SPECS"]
 

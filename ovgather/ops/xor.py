@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import PartialShape
-from .elementwise import broadcast_shapes
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.dims import broadcast_shapes
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["xor_shape", "SPECS"]
 

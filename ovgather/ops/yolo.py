@@ -4,7 +4,7 @@ RegionYolo with ``do_softmax`` flattens the dims ``axis`` to ``end_axis`` (eithe
 from the end) into one; without it, the channels become
 ``(classes + coords + 1) * len(mask)``. ReorgYolo moves ``stride × stride`` blocks into
 the channels: ``[N, C * s², H / s, W / s]``, a static ``C`` at least ``s²``, ``H`` and ``W``
-holding a multiple of ``s`` (OpenVINO's division, see ``convolution.divided``).
+holding a multiple of ``s`` (OpenVINO's division, see ``core/dims.py``).
 
 >>> from ovgather.shapes import PartialShape as P
 >>> str(reorg_shape(P.parse("[1,?,3..9,8]"), 2))
@@ -17,9 +17,9 @@ import math
 
 from ..errors import ShapeInferenceError
 from ..shapes import Dimension, PartialShape
-from .convolution import divided
-from .spec import Attrs, Trace, specs_of
-from .values import Tensor
+from .core.dims import divided
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import Tensor
 
 __all__ = ["reorg_shape", "SPECS"]
 

@@ -9,7 +9,7 @@ import openvino.opset1 as ov1
 from op_diff import Case, agree_with_openvino, ints, ov_param, tensor, window_interval
 from ov_oracle import random_dim, random_shape
 
-from ovgather.ops.convolution import PAD_MODES
+from ovgather.ops.core.dims import PAD_MODES
 
 
 def _case(data: str, filters: str, strides, pads_begin, pads_end, dilations, mode) -> Case:

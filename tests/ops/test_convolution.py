@@ -14,7 +14,7 @@ import pytest
 from op_diff import Case, agree_with_openvino, const, ints, ov_param, tensor, window_interval
 from ov_oracle import random_dim
 
-from ovgather.ops.convolution import PAD_MODES
+from ovgather.ops.core.dims import PAD_MODES
 
 CASES = 1500
 

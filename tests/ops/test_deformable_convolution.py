@@ -9,7 +9,7 @@ import pytest
 from op_diff import Case, agree_with_openvino, ints, ov_param, tensor, window_interval
 from shape_texts import near
 
-from ovgather.ops.convolution import PAD_MODES
+from ovgather.ops.core.dims import PAD_MODES
 
 
 def deformable_case(rng, version: int) -> Case:

@@ -9,7 +9,7 @@ import openvino.opset9 as ov9
 from op_diff import Case, agree_with_openvino, const, ov_param, tensor
 from ov_oracle import random_dim
 
-from ovgather.ops.values import Tensor, value_of_dims
+from ovgather.ops.core.values import Tensor, value_of_dims
 from ovgather.shapes import PartialShape
 
 

@@ -9,7 +9,7 @@ import openvino.opset1 as ov1
 from op_diff import Case, agree_with_openvino, const, ov_param, tensor
 from ov_oracle import random_dim, random_shape
 
-from ovgather.ops.values import Tensor
+from ovgather.ops.core.values import Tensor
 from ovgather.shapes import PartialShape
 
 

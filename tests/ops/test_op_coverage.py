@@ -8,8 +8,8 @@ listed in ``KNOWN_MISSING`` for the time being. Run with ``-s`` to see both list
 from __future__ import annotations
 
 from ovgather.infer import known_ops
-from ovgather.ops.opsets import OPSETS
-from ovgather.ops.spec import ALIASES
+from ovgather.ops.core.opsets import OPSETS
+from ovgather.ops.core.spec import ALIASES
 
 #: The opsets ovgather covers (opset17 is OpenVINO's opset in the making).
 LAST_COVERED_OPSET = 16

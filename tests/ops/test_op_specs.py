@@ -18,7 +18,7 @@ from ovgather.errors import ShapeInferenceError
 from ovgather.explain import explain_gather_nd, explain_layer
 from ovgather.infer import check
 from ovgather.ir import read_ir
-from ovgather.ops import registry
+from ovgather.ops.core import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "ovgather"
@@ -74,7 +74,7 @@ def test_nf4_indices_are_accepted_by_check_and_explain_alike():
     assert e.failed_rule is None and e.outputs["GatherND-8"] == "[2,3]"
     assert ov_gather_nd("[2,3]", "[2,1]", 0, 8, "nf4") == "[2,3]"
     spec = registry.find("GatherND", "opset8")
-    from ovgather.ops.values import Tensor
+    from ovgather.ops.core.values import Tensor
     from ovgather.shapes import PartialShape
 
     out = spec.infer([Tensor(PartialShape.parse("[2,3]"), "f32"),
@@ -188,7 +188,7 @@ def test_the_op_index_lists_every_op_file_and_the_types_it_holds():
 
 
 def test_a_check_imports_only_the_op_files_its_model_needs():
-    """The point of the index: checking a few gathers must not import 46 op files (nor
+    """The point of the index: checking a few gathers must not import 48 op files (nor
     numpy or networkx, which cost more than the check)."""
     code = ("import sys; from ovgather.ir import read_layer_graph; "
             "from ovgather.infer import check; "
@@ -204,3 +204,45 @@ def test_a_check_imports_only_the_op_files_its_model_needs():
     files = {m.rsplit(".", 1)[1] for m in eval(out[0])} & set(OP_MODULES)
     assert files == {"gather_nd", "elementwise"}, files
     assert out[1] == "[]"
+
+
+#: What an op file may import of ovgather: the infrastructure and the foundation.
+OP_FILE_IMPORTS = ("ovgather.ops.core", "ovgather.errors", "ovgather.shapes",
+                   "ovgather.element_types", "ovgather._lazy")
+
+
+def _ovgather_imports(path: Path) -> list[tuple[int, str]]:
+    """The ovgather modules ``path`` imports (relative imports made absolute, a name taken
+    from a package counted as that package's module when it is one), at any depth."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("ovgather")]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([node.module] if node.module else []))
+            if base.startswith("ovgather"):
+                found += [(node.lineno, f"{base}.{a.name}") for a in node.names]
+    return found
+
+
+def test_op_files_import_only_the_core_and_the_foundation():
+    """An op file never borrows from another: loading Eye must not load Convolution."""
+    bad = [(path.name, line, name)
+           for path in sorted((PACKAGE / "ops").glob("*.py")) if path.name != "__init__.py"
+           for line, name in _ovgather_imports(path)
+           if not name.startswith(OP_FILE_IMPORTS)]
+    assert not bad, bad
+
+
+def test_the_core_imports_no_op_file():
+    from ovgather.ops import OP_MODULES
+
+    bad = [(path.name, line, name)
+           for path in sorted((PACKAGE / "ops" / "core").glob("*.py"))
+           for line, name in _ovgather_imports(path)
+           if name.startswith("ovgather.ops.") and name.split(".")[2] in OP_MODULES]
+    assert not bad, bad

@@ -28,7 +28,7 @@ from op_graphs import (
 from ovgather.errors import ShapeInferenceError
 from ovgather.infer import check
 from ovgather.ir import read_ir
-from ovgather.ops.shape_ops import reshape_shape
+from ovgather.ops.reshape import reshape_shape
 from ovgather.shapes import PartialShape
 
 

@@ -1,4 +1,4 @@
-"""The opset table (``ovgather/ops/opsets.json``) is the installed OpenVINO's, and every spec
+"""The opset table (``ovgather/ops/core/opsets.json``) is the installed OpenVINO's, and every spec
 serves exactly the opsets that hold its op version."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from ovgather.errors import UnsupportedOpError
-from ovgather.ops import registry
-from ovgather.ops.opsets import OPSETS
-from ovgather.ops.spec import opset_rows
+from ovgather.ops.core import registry
+from ovgather.ops.core.opsets import OPSETS
+from ovgather.ops.core.spec import opset_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +24,7 @@ def _tool():
 
 
 def test_the_committed_table_is_what_the_installed_openvino_gives():
-    assert (ROOT / "ovgather" / "ops" / "opsets.json").read_text() == _tool().generate()
+    assert (ROOT / "ovgather" / "ops" / "core" / "opsets.json").read_text() == _tool().generate()
 
 
 def test_every_spec_serves_one_run_of_its_op_version():

@@ -16,8 +16,8 @@ import pytest
 from op_diff import Case, agree_with_openvino, const, ov_param, tensor
 from ov_oracle import random_dim, random_shape
 
+from ovgather.ops.core.values import Tensor, value_of_dims
 from ovgather.ops.pad import MODES
-from ovgather.ops.values import Tensor, value_of_dims
 from ovgather.shapes import PartialShape
 
 CASES = 1500

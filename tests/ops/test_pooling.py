@@ -18,9 +18,9 @@ import pytest
 from op_diff import Case, agree_with_openvino, const, ints, ov_param, tensor, window_interval
 from ov_oracle import random_dim, random_shape
 
-from ovgather.ops.convolution import PAD_MODES
+from ovgather.ops.core.dims import PAD_MODES
+from ovgather.ops.core.values import Tensor, value_of_dims
 from ovgather.ops.pooling import ROUNDING
-from ovgather.ops.values import Tensor, value_of_dims
 from ovgather.shapes import PartialShape
 
 CASES = 1500

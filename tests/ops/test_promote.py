@@ -11,7 +11,7 @@ from op_diff_outputs import agree_on_every_output
 from ov_oracle import random_shape
 
 from ovgather.errors import ShapeInferenceError
-from ovgather.ops import registry
+from ovgather.ops.core import registry
 
 TYPES = ("boolean", "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f16", "bf16", "f32",
          "f64", "u1", "u4", "i4", "f8e4m3", "f8e5m2", "dynamic")

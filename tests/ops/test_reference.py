@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from ovgather import reference
+from ovgather.ops.core.inputs import random_data, random_indices
 from ovgather.ops.gather import gather_8_zeros_defined
-from ovgather.ops.inputs import random_data, random_indices
 from ovgather.runtime import OpCase, known_crash, run_cases
 
 SEED = 20261122

@@ -17,7 +17,7 @@ from op_diff import Case, agree_with_openvino, const, ov_param, tensor
 from openvino.utils.node_factory import NodeFactory
 from ov_oracle import random_dim, random_shape
 
-from ovgather.ops.values import Tensor, value_of_dims
+from ovgather.ops.core.values import Tensor, value_of_dims
 from ovgather.shapes import PartialShape
 
 CASES = 1500

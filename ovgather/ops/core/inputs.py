@@ -8,7 +8,8 @@ indices the runtime defines (:meth:`InputMaker.indices`) and data sizes that con
 indices fit (:meth:`InputMaker.fit_const`). A layer for which no valid inputs exist raises
 :class:`NoValidInputs`, which ``validate`` turns into the layer's ``skipped`` or
 ``invalid`` row. The makers live in the op files, next to the rules they must satisfy
-(``gather_nd.GatherNDInputs`` …), so that a new version of an op is one ``SPECS`` entry.
+(``gather_nd.GatherNDInputs`` …), so that a new version of an op is one entry of its
+file's ``specs_of``.
 
 >>> rng = np.random.default_rng(0)
 >>> pick(rng, Dimension.parse("3")), pick(rng, Dimension.parse("2..4")) in (2, 3, 4)
@@ -16,7 +17,7 @@ indices fit (:meth:`InputMaker.fit_const`). A layer for which no valid inputs ex
 >>> pick_merged(rng, Dimension.parse("2"), Dimension.parse("3"))
 Traceback (most recent call last):
 ...
-ovgather.ops.inputs.NoValidInputs: no input sizes fit this layer: dims 2 and 3 must be equal \
+ovgather.ops.core.inputs.NoValidInputs: no input sizes fit this layer: dims 2 and 3 must be equal \
 (OpenVINO accepts the partial shapes, but no concrete inputs can run)
 """
 
@@ -25,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .._lazy import numpy as np
-from ..errors import UnsupportedOpError
-from ..shapes import Dimension, PartialShape
+from ..._lazy import numpy as np
+from ...errors import UnsupportedOpError
+from ...shapes import Dimension, PartialShape
 from . import registry
 from .spec import Attrs
 from .values import Tensor

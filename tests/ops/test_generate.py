@@ -11,7 +11,7 @@ import openvino.opset11 as ov11
 from op_diff import Case, agree_with_openvino, const, ov_param, tensor
 from ov_oracle import random_dim, random_shape
 
-from ovgather.ops.values import Tensor
+from ovgather.ops.core.values import Tensor
 from ovgather.shapes import PartialShape
 
 OPSETS = {1: ov1, 3: ov3, 11: ov11}

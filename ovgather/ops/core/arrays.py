@@ -3,8 +3,8 @@ batch-dims check. Their errors are ovgather's (``ReferenceInputError``)."""
 
 from __future__ import annotations
 
-from .._lazy import numpy as np
-from ..errors import ReferenceInputError
+from ..._lazy import numpy as np
+from ...errors import ReferenceInputError
 
 __all__ = ["index_array", "prod", "require_same_batch"]
 

@@ -16,9 +16,9 @@ so the walk reports that layer as ``invalid`` instead of crashing.
 
 from __future__ import annotations
 
-from ..element_types import INT_TYPES
-from ..errors import ShapeInferenceError
-from ..shapes import INF, Dimension, PartialShape
+from ...element_types import INT_TYPES
+from ...errors import ShapeInferenceError
+from ...shapes import INF, Dimension, PartialShape
 
 __all__ = [
     "INF",
@@ -31,7 +31,6 @@ __all__ = [
     "dim_of_bounds",
     "computed_shape_bounds",
     "value_of_dims",
-    "unknown_value",
     "shape_of_len",
     "MAX_VALUE_SIZE",
     "INT_TYPES",
@@ -136,10 +135,6 @@ def value_of_dims(dims: tuple[Dimension, ...]) -> Value:
     """The bounds of a ShapeOf output: each dim's interval."""
     return tuple(d.lo for d in dims), tuple(d.hi for d in dims)
 
-
-def unknown_value(n: int) -> Value:
-    """``n`` elements with no known bounds."""
-    return (NINF,) * n, (INF,) * n
 
 
 def shape_of_len(t: Tensor) -> int | None:

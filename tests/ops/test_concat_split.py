@@ -11,7 +11,7 @@ from op_diff import const, ov_param, tensor
 from ov_oracle import random_shape, rng_for
 
 from ovgather.errors import ShapeInferenceError
-from ovgather.ops import registry
+from ovgather.ops.core import registry
 
 
 def _theirs(build) -> list[str] | str:

@@ -1,12 +1,13 @@
 """What ovgather knows about one op version, in one place: :class:`OpSpec`.
 
-An op file (``gather_nd.py``, ``shape_ops.py`` …) declares a ``SPECS`` list; the registry
-(``registry.py``) finds a spec by the ``type`` and ``version`` text a layer carries. Every
-part of ovgather that needs an op asks its spec: ``infer`` runs :attr:`OpSpec.rule`,
-``explain`` runs the same rule with a :class:`Trace` and prints the steps it took,
-``validate`` makes inputs with :attr:`OpSpec.inputs`, ``runtime`` builds the op with
-:attr:`OpSpec.build` and compares with :attr:`OpSpec.reference`. None of them re-derives
-a rule, so adding a version of an op touches its op file and its test file only.
+An op file (``gather_nd.py``, ``reshape.py`` …) declares its ``SPECS`` with
+:func:`specs_of`; the registry (``registry.py``) finds a spec by the ``type`` and
+``version`` text a layer carries. Every part of ovgather that needs an op asks its spec:
+``infer`` runs :attr:`OpSpec.rule`, ``explain`` runs the same rule with a :class:`Trace`
+and prints the steps it took, ``validate`` makes inputs with :attr:`OpSpec.inputs`,
+``runtime`` builds the op with :attr:`OpSpec.build` and compares with
+:attr:`OpSpec.reference`. None of them re-derives a rule, so adding a version of an op
+touches its op file and its test file only.
 
 A rule has one signature, ``rule(ins, attrs, trace) -> list[Tensor]``: the input tensors
 as the walk carries them (``values.Tensor``), the layer's attributes as an :class:`Attrs`
@@ -28,11 +29,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ShapeInferenceError
+from ...errors import ShapeInferenceError
 from .opsets import LAST_OPSET, OPSETS
 
-__all__ = ["Attrs", "Step", "Trace", "Checks", "OpSpec", "LAST_OPSET", "opset_rows", "since",
-           "specs_of"]
+__all__ = ["Attrs", "Step", "Trace", "Checks", "OpSpec", "LAST_OPSET", "opset_rows", "specs_of"]
 
 #: IR type names OpenVINO's reader takes for another op type (it also ignores case).
 ALIASES = {"Const": "Constant"}
@@ -238,23 +238,25 @@ def opset_rows(op_type: str) -> tuple[tuple[int, int, int], ...]:
 _CASELESS = {t.lower(): rows for t, rows in OPSETS.items()}
 
 
-def since(op_type: str, rule: Rule, versions: tuple[int, ...] | None = None,
-          **extra: Any) -> list[OpSpec]:
-    """Specs for ``op_type``, one per run of opsets holding one op version (as
-    :func:`opset_rows` gives them), the same rule for all (it reads ``attrs.version``).
-    ``versions``: only these op versions (the ones the rule knows).
+def specs_of(rules: Mapping[str, Rule], versions: Mapping[int, Mapping[str, Any]] | None = None,
+             **extra: Any) -> list[OpSpec]:
+    """The specs of an op file: for each op type of ``rules``, one spec per run of opsets
+    holding one op version (as :func:`opset_rows` gives them), all with the op's rule (a
+    rule that differs by version reads ``attrs.version``).
 
-    >>> [s.name + f"@{s.since}..{s.until}" for s in since("Squeeze", None)]
+    ``extra``: the spec fields every version shares (``family``, ``build``, ``nested``…).
+    ``versions``: the op versions the rule knows, each with the fields of its own
+    (``words``, ``reference``, ``inputs``…); the opsets' other versions get no spec.
+
+    >>> [s.name + f"@{s.since}..{s.until}" for s in specs_of({"Squeeze": None})]
     ['Squeeze-1@1..14', 'Squeeze-15@15..16']
-    >>> [s.name + f"@{s.since}..{s.until}" for s in since("RNNCell", None)]
+    >>> [s.name + f"@{s.since}..{s.until}" for s in specs_of({"RNNCell": None})]
     ['RNNCell-1@1..1', 'RNNCell-1@3..16']
+    >>> [s.words for s in specs_of({"GatherND": None}, {8: {"words": "keeps the batch"}})]
+    ['keeps the batch']
     """
-    return [OpSpec(op_type, version, first, rule, until=last, **extra)
-            for first, last, version in opset_rows(op_type)
+    return [OpSpec(op, version, first, rule, until=last, **extra,
+                   **(versions[version] if versions is not None else {}))
+            for op, rule in rules.items()
+            for first, last, version in opset_rows(op)
             if versions is None or version in versions]
-
-
-def specs_of(rules: dict[str, Rule]) -> list[OpSpec]:
-    """Specs for a table of rules, each op in exactly the opsets that hold it (every
-    version of it; a rule that differs by version reads ``attrs.version``)."""
-    return [s for op, rule in rules.items() for s in since(op, rule)]

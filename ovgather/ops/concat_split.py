@@ -1,0 +1,168 @@
+"""Ops that join or cut a tensor along one axis: Concat, Split and VariadicSplit.
+
+The output dims are sums or parts of the input dims along the axis, and a small integer
+tensor (a ``ShapeOf`` output on its way to a Reshape) keeps its value with its bounds, as
+OpenVINO's bound evaluation does. Checked by experiment against openvino 2026.4.1 (see
+``tests/ops/test_ops_common.py``).
+"""
+
+from __future__ import annotations
+
+from ..errors import ShapeInferenceError
+from ..shapes import INF, Dimension, PartialShape
+from .core.dims import normalize_axis
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import (
+    Tensor,
+    Value,
+    exact_ints,
+    exact_scalar,
+    static_size,
+)
+
+__all__ = ["SPECS"]
+
+ONE = Dimension.static(1)
+
+
+# -- Concat ----------------------------------------------------------------------------
+def _concat(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    axis = data.int("axis", 0)
+    ranked = [t.shape.dims for t in ins if t.shape.dims is not None]
+    etype = ins[0].etype
+    if not ranked:
+        return [Tensor(PartialShape.dynamic(), etype)]
+    rank = len(ranked[0])
+    if rank == 0:
+        raise ShapeInferenceError("Concat inputs must have rank at least 1, but got a scalar")
+    ax = normalize_axis(axis, rank, "the Concat axis")
+    out = list(ranked[0])
+    out[ax] = Dimension.static(0)
+    for dims in ranked:
+        if len(dims) != rank:
+            raise ShapeInferenceError(
+                f"Concat inputs must have the same rank, but got ranks {rank} and {len(dims)}"
+            )
+        for i, d in enumerate(dims):
+            if i == ax:
+                out[i] = out[i] + d
+            else:
+                m = out[i].merge(d)
+                if m is None:
+                    raise ShapeInferenceError(
+                        f"Concat inputs must agree on every dim except the axis {axis}, "
+                        f"but dim {i} is {out[i]} and {d}"
+                    )
+                out[i] = m
+    if len(ranked) < len(ins):
+        out[ax] = Dimension.dynamic()
+    result = Tensor(PartialShape.of(tuple(out)), etype, _concat_value(ins, rank))
+    if result.value is None and rank == 1 and all(t.shape.dims == (ONE,) for t in ins):
+        result.parts = tuple(exact_scalar(t) if t.const else None for t in ins)
+    return [result]
+
+
+def _concat_value(ins: list[Tensor], rank: int) -> Value | None:
+    if rank != 1:
+        return None
+    lo: tuple[int, ...] = ()
+    hi: tuple[int, ...] = ()
+    for t in ins:
+        v = t.value
+        if v is None:  # OpenVINO then knows no bound of the whole result
+            return None
+        lo += v[0]
+        hi += v[1]
+    return lo, hi
+
+
+# -- Split / VariadicSplit -------------------------------------------------------------
+def _split(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    t = ins[0]
+    n = data.int("num_splits")
+    dims, axis = t.shape.dims, exact_scalar(ins[1])
+    if dims is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)] * n
+    if axis is None:
+        return [Tensor(PartialShape.dynamic(len(dims)), t.etype)] * n
+    ax = normalize_axis(axis, len(dims), "the Split axis")
+    d = dims[ax]
+    if d.lo == d.hi and d.lo % n:
+        raise ShapeInferenceError(
+            f"Split needs the axis dim divisible by num_splits={n}, but got {d}"
+        )
+    if d.lo != d.hi and d.hi < n:
+        raise ShapeInferenceError(
+            f"Split needs an axis dim that may reach num_splits={n}, but got {d}")
+    # OpenVINO divides both ends rounding down (``4..7`` in 3 parts: ``1..2``)
+    part = Dimension.from_bounds(d.lo // n, d.hi if d.hi >= INF else d.hi // n)
+    out = PartialShape.of(dims[:ax] + (part,) + dims[ax + 1:])
+    values = _split_values(t, ax, [d.lo // n] * n) if d.lo == d.hi else None
+    return [Tensor(out, t.etype, v) for v in values or [None] * n]
+
+
+def _split_values(t: Tensor, ax: int, lengths: list[int]) -> list[Value] | None:
+    """The bounds of each piece of a split along ``ax`` (OpenVINO splits the lower and
+    the upper bound tensors alike once the axis, and the lengths, are known)."""
+    size = static_size(t.shape)
+    if t.value is None or size is None or size != len(t.value[0]):
+        return None
+    dims = [d.lo for d in t.shape.dims]
+    inner = 1
+    for d in dims[ax + 1:]:
+        inner *= d
+    outer = size // (dims[ax] * inner) if dims[ax] * inner else 0
+    pieces, begin = [], 0
+    for n in lengths:
+        picks = [o * dims[ax] * inner + k for o in range(outer)
+                 for k in range(begin * inner, (begin + n) * inner)]
+        pieces.append((tuple(t.value[0][k] for k in picks), tuple(t.value[1][k] for k in picks)))
+        begin += n
+    return pieces
+
+
+def _variadic_split(ins: list[Tensor], data: Attrs, trace: Trace | None = None):
+    t = ins[0]
+    dims, axis, lengths = t.shape.dims, exact_scalar(ins[1]), exact_ints(ins[2])
+    if dims is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)] * data.n_outputs
+    if axis is None:
+        return [Tensor(PartialShape.dynamic(len(dims)), t.etype)] * data.n_outputs
+    ax = normalize_axis(axis, len(dims), "the VariadicSplit axis")
+    d = dims[ax]
+    if lengths is None:  # only the axis dim is unknown
+        out = PartialShape.of(dims[:ax] + (Dimension.dynamic(),) + dims[ax + 1:])
+        return [Tensor(out, t.etype)] * data.n_outputs
+    sizes = _split_lengths(lengths, d)
+    outs = [Tensor(PartialShape.of(dims[:ax] + (part,) + dims[ax + 1:]), t.etype)
+            for part in sizes]
+    if d.lo == d.hi and all(p.lo == p.hi for p in sizes):
+        values = _split_values(t, ax, [p.lo for p in sizes])
+        for out, v in zip(outs, values or (), strict=False):
+            out._value = v
+    return outs
+
+
+def _split_lengths(lengths: tuple[int, ...], d: Dimension) -> list[Dimension]:
+    """Each piece's length along the axis, as OpenVINO's VariadicSplit gives it: the one
+    -1 takes the rest of a static dim (a rest of -1 prints as ``?`` and a more negative
+    one as 0, as OpenVINO 2026.4.1 does) and is ``?`` on any other dim; the lengths must
+    add up to a static dim."""
+    if any(x < -1 for x in lengths):
+        raise ShapeInferenceError(
+            f"VariadicSplit lengths must be >= -1, but got {list(lengths)}")
+    if lengths.count(-1) > 1:
+        raise ShapeInferenceError(
+            f"VariadicSplit lengths may hold one -1 at most, but got {list(lengths)}")
+    known = sum(x for x in lengths if x != -1)
+    static = d.lo == d.hi
+    if static and -1 not in lengths and known != d.lo:
+        raise ShapeInferenceError(
+            f"VariadicSplit lengths must add up to the axis dim {d}, but got "
+            f"{list(lengths)} (total {known})")
+    rest = d.lo - known if static else -1
+    rest_dim = Dimension.dynamic() if rest == -1 else Dimension.static(max(rest, 0))
+    return [rest_dim if x == -1 else Dimension.static(x) for x in lengths]
+
+
+SPECS = specs_of({"Concat": _concat, "Split": _split, "VariadicSplit": _variadic_split})

@@ -1,0 +1,303 @@
+"""Ops that rearrange the dims of a tensor: ShapeOf, Reshape, Squeeze, Unsqueeze,
+Transpose, Broadcast and Tile.
+
+These carry shapes from the Parameters to the gathers, and most also carry the *value*
+of a small integer tensor with its bounds (see ``core/values.py``), because that is how
+OpenVINO resolves a Reshape whose target is computed at run time:
+
+>>> from ovgather.shapes import PartialShape as P
+>>> str(reshape_shape(P.parse("[2..4,6]"), [(-1, -1), (4, 4)], special_zero=False))
+'[3..6,4]'
+
+Behaviour on intervals was checked by experiment against openvino 2026.4.1; see the
+tests in ``tests/ops/test_ops_common.py`` which compare every rule with OpenVINO.
+"""
+
+from __future__ import annotations
+
+from .._lazy import numpy as np
+from ..errors import ShapeInferenceError
+from ..shapes import INF, Dimension, PartialShape
+from .core.dims import broadcast_shapes, normalize_axis
+from .core.spec import Attrs, Trace, specs_of
+from .core.values import (
+    MAX_VALUE_SIZE,
+    Tensor,
+    Value,
+    computed_shape_bounds,
+    dim_of_bounds,
+    exact_ints,
+    shape_of_len,
+    static_size,
+    value_of_dims,
+)
+
+__all__ = ["reshape_shape", "SPECS"]
+
+ONE = Dimension.static(1)
+
+
+def _product(dims) -> Dimension:
+    out = ONE
+    for d in dims:
+        out = out * d
+    return out
+
+
+# -- ShapeOf ---------------------------------------------------------------------------
+def _shape_of(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    etype = data.text("output_type", "i64") if data.version >= 3 else "i64"
+    dims = ins[0].shape.dims
+    if dims is None:
+        return [Tensor(PartialShape.dynamic(1), etype)]
+    return [Tensor(PartialShape.of((Dimension.static(len(dims)),)), etype, value_of_dims(dims))]
+
+
+# -- Reshape ---------------------------------------------------------------------------
+def reshape_shape(
+    data: PartialShape, target: list[tuple[int, int]], special_zero: bool
+) -> PartialShape:
+    """The output of Reshape for a target given as per-element bounds ``(lo, hi)``."""
+    in_dims = data.dims
+    out: list[Dimension | None] = []
+    minus_one = None
+    copied: set[int] = set()
+    for i, (lo, hi) in enumerate(target):
+        if lo == hi == -1:
+            if minus_one is not None:
+                raise ShapeInferenceError(
+                    "at most one dimension of a Reshape target may be -1, but got several"
+                )
+            minus_one = i
+            out.append(None)
+        elif special_zero and lo == hi == 0:
+            if in_dims is None:
+                out.append(Dimension.dynamic())
+            elif i >= len(in_dims):
+                raise ShapeInferenceError(
+                    f"a 0 in a Reshape target with special_zero copies an input dim, but "
+                    f"position {i} is beyond the rank {len(in_dims)} input {data}"
+                )
+            else:
+                out.append(in_dims[i])
+                copied.add(i)
+        elif hi < 0:
+            shown = lo if lo == hi else f"{lo}..{hi}"
+            raise ShapeInferenceError(f"a Reshape target dim must be >= -1, but got {shown}")
+        elif lo < -1:  # OpenVINO knows nothing of a dim whose bounds span -2 and 0
+            out.append(Dimension.dynamic())
+        else:
+            out.append(dim_of_bounds(lo, hi))
+    if minus_one is not None:
+        out[minus_one] = _minus_one_dim(data, out, copied, target)
+    elif in_dims is not None and data.is_static and all(d.lo == d.hi for d in out):
+        _check_same_size(data, out)
+    return PartialShape.of(tuple(out))
+
+
+def _minus_one_dim(data: PartialShape, out: list, copied: set[int], target) -> Dimension:
+    """The -1 dim: the input's element count over the other target dims. Dims copied by
+    special_zero appear on both sides and cancel (OpenVINO does the same)."""
+    if data.dims is None:
+        return Dimension.dynamic()
+    inp = _product(d for i, d in enumerate(data.dims) if i not in copied)
+    outp = _product(d for i, d in enumerate(out) if d is not None and i not in copied)
+    if inp.lo == inp.hi and outp.lo == outp.hi:
+        if outp.lo == 0:
+            if inp.lo == 0:
+                return Dimension.dynamic()
+            raise _incompatible(data, target)
+        if inp.lo % outp.lo:
+            raise _incompatible(data, target)
+        return Dimension.static(inp.lo // outp.lo)
+    lo = 0 if inp.lo == 0 else -(-inp.lo // outp.hi) if outp.hi else 0
+    hi = INF if inp.hi >= INF or outp.lo == 0 else inp.hi // outp.lo
+    # lo > hi is possible here; OpenVINO 2026.4.1 raises nothing then and prints the
+    # empty interval as it is ('1..0'), so ovgather keeps it too, to print the same text.
+    return Dimension.from_bounds(lo, hi)
+
+
+def _incompatible(data: PartialShape, target) -> ShapeInferenceError:
+    shown = [lo if lo == hi else f"{lo}..{hi}" for lo, hi in target]
+    return ShapeInferenceError(
+        f"a Reshape must keep the number of elements, but the target {shown} does not fit "
+        f"the input shape {data}"
+    )
+
+
+def _check_same_size(data: PartialShape, out: list[Dimension]) -> None:
+    a = static_size(data)
+    b = 1
+    for d in out:
+        b *= d.lo
+    if a != b:
+        raise _incompatible(data, [(d.lo, d.lo) for d in out])
+
+
+def _target_bounds(t: Tensor, what: str) -> list[tuple[int, int]] | int | None:
+    """Per-element bounds of a shape-like input, or its static length, or None."""
+    dims = t.shape.dims
+    if dims is not None and len(dims) > 1:
+        raise ShapeInferenceError(f"{what} must be a scalar or 1-D tensor, but got {t.shape}")
+    if t.value is not None:
+        return list(zip(t.value[0], t.value[1], strict=False))
+    return shape_of_len(t)
+
+
+def _reshape(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    special_zero = data.bool("special_zero", False)
+    target = _target_bounds(ins[1], "the Reshape target shape")
+    if target is None:
+        shape = PartialShape.dynamic()
+    elif isinstance(target, int):
+        shape = PartialShape.dynamic(target)
+    else:
+        shape = reshape_shape(ins[0].shape, target, special_zero)
+    return [Tensor(shape, ins[0].etype, ins[0].value if shape.is_static else None)]
+
+
+# -- Squeeze / Unsqueeze ----------------------------------------------------------------
+def _squeeze(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    dims = ins[0].shape.dims
+    t = ins[0]
+    if dims is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    if len(ins) < 2:
+        if any(d.lo <= 1 <= d.hi and d.lo != d.hi for d in dims):
+            return [Tensor(PartialShape.dynamic(), t.etype)]
+        out = tuple(d for d in dims if not (d.lo == d.hi == 1))
+        return [Tensor(PartialShape.of(out), t.etype, t.value)]
+    axes = exact_ints(ins[1])
+    if axes is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    rank = len(dims)
+    drop = set()
+    for a in axes:
+        i = normalize_axis(a, max(rank, 1), "a Squeeze axis")
+        d = dims[i] if i < rank else ONE
+        if d.lo == d.hi == 1 or (d.lo != d.hi and d.lo <= 1 <= d.hi and data.version < 15):
+            drop.add(i)
+    out = tuple(d for i, d in enumerate(dims) if i not in drop)
+    return [Tensor(PartialShape.of(out), t.etype, t.value)]
+
+
+def _unsqueeze(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    t = ins[0]
+    dims = t.shape.dims
+    axes = exact_ints(ins[1])
+    if dims is None or axes is None:
+        n = shape_of_len(ins[1])
+        if dims is None or n is None:
+            return [Tensor(PartialShape.dynamic(), t.etype)]
+        return [Tensor(PartialShape.dynamic(len(dims) + n), t.etype)]
+    rank = len(dims) + len(set(axes))
+    where = {normalize_axis(a, rank, "an Unsqueeze axis") for a in axes}
+    rest = iter(dims)
+    out = tuple(ONE if i in where else next(rest) for i in range(rank))
+    return [Tensor(PartialShape.of(out), t.etype, t.value)]
+
+
+# -- Transpose -------------------------------------------------------------------------
+def _transpose(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    t = ins[0]
+    dims = t.shape.dims
+    order = exact_ints(ins[1])
+    if dims is None:
+        n = shape_of_len(ins[1])
+        return [Tensor(PartialShape.dynamic(n or None) if n else PartialShape.dynamic(), t.etype)]
+    if order is None:
+        return [Tensor(PartialShape.dynamic(len(dims)), t.etype)]
+    if not order:
+        order = tuple(range(len(dims) - 1, -1, -1))
+    if sorted(order) != list(range(len(dims))):
+        raise ShapeInferenceError(
+            f"a Transpose order must be a permutation of the {len(dims)} axes, but got "
+            f"{list(order)}"
+        )
+    out = PartialShape.of(tuple(dims[i] for i in order))
+    return [Tensor(out, t.etype, _moved_value(t, out, lambda a: a.transpose(order)))]
+
+
+def _moved_value(t: Tensor, out: PartialShape, move) -> Value | None:
+    """The bounds of an op that only moves elements (Transpose, Tile, Broadcast), when
+    its order, repeats or target are known: OpenVINO moves the lower and the upper bound
+    tensors alike. ``move`` maps an array of element indices to the output's."""
+    size, n = static_size(t.shape), static_size(out)
+    if t.value is None or size is None or n is None or n > MAX_VALUE_SIZE \
+            or size != len(t.value[0]):
+        return None
+    picks = move(np.arange(size).reshape([d.lo for d in t.shape.dims])).ravel().tolist()
+    return tuple(t.value[0][k] for k in picks), tuple(t.value[1][k] for k in picks)
+
+
+# -- Broadcast / Tile ------------------------------------------------------------------
+def _broadcast(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    t = ins[0]
+    mode = data.text("mode", "numpy").lower()
+    target = _target_bounds(ins[1], "the Broadcast target shape")
+    computed_shape_bounds(ins[1], "the Broadcast target shape")
+    if target is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    if ins[1].parts is not None and isinstance(target, int):
+        tshape = PartialShape.of(tuple(_part_dim(p) for p in ins[1].parts))
+    elif isinstance(target, int):
+        tshape = PartialShape.dynamic(target)
+    else:
+        tshape = PartialShape.of(tuple(dim_of_bounds(lo, hi) for lo, hi in target))
+    if mode == "explicit":
+        return [Tensor(tshape, t.etype)]
+    if mode == "bidirectional":
+        tshape = broadcast_shapes(t.shape, tshape)
+    else:
+        _check_numpy_into(t.shape, tshape)
+    spread = [d.lo for d in tshape.dims or ()]
+    return [Tensor(tshape, t.etype, _moved_value(t, tshape, lambda a: np.broadcast_to(a, spread)))]
+
+
+def _part_dim(part: int | None) -> Dimension:
+    """A Broadcast target dim read from a Concat input: a Const's element, else ``?``
+    (a negative element, which OpenVINO rejects in its own way, is left ``?`` too)."""
+    return Dimension.dynamic() if part is None or part < 0 else Dimension.static(part)
+
+
+def _check_numpy_into(arg: PartialShape, target: PartialShape) -> None:
+    a, b = arg.dims, target.dims
+    if a is None or b is None:
+        return
+    if len(a) > len(b):
+        raise ShapeInferenceError(
+            f"numpy Broadcast needs the input rank at most the target rank, but got {arg} "
+            f"into {target}"
+        )
+    for x, y in zip(a, b[len(b) - len(a):], strict=False):
+        if x.lo == x.hi and y.lo == y.hi and x.lo not in (1, y.lo):
+            raise ShapeInferenceError(
+                f"numpy Broadcast needs each input dim 1 or equal to the target dim, but "
+                f"got {arg} into {target}"
+            )
+
+
+def _tile(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    t = ins[0]
+    dims = t.shape.dims
+    reps = _target_bounds(ins[1], "the Tile repeats")
+    computed_shape_bounds(ins[1], "the Tile repeats")
+    if dims is None or reps is None:
+        return [Tensor(PartialShape.dynamic(), t.etype)]
+    if isinstance(reps, int):
+        return [Tensor(PartialShape.dynamic(max(len(dims), reps)), t.etype)]
+    n = max(len(dims), len(reps))
+    d = (ONE,) * (n - len(dims)) + dims
+    r = [(1, 1)] * (n - len(reps)) + reps
+    out = PartialShape.of(tuple(x * dim_of_bounds(lo, hi) for x, (lo, hi) in
+                                zip(d, r, strict=False)))
+    exact = exact_ints(ins[1])
+    value = None
+    if exact is not None and min(exact, default=0) >= 0:
+        value = _moved_value(t, out, lambda a: np.tile(a, exact))
+    return [Tensor(out, t.etype, value)]
+
+
+SPECS = specs_of({"ShapeOf": _shape_of, "Reshape": _reshape, "Squeeze": _squeeze,
+                  "Unsqueeze": _unsqueeze, "Transpose": _transpose, "Broadcast": _broadcast,
+                  "Tile": _tile})
