@@ -4,7 +4,7 @@ A user who sees ``mismatch`` or ``invalid`` on a GatherND wants to know *why*: w
 ``b`` and ``k`` are, how the batch dims merge, what the output would be under
 GatherND-5 (batch dims folded into one), GatherND-8 (kept) and ONNX, and which rule
 breaks. Nothing here re-derives a rule: :func:`explain_op` runs the op's own shape rule
-(the one ``check`` runs, found through its spec) with a :class:`~ovgather.ops.spec.Trace`
+(the one ``check`` runs, found through its spec) with a :class:`~ovgather.ops.core.spec.Trace`
 and prints the steps it recorded, so ``explain`` and ``check`` agree by construction.
 :func:`explain_layer` finds the layer in a graph, takes its input shapes from ovgather's
 inference and adds what the IR declares.
@@ -29,9 +29,10 @@ import networkx as nx
 from . import graph as g
 from .element_types import element_type_name
 from .errors import ShapeInferenceError, UnsupportedOpError, UsageError
-from .ops import gather, gather_elements, gather_nd, registry
-from .ops.spec import Attrs, OpSpec, Step, Trace
-from .ops.values import Tensor
+from .ops import gather, gather_elements, gather_nd
+from .ops.core import registry
+from .ops.core.spec import Attrs, OpSpec, Step, Trace
+from .ops.core.values import Tensor
 from .shapes import PartialShape, ShapeLike, as_partial_shape
 
 __all__ = [

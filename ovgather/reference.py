@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ReferenceInputError
-from .ops import registry
+from .ops.core import registry
 
 # Each reference lives beside its shape rule; these are its public names.
 from .ops.gather import gather_reference as gather

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ovgather import reference  # noqa: E402
-from ovgather.ops.inputs import random_indices  # noqa: E402
+from ovgather.ops.core.inputs import random_indices  # noqa: E402
 from ovgather.validate import gather_layers  # noqa: E402
 
 DATA_TYPES = [np.float32, np.float16, np.int32, np.uint8]

@@ -211,7 +211,7 @@ def new_port(port_id: int, precision: str | None = None, dims: tuple[int, ...] =
 def op_spec(G: nx.MultiDiGraph, node: str) -> Any:
     """The ``ops.spec.OpSpec`` that the layer's ``type`` and ``version`` select, or None
     for an op ovgather does not know (UnsupportedOpError for an opset without the op)."""
-    from ..ops.registry import find
+    from ..ops.core.registry import find
 
     attrs = G.nodes[node]
     return find(attrs["type"], attrs.get("version"))

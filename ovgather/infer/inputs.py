@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ..element_types import FLOAT_VALUE_TYPES, INT_TYPES
 from ..errors import OvgatherError, ShapeError, ShapeParseError
-from ..ops.values import MAX_VALUE_SIZE, Tensor
+from ..ops.core.values import MAX_VALUE_SIZE, Tensor
 from ..shapes import INF, Dimension, PartialShape
 from .report import declared_shape, port_type
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..element_types import element_type_name
 from ..errors import UnsupportedOpError
-from ..ops import registry
+from ..ops.core import registry
 from ..shapes import Dimension, PartialShape
 
 __all__ = ["STATUSES", "known_ops", "LayerResult", "CheckReport", "rule_words", "dims_fit",

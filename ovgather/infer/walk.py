@@ -19,7 +19,7 @@ do those of unchecked layers (their ``inferred`` texts are those declared dims, 
 the walk carries on with). Malformed shape *text* in a Parameter or Const (``2,x``) is
 not a layer status but an IRStructureError: such an IR cannot be used at all.
 
-Small integer tensors travel with their value bounds (see ``ops/values.py``) so that
+Small integer tensors travel with their value bounds (see ``ops/core/values.py``) so that
 ``ShapeOf → Gather → Concat → Reshape`` ends in the shape OpenVINO gives.
 
 >>> import networkx as nx
@@ -50,9 +50,9 @@ from ..errors import (
     UnsupportedOpError,
     UsageError,
 )
-from ..ops import registry
-from ..ops.spec import Attrs
-from ..ops.values import Tensor
+from ..ops.core import registry
+from ..ops.core.spec import Attrs
+from ..ops.core.values import Tensor
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
 from .bodies import BodyRuns, infer_nested
 from .inputs import const_tensor, parameter_tensor, tensors_reaching

@@ -31,9 +31,9 @@ from ..element_types import precision_of
 from ..errors import OvgatherError, RewriteError, ShapeError, UnsupportedOpError
 from ..graph import consumers, output_port, producer
 from ..graph.bodies import inside_words
-from ..ops import registry
-from ..ops.spec import Attrs
-from ..ops.values import Tensor
+from ..ops.core import registry
+from ..ops.core.spec import Attrs
+from ..ops.core.values import Tensor
 from ..rewrite import add_const, add_layer, editing, insert_after, replace_layer, unique_name
 from ..shapes import PartialShape
 from .base import Pass, PassResult

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import RuntimeBridgeError, UnsupportedOpError
-from ..ops import registry
-from ..ops.spec import OpSpec
+from ..ops.core import registry
+from ..ops.core.spec import OpSpec
 
 __all__ = [
     "OpCase",

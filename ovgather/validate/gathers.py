@@ -59,10 +59,10 @@ from ..errors import (
     UsageError,
 )
 from ..infer import infer_shapes
-from ..ops import registry
-from ..ops.inputs import SPAN, InputMaker, NoValidInputs, Params, pick, random_data
-from ..ops.spec import Attrs, OpSpec
-from ..ops.values import Tensor
+from ..ops.core import registry
+from ..ops.core.inputs import SPAN, InputMaker, NoValidInputs, Params, pick, random_data
+from ..ops.core.spec import Attrs, OpSpec
+from ..ops.core.values import Tensor
 from ..reference import for_layer
 from ..shapes import Dimension, PartialShape
 

@@ -10,7 +10,7 @@ import openvino.opset3 as ov3
 from op_diff import const, ov_param, tensor
 from ov_oracle import random_dim
 
-from ovgather.ops.values import Tensor, value_of_dims
+from ovgather.ops.core.values import Tensor, value_of_dims
 from ovgather.shapes import PartialShape
 
 

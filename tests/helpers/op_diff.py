@@ -16,8 +16,8 @@ import openvino as ov
 from ov_oracle import outcome, rng_for, same
 
 from ovgather.errors import ShapeInferenceError
-from ovgather.ops import registry
-from ovgather.ops.values import Tensor
+from ovgather.ops.core import registry
+from ovgather.ops.core.values import Tensor
 from ovgather.shapes import PartialShape
 
 

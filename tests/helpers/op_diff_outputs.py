@@ -7,7 +7,7 @@ from op_diff import Case
 from ov_oracle import rng_for, same
 
 from ovgather.errors import ShapeInferenceError
-from ovgather.ops import registry
+from ovgather.ops.core import registry
 
 
 def theirs(case: Case) -> str:

@@ -17,9 +17,9 @@ import gen_models
 import pytest
 from ir_variants import SAMPLES, VARIANTS, WALKS, _model_xml, _only, _same_graph, variant_xml
 
-from ovgather.ir import reader as ir
 from ovgather.errors import IRError
 from ovgather.ir import parse_ir, read_ir
+from ovgather.ir import reader as ir
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY_PIECE = 97

@@ -26,9 +26,9 @@ from ir_variants import (
     variant_xml,
 )
 
-from ovgather.ir import reader as ir
 from ovgather.errors import IRError
 from ovgather.ir import parse_ir, read_ir
+from ovgather.ir import reader as ir
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from ovgather.ir import reader as ir
 from ovgather.ir import read_ir
+from ovgather.ir import reader as ir
 
 N = 40_000
 MAX_RATIO = 3.0

@@ -19,7 +19,7 @@ import pytest
 from ovgather.cli import main
 from ovgather.infer import check
 from ovgather.ir import read_ir
-from ovgather.ops import registry
+from ovgather.ops.core import registry
 from ovgather.shapes import Dimension, PartialShape
 from ovgather.validate import all_layers as prove
 from ovgather.validate.all_layers import input_sizes, prove_all_layers

@@ -13,7 +13,7 @@ import ovgather.validate as validate_module
 from ovgather import reference
 from ovgather.cli import main
 from ovgather.ir import read_ir
-from ovgather.ops.inputs import pick_sizes
+from ovgather.ops.core.inputs import pick_sizes
 from ovgather.validate import validate, validate_whole_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,8 +94,8 @@ def test_an_off_by_one_reference_makes_validate_exit_1_and_name_the_layer(capsys
 def test_a_wrong_shape_rule_makes_validate_exit_1(capsys, monkeypatch):
     import dataclasses
 
-    from ovgather.ops import registry
-    from ovgather.ops.values import Tensor
+    from ovgather.ops.core import registry
+    from ovgather.ops.core.values import Tensor
     from ovgather.shapes import PartialShape
 
     right, find = registry.spec("GatherElements", 6), registry.find
@@ -232,7 +232,7 @@ def test_a_bad_attribute_is_the_same_invalid_row_in_check_and_validate():
 def test_validate_runtime_and_reference_name_no_gather_op_type():
     import ast
 
-    from ovgather.ops import registry
+    from ovgather.ops.core import registry
 
     family = set(registry.family("gather"))
     for module in ("validate.py", "runtime.py", "reference.py"):
