@@ -110,6 +110,35 @@ def _check_outputs(attrs: Attrs, n: int, op: str) -> None:
                                   f"describes {n} of {attrs.n_outputs}")
 
 
+def _check_port_map(body: Any, n_inputs: int, loop: bool, op: str) -> None:
+    """What OpenVINO requires of a loop's port map: one ``<input>`` with an external
+    port for each input of the layer (a Loop's trip count and condition, inputs 0 and 1,
+    may also go without one), no two ``<output>`` entries on one external port, and back
+    edges only into Parameters that such an input feeds."""
+    fed = [e for e in body.port_map["inputs"] if e["external_port_id"] >= 0]
+    unfed = 2 - sum(e["external_port_id"] in (0, 1) for e in fed) if loop else 0
+    if unfed < 0:
+        raise ShapeInferenceError(f"{op}: inputs 0 and 1 may each feed one body Parameter, "
+                                  "but one of them feeds several")
+    if len(fed) + unfed != n_inputs:
+        raise ShapeInferenceError(
+            f"{op}: the port map must describe each of the layer's {n_inputs - unfed} data "
+            f"inputs once, but describes {len(fed)}")
+    ports = [e["external_port_id"] for e in body.port_map["outputs"]
+             if e["external_port_id"] >= 0]
+    if len(set(ports)) != len(ports):
+        twice = sorted({p for p in ports if ports.count(p) > 1})
+        raise ShapeInferenceError(
+            f"{op}: each output port must come from one port map <output>, but port "
+            f"{twice[0]} comes from several")
+    params = {e["internal_layer_id"] for e in fed}
+    for edge in body.back_edges:
+        if edge.get("to-layer") not in params:
+            raise ShapeInferenceError(
+                f"{op}: a back edge must feed a body Parameter that a port map input "
+                f"feeds from the layer, but Parameter {edge.get('to-layer')} is fed by none")
+
+
 def _bodies(attrs: Attrs, op: str) -> dict[str, Any]:
     bodies = getattr(attrs, "bodies", None)
     if not bodies:
@@ -122,6 +151,7 @@ def tensor_iterator(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None
                     ) -> list[Tensor]:
     op = "TensorIterator-1"
     body = _bodies(attrs, op)["body"]
+    _check_port_map(body, len(ins), False, op)
     params: dict[str, Tensor] = {}
     iterations, sliced = -1, False
     for entry in _inputs(body):
@@ -234,6 +264,7 @@ def _fit_back_edges(body: Any, params: dict[str, Tensor], results: dict[str, Ten
 def loop(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list[Tensor]:
     op = "Loop-5"
     body = _bodies(attrs, op)["body"]
+    _check_port_map(body, len(ins), True, op)
     _rank_0_or_1(ins[1], "the execution condition", op)
     started = _known(ins[1], "the execution condition", op)
     none = started is not None and not started
