@@ -7,6 +7,7 @@ graph; ``bodies`` for TensorIterator, Loop and If; ``lines`` for exact lines) ->
 they share, ``compiled`` the optional compiled walk."""
 
 from ..element_types import ELEMENT_TYPES, ElementType
+from .parse import MAX_XML_BYTES  # noqa: F401 (docs/safety.md names it)
 from .reader import parse_ir, read_ir, read_layer_graph  # noqa: F401
 from .text import join_names, split_names
 from .weights import const_nbytes, const_value, element_type_of, weights_bytes
