@@ -93,9 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         for n in sizes:
             path = big_ir(n, folder / f"big_{n}.xml")
             rows.append(bench(path, args.repeat))
-    import ovgather.ir.reader as ir
+    from ovgather.ir import compiled
 
-    walk = "compiled walk (ovgather._fastwalk)" if ir._fastwalk is not None else \
+    walk = "compiled walk (ovgather._fastwalk)" if compiled._fastwalk is not None else \
         "pure-Python walk (no ovgather._fastwalk: built without a C compiler?)"
     print(f"openvino {ov.__version__}, median of {args.repeat} alternating runs, {walk}\n")
     print("| layers | read_ir ms | ms / 1k layers | peak MB | read_model ms | ratio "

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""The compiled read of <layers> and <edges>: the same dicts as ``ir._Reader.layers``
+"""The compiled read of <layers> and <edges>: the same dicts as ``ir.reader._Reader.layers``
 builds, made straight from libxml2's tree without an lxml proxy object per element.
 
 lxml creates a Python object for every element it hands out, and for an IR most of them
@@ -9,7 +9,7 @@ and creates only the objects the graph keeps.
 
 Exact or nothing: anything this walk is not sure to read exactly as the careful Python
 walk does (a namespace, an entity, a missing or odd id, an odd <dim>, a duplicate port)
-makes it return None, and ``ir.py`` reads the section again with the careful walk,
+makes it return None, and ``ir.reader`` reads the section again with the careful walk,
 which also names every error. It is only used with the lxml it was compiled against
 (``LXML_BUILT``), since it reads lxml's struct layout.
 """

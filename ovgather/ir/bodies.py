@@ -1,8 +1,9 @@
 """Reading and writing the bodies of TensorIterator-1, Loop-5 and If-8.
 
 The reader hands each such layer's XML element here; every body is read by the same
-reader as the top-level graph (a nested ``_Reader``), so it is a ``MultiDiGraph`` of the
-same schema with the same checks and errors, and its layers keep their real XML lines.
+reader as the top-level graph (a nested reader of the class of the one handed in), so
+it is a ``MultiDiGraph`` of the same schema with the same checks and errors, and its
+layers keep their real XML lines.
 Port map entries keep the XML attributes: ``external_port_id`` and the slicing numbers
 (``axis``, ``start``, ``end``, ``stride``, ``part_size``) as ints (OpenVINO's reader does
 the same), ``internal_layer_id`` as the body's node id, others as text. ``write_ir``
@@ -18,7 +19,10 @@ from .._lazy import networkx as nx
 from ..errors import IRStructureError, OutputError
 from ..graph import LayerGraph, as_networkx, check_writable
 from ..graph.bodies import BODIES, edge_list
-from .reader import _LXML_MAX_LINE, _attrs, _fastwalk, _fix_big_lines, _Reader, _rt_text, _short
+from . import compiled
+from .lines import exact_lines
+from .parse import LXML_MAX_LINE
+from .text import rt_text, short, xml_attrs
 
 __all__ = ["read_bodies", "fix_big_lines", "body_lines"]
 
@@ -31,7 +35,7 @@ _PLAIN = ("data", "input", "output", "rt_info")
 # -- reading -------------------------------------------------------------------------------
 def read_bodies(reader: Any, layers: Any) -> list[dict[str, Any]]:
     """Read the bodies of every TensorIterator, Loop and If among ``layers`` (the lxml
-    ``<layers>`` element ``reader``, an ``ir._Reader``, has just read) into their node
+    ``<layers>`` element ``reader``, an ``ir.reader._Reader``, has just read) into their node
     dicts; the texts the layer walk kept in ``extra_xml`` for them are dropped. Returns
     the node dicts that now hold bodies."""
     found = []
@@ -63,7 +67,7 @@ def read_bodies(reader: Any, layers: Any) -> list[dict[str, Any]]:
         # the elements themselves, not their id(): an lxml proxy that is no longer
         # referenced is freed, and its id may come back on another element
         used = [kept for tag in _TAGS if (kept := el.find(tag)) is not None]
-        extra = [_rt_text(child) for child in el
+        extra = [rt_text(child) for child in el
                  if child.tag not in _PLAIN and not any(child is u for u in used)]
         if extra:
             node["extra_xml"] = extra
@@ -77,7 +81,7 @@ def _read_body(reader: Any, body: Any) -> nx.MultiDiGraph:
     G = LayerGraph()
     G.graph.update(name=None, rt_info=None, xml_path=None, bin_path=None, weights=None,
                    net_attrs=dict(body.attrib), extra_xml=[])
-    inner = _Reader(reader.file, reader.bin_size, reader.bin_name, reader.xml_bytes,
+    inner = type(reader)(reader.file, reader.bin_size, reader.bin_name, reader.xml_bytes,
                     has_bodies=True)
     inner.read_graph(body, G)
     reader.nested += inner.nested
@@ -86,7 +90,7 @@ def _read_body(reader: Any, body: Any) -> nx.MultiDiGraph:
 
 def _shown(el: Any) -> str:
     """An element's attributes for a message, each value cut to 40 characters."""
-    return str({key: _short(value) for key, value in el.items()})
+    return str({key: short(value) for key, value in el.items()})
 
 
 def _int(reader: Any, el: Any, key: str, text: str, node: dict, node_id: str) -> int:
@@ -95,7 +99,7 @@ def _int(reader: Any, el: Any, key: str, text: str, node: dict, node_id: str) ->
     if not (digits.isascii() and digits.isdigit() and len(digits) < 19):
         raise reader.error(IRStructureError,
                            f"a port map's '{key}' must be an integer (digits 0-9), but got "
-                           f"'{_short(text)}'", el, node["name"], node_id)
+                           f"'{short(text)}'", el, node["name"], node_id)
     return int(value)
 
 
@@ -152,14 +156,15 @@ def fix_big_lines(xml_bytes: bytes, G: nx.MultiDiGraph) -> None:
     layers: list[dict] = []
     edges: list[dict | None] = []
     _document_order(G, layers, edges)
-    if all(a["line"] < _LXML_MAX_LINE for a in layers) and all(
-            e is None or e["line"] < _LXML_MAX_LINE for e in edges):
+    if all(a["line"] < LXML_MAX_LINE for a in layers) and all(
+            e is None or e["line"] < LXML_MAX_LINE for e in edges):
         return
-    if _fastwalk is None:
+    fastwalk = compiled._fastwalk
+    if fastwalk is None:
         nodes = list(G._node.items())
-        _fix_big_lines(xml_bytes, nodes, edge_list(G))
+        exact_lines(xml_bytes, nodes, edge_list(G))
         return
-    layer_lines, edge_lines = _fastwalk.tag_lines(xml_bytes)
+    layer_lines, edge_lines = fastwalk.tag_lines(xml_bytes)
     if len(layer_lines) == len(layers):
         for attrs, line in zip(layers, layer_lines, strict=True):
             attrs["line"] = line
@@ -193,12 +198,12 @@ def body_lines(node: str, attrs: dict[str, Any], graph_lines: Callable[[nx.Multi
         lines.append(f"\t\t\t<{map_tag}>")
         for tag in ("input", "output"):
             for entry in pm.get(tag + "s") or ():
-                lines.append(f"\t\t\t\t<{tag}{_attrs(entry)} />")
+                lines.append(f"\t\t\t\t<{tag}{xml_attrs(entry)} />")
         lines.append(f"\t\t\t</{map_tag}>")
     back = [e for edges in (attrs.get("back_edges") or {}).values() for e in edges]
     if back or attrs["type"] in ("TensorIterator", "Loop"):
         lines.append("\t\t\t<back_edges>")
-        lines.extend(f"\t\t\t\t<edge{_attrs(e)} />" for e in back)
+        lines.extend(f"\t\t\t\t<edge{xml_attrs(e)} />" for e in back)
         lines.append("\t\t\t</back_edges>")
     for body_tag, body in bodies.items():
         try:
@@ -207,7 +212,7 @@ def body_lines(node: str, attrs: dict[str, Any], graph_lines: Callable[[nx.Multi
             raise OutputError(f"the {body_tag} of layer {node} ('{attrs.get('name')}'): "
                               f"{err.message}", layer_name=err.layer_name,
                               layer_id=err.layer_id) from None
-        lines.append(f"\t\t\t<{body_tag}{_attrs(body.graph.get('net_attrs') or {})}>")
+        lines.append(f"\t\t\t<{body_tag}{xml_attrs(body.graph.get('net_attrs') or {})}>")
         lines.extend("\t\t\t" + line for line in graph_lines(body))
         lines.append(f"\t\t\t</{body_tag}>")
     return lines

@@ -158,11 +158,11 @@ def test_failed_in_place_write_keeps_the_source(source: Path,
 def test_disk_full_while_writing_the_bin_keeps_old_files(source: Path, target: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """The second Const's bytes hit ENOSPC: the .bin is half written, then abandoned."""
-    from ovgather.ir import reader as ir
+    from ovgather.ir import writer
 
     graph = read_ir(source)
     full = OSError(errno.ENOSPC, "No space left on device")
-    monkeypatch.setattr(ir._BinWriter, "add", failing_on_call(2, full, ir._BinWriter.add))
+    monkeypatch.setattr(writer._BinWriter, "add", failing_on_call(2, full, writer._BinWriter.add))
     with pytest.raises(errors.OvgatherError) as info:
         write_ir(graph, target)
     monkeypatch.undo()

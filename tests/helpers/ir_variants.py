@@ -10,7 +10,7 @@ import networkx as nx
 import pytest
 from graph_view import node_view
 
-from ovgather import ir
+from ovgather.ir import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +33,7 @@ WALKS = ("compiled", "careful")
 def _only(walk: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Leave only ``walk`` switched on (the careful one is always there behind it)."""
     if walk != "compiled":
-        monkeypatch.setattr(ir, "_fastwalk", None)
+        monkeypatch.setattr(compiled, "_fastwalk", None)
 
 
 def _same_graph(a, b) -> None:

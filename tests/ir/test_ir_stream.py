@@ -18,7 +18,7 @@ import pytest
 from ir_variants import SAMPLES, VARIANTS, WALKS, _model_xml, _only, _same_graph, variant_xml
 
 from ovgather.errors import IRError
-from ovgather.ir import parse_ir, read_ir
+from ovgather.ir import parse, parse_ir, read_ir
 from ovgather.ir import reader as ir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,8 +41,8 @@ def streaming(monkeypatch) -> list:
 
 def _whole_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     """Read as before streaming: the whole tree first (the path comments take)."""
-    original = ir._check_prolog
-    monkeypatch.setattr(ir, "_check_prolog", lambda data, file: original(data, file) or True)
+    original = parse.check_prolog
+    monkeypatch.setattr(parse, "check_prolog", lambda data, file: original(data, file) or True)
 
 
 def _counting(calls: list):
@@ -62,7 +62,7 @@ def _results(read, monkeypatch: pytest.MonkeyPatch, walk: str) -> tuple:
         with monkeypatch.context() as m:
             _only(walk, m)
             if streamed:
-                m.setattr(ir, "_STREAM_PIECE", TINY_PIECE)
+                m.setattr(parse, "STREAM_PIECE", TINY_PIECE)
                 calls: list = []
                 m.setattr(ir._Reader, "read_layers", _counting(calls))
             else:
@@ -141,7 +141,7 @@ def test_odd_documents_read_as_a_whole_tree_would(name, walk, monkeypatch) -> No
 
 
 def test_the_samples_are_read_in_pieces(monkeypatch, streaming) -> None:
-    monkeypatch.setattr(ir, "_STREAM_PIECE", TINY_PIECE)
+    monkeypatch.setattr(parse, "STREAM_PIECE", TINY_PIECE)
     for path in SAMPLES:
         read_ir(path)
     # all but those with comments or bodies (read as a whole tree)

@@ -1,5 +1,5 @@
 """The two walks of ``read_ir`` give the same graph: the compiled one
-(``ovgather/_fastwalk.pyx``) and the careful one (``ir._Reader.layers`` /
+(``ovgather/ir/_fastwalk.pyx``) and the careful one (``ir._Reader.layers`` /
 ``careful_edges``), or the compiled one hands the file over to the careful one.
 
 Every sample, generated model and hand-edited variant is read with each walk on its own;
@@ -27,7 +27,7 @@ from ir_variants import (
 )
 
 from ovgather.errors import IRError
-from ovgather.ir import parse_ir, read_ir
+from ovgather.ir import compiled, parse_ir, read_ir
 from ovgather.ir import reader as ir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,9 +49,10 @@ def test_the_compiled_walk_is_built() -> None:
     walk, which the other tests of this file read with.
     """
     if os.environ.get("OVGATHER_NO_COMPILER") == "1":
-        assert ir._fastwalk is None, "a compiled walk was built although no compiler was there"
+        assert compiled._fastwalk is None, \
+            "a compiled walk was built although no compiler was there"
     else:
-        assert ir._fastwalk is not None, "ovgather._fastwalk is missing: no C compiler?"
+        assert compiled._fastwalk is not None, "ovgather._fastwalk is missing: no C compiler?"
 
 
 

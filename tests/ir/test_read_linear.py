@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ovgather.ir import read_ir
-from ovgather.ir import reader as ir
+from ovgather.ir import compiled, read_ir
 
 N = 40_000
 MAX_RATIO = 3.0
@@ -99,8 +98,8 @@ def test_many_ports_read_in_about_the_time_of_a_chain(wide: str, walk: str,
                                                       files: dict[str, Path],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     if walk == "careful":
-        monkeypatch.setattr(ir, "_fastwalk", None)
-    elif ir._fastwalk is None:
+        monkeypatch.setattr(compiled, "_fastwalk", None)
+    elif compiled._fastwalk is None:
         pytest.fail("the compiled walk is not built")
     if walk not in _CHAIN_TIMES:
         _CHAIN_TIMES[walk] = timed_read(files["chain"])[1]

@@ -1,0 +1,59 @@
+"""Exact lines for layers and edges past line 65535, where libxml2 only estimates them
+(see :data:`~ovgather.ir.parse.LXML_MAX_LINE`)."""
+
+from __future__ import annotations
+
+from .._lazy import numpy as np
+from . import compiled
+from .parse import LXML_MAX_LINE
+
+__all__ = ["exact_lines"]
+
+
+def exact_lines(xml_bytes: bytes, nodes: list[tuple[str, dict]], edges: list[tuple]) -> None:
+    """Replace libxml2's estimated lines (>= 65535) of layers and edges with exact ones.
+
+    The usual way: the compiled walk lists the line of every ``<layer``/``<edge`` tag in
+    one pass over the bytes; in document order they are the layers and edges (read in
+    that order too) when the counts agree. Otherwise (a tag inside a comment, or no
+    compiled walk) :func:`_walk_lines` finds each tag as OpenVINO writes it.
+    """
+    fastwalk = compiled._fastwalk
+    found = fastwalk.tag_lines(xml_bytes) if fastwalk is not None else (None, None)
+    newlines = None
+    for items, tags_of, lines in ((nodes, _layer_tags, found[0]), (edges, _edge_tags, found[1])):
+        if lines is not None and len(lines) == len(items):
+            for item, line in zip(items, lines, strict=True):
+                item[-1]["line"] = line
+            continue
+        if newlines is None:
+            newlines = np.flatnonzero(np.frombuffer(xml_bytes, dtype=np.uint8) == 10)
+        _walk_lines(xml_bytes, newlines, tags_of(items))
+
+
+def _layer_tags(nodes: list[tuple[str, dict]]) -> list[tuple[bytes, dict]]:
+    """Each layer's opening tag as OpenVINO writes it, with its node dict."""
+    return [(f'<layer id="{n}"'.encode(), attrs) for n, attrs in nodes]
+
+
+def _edge_tags(edges: list[tuple]) -> list[tuple[bytes, dict]]:
+    """Each edge's tag as OpenVINO writes it, with its edge dict."""
+    return [(f'<edge from-layer="{u}" from-port="{k[0]}" to-layer="{v}" '
+             f'to-port="{k[1]}"'.encode(), attrs) for u, v, k, attrs in edges]
+
+
+def _walk_lines(xml_bytes: bytes, newlines: np.ndarray,
+                items: list[tuple[bytes, dict]]) -> None:
+    """Find each tag from the last exactly known line on, counting the newlines in
+    between; a tag written otherwise keeps its estimate."""
+    pos = line = 1
+    for tag, attrs in items:
+        if attrs["line"] < LXML_MAX_LINE:
+            line = attrs["line"]
+            pos = 0 if line == 1 else int(newlines[line - 2]) + 1
+            continue
+        found = xml_bytes.find(tag, pos)
+        if found >= 0:
+            line += xml_bytes.count(b"\n", pos, found)
+            pos = found
+            attrs["line"] = line

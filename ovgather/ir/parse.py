@@ -1,0 +1,287 @@
+"""The hardened XML parse: lxml with no network, no DTD loading, no entity expansion and
+no huge-tree mode, a DOCTYPE refused before lxml sees the bytes, a size limit checked
+before reading, and the parse of a big IR's <layers> in pieces on a second thread.
+
+Limits: an .xml of at most :data:`MAX_XML_BYTES` (checked before reading it; lxml's tree
+costs many bytes of memory per byte of XML). XML comments and processing instructions are
+not kept. Line numbers are those of libxml2, exact up to :data:`LXML_MAX_LINE`
+(``ir.lines`` makes those of layers and edges exact beyond).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+
+from lxml import etree
+
+from ..errors import XMLSyntaxError
+
+__all__ = ["MAX_XML_BYTES", "STREAM_PIECE", "LXML_MAX_LINE", "xml_parser", "parse_xml",
+           "check_prolog", "check_xml_size", "parse_in_pieces"]
+
+#: Bytes of <layers> in one piece of a read in pieces (see parse_in_pieces).
+STREAM_PIECE = 1 << 20
+
+#: The largest .xml read_ir and parse_ir take, in bytes. Reading costs up to ~35 bytes
+#: of memory per byte of XML (lxml's tree of many small elements, as in a big rt_info),
+#: so this bounds a read near 9 GB; real IRs are far smaller (an LLM's: tens of MB).
+#: Pass ``max_xml_bytes`` to read a bigger one.
+MAX_XML_BYTES = 256 << 20
+
+
+def check_xml_size(size: int, limit: int | None, file: str | None) -> None:
+    limit = MAX_XML_BYTES if limit is None else limit
+    if size > limit:
+        raise XMLSyntaxError(
+            f"an IR's .xml may be at most {limit} bytes ({limit >> 20} MiB; reading costs "
+            f"many times its size in memory), but this one has {size} bytes "
+            "(read_ir(..., max_xml_bytes=N) reads a bigger one)", file=file)
+
+
+#: libxml2 keeps exact line numbers up to 65535 only; beyond, lxml's ``sourceline`` is
+#: estimated from neighbouring text nodes: a line or two off (far off if blank text were
+#: removed, which is why the parser keeps it). Layers and edges get exact lines anyway
+#: (``ir.lines``); other elements past that line, named only in error messages,
+#: keep the estimate.
+LXML_MAX_LINE = 65535
+
+
+
+_CDATA_IN_DIM = re.compile(rb"<dim\s*>[^<]*(?:<(?:!--|\?)[^>]*>[^<]*)*<!\[CDATA\[")
+
+
+def _drop_markup(root: etree._Element) -> None:
+    """Remove comments and processing instructions, reading a ``<dim>`` split by them
+    as OpenVINO does: its first text piece that is not only whitespace
+    (``<dim>3<!--c-->0</dim>`` is 3, ``<dim><!--c-->30</dim>`` is 30). Parsed with
+    ``remove_comments`` lxml would join the pieces (30)."""
+    for dim in root.iter("dim"):
+        if len(dim):
+            pieces = [dim.text] + [child.tail for child in dim]
+            dim.text = next((p for p in pieces if p is not None and p.strip()), None)
+            for child in list(dim):
+                dim.remove(child)
+    etree.strip_elements(root, etree.Comment, etree.ProcessingInstruction, with_tail=False)
+
+
+def xml_parser(keep_markup: bool = False) -> etree.XMLParser:
+    """A fresh lxml parser that never touches the network, DTDs or entities.
+    ``keep_markup`` keeps comments and processing instructions (for ``_drop_markup``)."""
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=not keep_markup,
+        remove_pis=not keep_markup,
+        collect_ids=False,
+        remove_blank_text=True,
+    )
+
+
+def _doctype_line(xml_bytes: bytes) -> int | None:
+    """The line of a ``<!DOCTYPE`` in the prolog, or None.
+
+    Scanned before lxml sees the bytes, because libxml2 still parses an internal DTD
+    subset (and tries entity expansion in attributes) even with entities off. The prolog
+    is an XML declaration, comments, processing instructions and whitespace; the scan
+    stops at the first other markup. (Non-ASCII-compatible encodings such as UTF-16 get
+    the same refusal from the check after parsing.)
+    """
+    pos = 3 if xml_bytes.startswith(b"\xef\xbb\xbf") else 0
+    end = len(xml_bytes)
+    while pos < end:
+        while pos < end and xml_bytes[pos] in b" \t\r\n":
+            pos += 1
+        if xml_bytes.startswith(b"<?", pos):
+            close = xml_bytes.find(b"?>", pos)
+        elif xml_bytes.startswith(b"<!--", pos):
+            close = xml_bytes.find(b"-->", pos)
+        elif xml_bytes[pos:pos + 9].upper() == b"<!DOCTYPE":
+            return xml_bytes.count(b"\n", 0, pos) + 1
+        else:
+            return None
+        if close < 0:
+            return None
+        pos = close + 2
+    return None
+
+
+def parse_xml(xml_bytes: bytes, file: str | None, markup: bool) -> etree._Element:
+    """Parse the bytes into an element tree, refusing DTDs; lxml errors become ours.
+    ``markup``: what :func:`check_prolog` returned (comments or PIs to drop)."""
+    try:
+        root = etree.fromstring(xml_bytes, xml_parser(keep_markup=markup))
+    except etree.XMLSyntaxError as err:
+        raise _syntax_error(err, file) from err
+    if markup:
+        _drop_markup(root)
+    _check_no_doctype(root, file)
+    return root
+
+
+def check_prolog(xml_bytes: bytes, file: str | None) -> bool:
+    """Refuse what must be refused before lxml sees the bytes; True when the document
+    holds comments or processing instructions (to be dropped as ``_drop_markup`` does)."""
+    if not xml_bytes or xml_bytes.isspace():
+        raise XMLSyntaxError("an IR must be an XML document, but the file is empty",
+                             file=file, line=1)
+    line = _doctype_line(xml_bytes)
+    if line is not None:
+        raise XMLSyntaxError(
+            "an IR must not contain a DOCTYPE, DTD or entity declarations (refused for "
+            "safety: they could read other files or expand without bound)", file=file,
+            line=line)
+    markup = b"<!--" in xml_bytes or xml_bytes.count(b"<?") > 1
+    cdata = _CDATA_IN_DIM.search(xml_bytes) if b"<![CDATA[" in xml_bytes else None
+    if cdata is not None:
+        raise XMLSyntaxError(
+            "a <dim> must be plain text, but got a CDATA section in one (refused: "
+            "OpenVINO would read only the text before it)", file=file,
+            line=xml_bytes.count(b"\n", 0, cdata.start()) + 1)
+    return markup
+
+
+@contextmanager
+def _quick_gil_handoff() -> Iterator[None]:
+    """Python's GIL switch interval at 0.5 ms instead of 5 ms while pieces are parsed.
+    The parse thread needs the GIL now and then (lxml takes it around the parse), and
+    the walk on this thread holds it meanwhile; at 5 ms a turn the parse thread waits
+    so long that the two hardly overlap (measured: a 20k-layer read took as long as
+    parse plus walk; at 0.5 ms, about the walk alone)."""
+    with _HANDOFF.lock:  # reads in several threads: the first sets it, the last restores
+        if _HANDOFF.reads == 0:
+            _HANDOFF.saved = sys.getswitchinterval()
+            sys.setswitchinterval(min(_HANDOFF.saved, 0.0005))
+        _HANDOFF.reads += 1
+    try:
+        yield
+    finally:
+        with _HANDOFF.lock:
+            _HANDOFF.reads -= 1
+            if _HANDOFF.reads == 0:
+                sys.setswitchinterval(_HANDOFF.saved)
+
+
+class _Handoff:
+    """The reads in pieces under way, and the switch interval from before the first."""
+    lock = threading.Lock()
+    reads = 0
+    saved = 0.005
+
+
+_HANDOFF = _Handoff()
+
+
+def _parse_piece(xml_bytes: bytes) -> etree._Element:
+    """One piece of :func:`parse_in_pieces`, on its parse thread (an lxml parser
+    is used by one thread only, so each piece gets its own)."""
+    return etree.fromstring(xml_bytes, xml_parser())
+
+
+def _plain_head(head: bytes) -> bool:
+    """True when the bytes before ``<layers>`` (the prolog and the <net> tag) declare no
+    namespace and no encoding but UTF-8: a piece parsed on its own then reads the same."""
+    if b"xmlns" in head or b"\xef\xbb\xbf" in head[:3]:
+        return False
+    if head.startswith(b"<?xml"):
+        declaration = head[:head.find(b"?>")].lower()
+        return b"encoding" not in declaration or b"utf-8" in declaration
+    return head.lstrip().startswith(b"<net")
+
+
+def _syntax_error(err: etree.XMLSyntaxError, file: str | None) -> XMLSyntaxError:
+    return XMLSyntaxError(f"the file is not well-formed XML: {err.msg or err}", file=file,
+                          line=err.lineno or None)
+
+
+def _check_no_doctype(root: etree._Element, file: str | None) -> None:
+    docinfo = root.getroottree().docinfo
+    if docinfo.doctype or docinfo.internalDTD is not None:
+        raise XMLSyntaxError(
+            "an IR must not contain a DOCTYPE, DTD or entity declarations (refused for "
+            f"safety), but got '{docinfo.doctype or '<!DOCTYPE>'}'", file=file, line=1)
+
+
+def parse_in_pieces(xml_bytes: bytes, file: str | None,
+                    read_layers: Callable[[etree._Element, int], list]
+                    ) -> tuple[etree._Element, list] | None:
+    """Parse the <layers> section as pieces of about ``STREAM_PIECE`` bytes, each cut
+    after a ``</layer>`` and parsed as a document of its own on a second thread while
+    ``read_layers(layers, line_offset)`` reads the layers of the piece before on this
+    one; the rest of the file is parsed with an empty <layers> in their place (the same
+    number of lines, so every line stays exact). lxml lets go of the GIL while it
+    parses, so parsing, about half of a read, overlaps the walk, and the whole tree of a
+    big IR (~13 bytes of memory per byte of XML) never exists. Returns the root, which
+    holds everything but the layers, and the layers read; or None (with the reader's
+    state undefined) when the document is not the usual IR this takes apart safely, or
+    anything in it fails: the caller then parses it whole, which words the errors.
+
+    Pieces are cut with byte searches, which is exact here because the caller only
+    calls this for a document without comments, PIs, CDATA or bodies, whose prolog
+    declares no other encoding and whose head declares no namespace: then ``<`` only
+    starts a tag and the first ``</layers>`` closes the first ``<layers>``. A piece
+    that is not well-formed on its own, or a <layers> that turns out not to be the
+    <net>'s first, sends it back to the whole-tree parse.
+    """
+    start = xml_bytes.find(b"<layers>")
+    end = xml_bytes.find(b"</layers>", start)
+    if start < 0 or end < 0 or not _plain_head(xml_bytes[:start]):
+        return None
+    start += len(b"<layers>")
+    cuts = [start]
+    while True:
+        cut = xml_bytes.find(b"</layer>", cuts[-1] + STREAM_PIECE, end)
+        if cut < 0:
+            break
+        cuts.append(cut + len(b"</layer>"))
+    cuts.append(end)
+    line = xml_bytes.count(b"\n", 0, start)  # lines before the first piece
+    pieces = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        lines = xml_bytes.count(b"\n", a, b)
+        if lines >= LXML_MAX_LINE:  # libxml2's lines would be estimates
+            return None
+        pieces.append((a, b, line))
+        line += lines
+    padding = line - xml_bytes.count(b"\n", 0, start)  # the lines of <layers>
+
+    def text(i: int) -> bytes:  # the document of piece i; the rest after the last
+        if i < len(pieces):  # inside <net><layers>: each element at its depth in the file
+            return (b"<net><layers>" + xml_bytes[pieces[i][0]:pieces[i][1]]
+                    + b"</layers></net>")
+        return xml_bytes[:start] + b"\n" * padding + xml_bytes[end:]
+
+    streamed: list[tuple[str, dict[str, Any]]] = []
+    with ThreadPoolExecutor(1) as pool, _quick_gil_handoff():
+        # one piece parsed ahead of the one read: two pieces' trees at most
+        parsing = pool.submit(_parse_piece, text(0))
+        try:
+            for i, (_, _, line) in enumerate(pieces):
+                layers = parsing.result()[0]
+                parsing = pool.submit(_parse_piece, text(i + 1))
+                streamed += read_layers(layers, line)
+                del layers
+            root = parsing.result()
+        except Exception:  # parsed whole again, which words the error
+            parsing.cancel()
+            return None
+    layers = root.find("layers")
+    if layers is None or len(layers) or not _streamable(layers):
+        return None
+    _check_no_doctype(root, file)
+    return root, streamed
+
+
+def _streamable(layers: etree._Element) -> bool:
+    """True when ``layers`` is the first ``<layers>`` of a ``<net version="10|11">``
+    root (what the reader would read as the layers)."""
+    root = layers.getparent()
+    return (root is not None and root.getparent() is None and root.tag == "net"
+            and root.get("version") in ("10", "11") and root.find("layers") is layers)
