@@ -346,19 +346,30 @@ class GatherInputs(inputs.InputMaker):
 def _known_crash(case) -> str | None:
     """Why the CPU plugin would crash on ``case`` (a runtime ``OpCase``), or None.
 
-    Found while validating (OpenVINO 2026.4.1): Gather-7/8 on static shapes with
-    ``batch_dims >= 1`` and every data dim before ``axis`` of size 1 ends the process
-    with a segmentation fault (data [1,5], indices [1,4], batch_dims 1, axis 1; data
-    [1,1,4], indices [1,1,1], batch_dims 1, axis 2), or corrupts neighbouring results
-    in a shared model. The same op on dynamic shapes runs correctly. Not run.
+    Found while validating (OpenVINO 2026.4.1), both on static data shapes only (the same
+    op on dynamic shapes runs correctly):
+    - Gather-7/8 with ``batch_dims >= 1`` and every data dim before ``axis`` of size 1
+      ends the process with a segmentation fault (data [1,5], indices [1,4], batch_dims 1,
+      axis 1; data [1,1,4], indices [1,1,1], batch_dims 1, axis 2), or corrupts
+      neighbouring results in a shared model;
+    - Gather-1/7/8 whose data has a dim of size 0 anywhere but at ``axis`` ends the
+      compile with a floating point exception (SIGFPE): data [0,3,8] on axis 1, [3,0,8]
+      on axis 0.
+    Not run.
     """
     rank_d, rank_i = case.data.ndim, case.indices.ndim
     b = case.batch_dims + rank_i if case.batch_dims < 0 else case.batch_dims
     axis = case.axis + rank_d if case.axis < 0 else case.axis
     static = case.data_shape is None or "?" not in case.data_shape and ".." not in case.data_shape
-    if b >= 1 and static and all(d == 1 for d in case.data.shape[:axis]):
+    if not static:
+        return None
+    if b >= 1 and all(d == 1 for d in case.data.shape[:axis]):
         return ("not run: the CPU plugin of OpenVINO 2026.4.1 crashes (segmentation fault) "
                 "on Gather with batch_dims >= 1 and static data dims of size 1 before axis")
+    if any(d == 0 for i, d in enumerate(case.data.shape) if i != axis):
+        return ("not run: the CPU plugin of OpenVINO 2026.4.1 crashes (floating point "
+                "exception) compiling a Gather whose static data has a dim of size 0 "
+                "other than the axis")
     return None
 
 
