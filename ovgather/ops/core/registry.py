@@ -1,7 +1,7 @@
 """Find the spec of a layer's op by its ``type`` and ``version`` text.
 
 An IR names an opset (``version="opset8"``), not an op version: the registry turns the
-pair into the :class:`~ovgather.ops.spec.OpSpec` that the opset holds. A GatherND
+pair into the :class:`~ovgather.ops.core.spec.OpSpec` that the opset holds. A GatherND
 written as ``opset5`` folds its batch dims, the same layer written as ``opset8`` keeps
 them. An opset that does not hold the op is an error, as it is for OpenVINO's reader.
 
