@@ -108,13 +108,15 @@ class OutputShapes:
 
     The model is compiled as it is, its dynamic dims dynamic, so every input size runs on
     the same compiled model; only when the CPU plugin refuses a dynamic rank is it
-    reshaped to each run's sizes and compiled for them. ``compiles`` counts the compiles.
+    reshaped to each run's sizes and compiled for them. With ``ranks_only`` the
+    Parameters of dynamic rank alone are reshaped to each run's sizes, before any compile,
+    and every other dim stays dynamic. ``compiles`` counts the compiles.
     Each run is a new infer request: a stateful model starts from its initial states, as
     a first call does.
     """
 
     def __init__(self, xml_path: str, wanted: Sequence[tuple[str, int]], *,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, ranks_only: bool = False) -> None:
         self.xml_path, self.threads, self.compiles = xml_path, threads, 0
         self.model = read_model(xml_path)
         by_name, self.asked, self._slot = _with_outputs(self.model, wanted)
@@ -123,7 +125,11 @@ class OutputShapes:
         self._params = list(self.model.get_parameters())
         self._compiled: Any = None
         self._failed: RuntimeBridgeError | None = None
-        self._per_size = False  # the plugin refused a dynamic rank: compile per size
+        #: positions of the Parameters reshaped to each run's sizes (None: all of them,
+        #: once the plugin refuses a dynamic rank)
+        self._reshaped = ({k for k, p in enumerate(self._params)
+                           if p.get_partial_shape().rank.is_dynamic} if ranks_only else None)
+        self._per_size = bool(self._reshaped)  # compile per size
         self._sizes: tuple | None = None  # what the model was last reshaped to
 
     def shapes(self, sizes: Mapping[str, Sequence[int]],
@@ -154,8 +160,10 @@ class OutputShapes:
                     raise
                 self._per_size = True
         # the CPU plugin compiles no node of dynamic rank: reshape to the sizes run
-        _reshape_to(self.model, {p.output(0): s for p, s in
-                                 zip(self._params, sizes, strict=True)}, self.xml_path)
+        _reshape_to(self.model, {p.output(0): s for k, (p, s) in
+                                 enumerate(zip(self._params, sizes, strict=True))
+                                 if self._reshaped is None or k in self._reshaped},
+                    self.xml_path)
         self._sizes = sizes
         self.compiles += 1
         return _compile(self.model, self.threads)

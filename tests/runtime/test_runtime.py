@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ovgather.runtime import cases as runtime
 from ovgather.runtime import OpCase, cpu_config, run_cases, run_model_with_outputs
+from ovgather.runtime import cases as runtime
 
 ROOT = Path(__file__).resolve().parents[2]
 
