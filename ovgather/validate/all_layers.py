@@ -9,16 +9,16 @@ sizes (``--shape`` semantics: the same walk as ``check`` with the Parameters set
 sizes run). The gather-family layers keep ``validate``'s value check besides: each runs
 alone on random valid indices (negative ones included) against the NumPy reference.
 
-The sizes: one size ``s`` per run, clipped into each dynamic dim's bounds, so that dims
-that must agree (a batch shared by two inputs, say) get the same value: the smallest
-``s`` every dim's lower bound allows, the largest every bounded dim allows (four times the
-small one when no dim is bounded), and one between. Sizes that ovgather's own rules
-reject are not run: a dynamic dim may have to equal a static dim of another input, so
-the dims of one axis are pinned to such a size instead; when that does not help either
-(a kernel wider than the input), the inputs' static sizes, 1, and the sizes images and
-audio need are tried. A fully static model runs once. Inputs are zeros for integer and
-boolean types (a valid index, mask and token id for any size) and small random numbers
-for real types.
+The sizes (``validate.sizes``): one size ``s`` per run, clipped into each dynamic dim's
+bounds, so that dims that must agree (a batch shared by two inputs, say) get the same
+value: the smallest ``s`` every dim's lower bound allows, the largest every bounded dim
+allows (four times the small one when no dim is bounded), and one between. Sizes that
+ovgather's own rules reject are not run: a dynamic dim may have to equal a static dim of
+another input, so the dims of one axis are pinned to such a size instead; when that does
+not help either (a kernel wider than the input), the inputs' static sizes, 1, and the
+sizes images and audio need are tried. A fully static model runs once. Inputs
+(``runner.feeds``) are zeros for integer and boolean types (a valid index, mask and token
+id for any size) and small random numbers for real types.
 
 States: every run is a first call, so each ReadValue reads its initial value as OpenVINO
 sets it (its input; with none, zeros of the variable's shape whose dims that are not
@@ -78,7 +78,8 @@ _SKIPPED_TYPES = ("Const", "Constant", "Result")
 #: State writes: the CPU plugin compiles no extra output on them (they are sinks).
 _SINKS = ("Assign",)
 
-# -- the sizes ------------------------------------------------------------------------------
+
+# -- the sizes, screened with ovgather's rules ----------------------------------------------
 @dataclass
 class _Try:
     """Input sizes to try, with ovgather's inference at them."""
