@@ -1,15 +1,10 @@
-"""Single gather-family ops on the OpenVINO CPU plugin, and the ``openvino`` import itself.
+"""Single gather-family ops on the OpenVINO CPU plugin.
 
-``openvino`` is imported on first use, so ``import ovgather`` and ``ovgather check``
-never pay for it. What this module does:
-
-build an ``ov.Model`` holding one gather-family op per :class:`OpCase` (each op an
+Build an ``ov.Model`` holding one gather-family op per :class:`OpCase` (each op an
 independent subgraph on its own Parameters), compile it once on the CPU and run it
 (:func:`run_cases`): many layers, one compile. Whole IRs run in ``runtime.models`` on the
-same compile settings (:func:`cpu_config`).
+same compile settings (``core.cpu_config``).
 
-The CPU plugin computes in bf16 by default on this kind of CPU; every compile here sets
-``INFERENCE_PRECISION_HINT`` to f32 so that float values can be compared with NumPy.
 Data and indices are always Parameters, never Constants: with constant inputs OpenVINO
 folds the op at compile time with its core reference code, and the CPU plugin, which is
 what is being validated, would never run.
@@ -29,12 +24,11 @@ import numpy as np
 from ..errors import RuntimeBridgeError, UnsupportedOpError
 from ..ops import registry
 from ..ops.spec import OpSpec
+from .core import compile_model, first_line, openvino, run_request
 
 __all__ = [
     "OpCase",
     "OpRun",
-    "openvino",
-    "cpu_config",
     "build_model",
     "run_cases",
     "known_crash",
@@ -42,31 +36,6 @@ __all__ = [
 
 #: With fewer cases than this, run_cases compiles one model (no worker threads).
 PARALLEL_MIN_CASES = 200
-
-
-@functools.cache
-def openvino() -> Any:
-    """The ``openvino`` module, imported on first use."""
-    try:
-        import openvino as ov
-    except ImportError as err:  # pragma: no cover - openvino is a dependency
-        raise RuntimeBridgeError(f"the OpenVINO runtime is not installed ({err})") from err
-    return ov
-
-
-@functools.cache
-def _core() -> Any:
-    return openvino().Core()
-
-
-def cpu_config(threads: int | None = None) -> dict[str, Any]:
-    """CPU compile properties: f32 inference (not bf16), no snippets (they fuse
-    element-wise chains, never gathers, and cost a third of the compile time of a
-    thousand-layer model), and ``threads`` if given."""
-    config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": "f32", "SNIPPETS_MODE": "DISABLE"}
-    if threads:
-        config["INFERENCE_NUM_THREADS"] = int(threads)
-    return config
 
 
 @dataclass
@@ -203,45 +172,19 @@ def _build_case(case: OpCase) -> tuple[Any, list[Any]]:
         return _op_node(case, data, indices), fed
     except RuntimeError as err:
         raise RuntimeBridgeError(
-            f"OpenVINO refused {case.op_type}-{case.version}: {_first_line(err)}",
+            f"OpenVINO refused {case.op_type}-{case.version}: {first_line(err)}",
             layer_name=case.label or None,
         ) from err
 
 
-def _first_line(err: BaseException) -> str:
-    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
-    checks = [ln for ln in lines if "Check" in ln or "exceed" in ln]
-    return (checks or lines or [type(err).__name__])[-1]
-
-
-def _compile(model: Any, threads: int | None) -> Any:
-    try:
-        return _core().compile_model(model, "CPU", cpu_config(threads))
-    except RuntimeError as err:
-        raise RuntimeBridgeError(f"the CPU plugin could not compile: {_first_line(err)}") from err
-
-
-def _ran(compiled: Any, inputs: Sequence[np.ndarray]) -> Any:
-    """An infer request of ``compiled`` that has run on ``inputs`` (its outputs are ready)."""
-    request = compiled.create_infer_request()
-    ov = openvino()
-    for i, array in enumerate(inputs):
-        request.set_input_tensor(i, ov.Tensor(np.array(array, order="C", copy=None)))
-    try:
-        request.infer()
-    except RuntimeError as err:
-        raise RuntimeBridgeError(f"the CPU plugin failed to run: {_first_line(err)}") from err
-    return request
-
-
 def _infer(compiled: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    request = _ran(compiled, inputs)
+    request = run_request(compiled, inputs)
     return [request.get_output_tensor(i).data.copy() for i in range(len(compiled.outputs))]
 
 
 def _run_batch(cases: Sequence[OpCase], threads: int | None) -> list[OpRun]:
     model, shapes, notes = build_model(cases)
-    compiled = _compile(model, threads)
+    compiled = compile_model(model, threads)
     inputs = [a for case in cases for a in _fed(case)]
     outputs = _infer(compiled, inputs)
     return [OpRun(out, shape, note=note)

@@ -1,7 +1,7 @@
 """Whole IRs on the OpenVINO CPU plugin: compiled with extra outputs at chosen layers and
 run (:func:`run_model_with_outputs`), or compiled once and run at several input sizes for
 the shapes of those outputs (:class:`OutputShapes`). Compile settings and the ``openvino``
-import are those of ``runtime.cases``."""
+import are ``runtime.core``'s."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import RuntimeBridgeError
-from .cases import _compile, _core, _first_line, _ran, openvino
+from .core import compile_model, core, first_line, openvino, run_request
 
 __all__ = ["ModelRun", "read_model", "run_model_with_outputs", "OutputShapes"]
 
@@ -29,10 +29,10 @@ class ModelRun:
 def read_model(xml_path: str) -> Any:
     """``ov.Core().read_model`` with its error as a RuntimeBridgeError."""
     try:
-        return _core().read_model(xml_path)
+        return core().read_model(xml_path)
     except RuntimeError as err:
         raise RuntimeBridgeError(
-            f"OpenVINO could not read the model: {_first_line(err)}", file=xml_path
+            f"OpenVINO could not read the model: {first_line(err)}", file=xml_path
         ) from err
 
 
@@ -65,7 +65,7 @@ def _reshape_to(model: Any, shapes: Mapping[Any, tuple[int, ...]], xml_path: str
                        for port, shape in shapes.items()})
     except RuntimeError as err:
         raise RuntimeBridgeError(f"OpenVINO could not reshape the model: "
-                                 f"{_first_line(err)}", file=xml_path) from err
+                                 f"{first_line(err)}", file=xml_path) from err
 
 
 def run_model_with_outputs(
@@ -93,7 +93,7 @@ def run_model_with_outputs(
         run.inputs[name] = array
         feed.append(array)
     _reshape_to(model, reshape, xml_path)
-    request = _ran(_compile(model, threads), feed)
+    request = run_request(compile_model(model, threads), feed)
     for key in asked:  # only these are copied out: the model's own outputs stay put
         run.outputs[key[0]] = request.get_output_tensor(slot[key]).data.copy()
     return run
@@ -140,20 +140,20 @@ class OutputShapes:
         shape = tuple(tuple(sizes[p.get_friendly_name()]) for p in self._params)
         if self._compiled is None or (self._per_size and self._sizes != shape):
             self._compiled = None  # one compiled model at a time
-            self._compiled = self._compile(shape)
+            self._compiled = self.compile_model(shape)
         feeds = make()
         feed = [feeds[p.get_friendly_name()] for p in self._params]
-        request = _ran(self._compiled, feed)  # shapes only: no output is copied
+        request = run_request(self._compiled, feed)  # shapes only: no output is copied
         return {key: "[" + ",".join(map(str, request.get_output_tensor(self._slot[key]).shape))
                 + "]" for key in self.asked if key in self._slot}
 
-    def _compile(self, sizes: tuple) -> Any:
+    def compile_model(self, sizes: tuple) -> Any:
         if self._failed is not None:  # the plugin refused the model: it will again
             raise self._failed
         if not self._per_size:
             self.compiles += 1
             try:
-                return _compile(self.model, self.threads)
+                return compile_model(self.model, self.threads)
             except RuntimeBridgeError as err:
                 if "rank" not in err.message:
                     self._failed = err
@@ -166,4 +166,4 @@ class OutputShapes:
                     self.xml_path)
         self._sizes = sizes
         self.compiles += 1
-        return _compile(self.model, self.threads)
+        return compile_model(self.model, self.threads)
