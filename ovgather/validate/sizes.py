@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 import networkx as nx
 import numpy as np
 
+from ..infer.inputs import parameter_tensor
 from ..ops.inputs import SPAN, pick
 from ..shapes import INF, Dimension, PartialShape
 
@@ -42,13 +43,8 @@ SizeOf = int | Callable[[Dimension], int]
 
 def parameter_shapes(G: nx.MultiDiGraph) -> dict[str, PartialShape]:
     """Each Parameter's partial shape as ``check`` starts from it, by friendly name."""
-    shapes = {}
-    for _node, attrs in G.nodes(data=True):
-        if attrs["type"] == "Parameter":
-            text = (attrs.get("data") or {}).get("shape")
-            shapes[attrs["name"]] = (PartialShape.parse(text) if text is not None
-                                     else PartialShape.dynamic())
-    return shapes
+    return {attrs["name"]: parameter_tensor(attrs, attrs.get("data") or {}, None).shape
+            for _, attrs in G.nodes(data=True) if attrs["type"] == "Parameter"}
 
 
 def parameter_types(G: nx.MultiDiGraph) -> dict[str, str]:
