@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
 from ovgather.ir import read_ir  # noqa: E402
-from ovgather.validate.all_layers import prove_all_layers  # noqa: E402
+from ovgather.validate import prove_all_layers  # noqa: E402
 
 
 def bench(xml: Path, repeat: int) -> tuple[int, int, int, int, float]:

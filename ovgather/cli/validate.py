@@ -69,8 +69,7 @@ def _size(text: str) -> int:
 def run_validate(args: argparse.Namespace) -> int:
     """Validate every model, printing each one's result as soon as it is done."""
     from ..errors import OvgatherError
-    from ..validate import gather_layers, validate, validate_whole_model
-    from ..validate.all_layers import prove_all_layers
+    from ..validate import gather_layers, prove_all_layers, validate, validate_whole_model
     from . import print_error
 
     reports, code = [], EXIT_OK
@@ -128,7 +127,7 @@ def _print_human(report: Any) -> None:
 def _print_proof(report: Any) -> None:
     """The summary, then the layers whose shape differs and those whose declared dims
     are wrong (declared, inferred and real side by side)."""
-    from ..validate.all_layers import declared_rows, problem_rows, summary_line
+    from ..validate import declared_rows, problem_rows, summary_line
 
     say(summary_line(report))
     for line in [*problem_rows(report), *declared_rows(report)]:

@@ -1,9 +1,14 @@
-"""Every use of the ``openvino`` package: single-op cases run on the CPU plugin, whole
-models run with their outputs exposed, and the bridge between ``openvino.Model`` and the
-graph. No other package imports openvino; each function here imports it on first use."""
+"""Every use of the ``openvino`` package: the CPU plugin and its compile settings
+(``core``), single-op cases run on it (``cases``), whole models run with their outputs
+exposed (``models``), and the bridge between ``openvino.Model`` and the graph
+(``interop``). No other package imports openvino; each function here imports it on
+first use."""
 
-from .cases import *  # noqa: F403
-from .cases import __all__ as _cases_all
+from .cases import OpCase, OpRun, build_model, known_crash, run_cases
+from .core import cpu_config, openvino
 from .interop import ONNX_SUFFIXES, from_openvino, load_model, to_openvino
+from .models import ModelRun, OutputShapes, run_model_with_outputs
 
-__all__ = [*_cases_all, "from_openvino", "to_openvino", "load_model", "ONNX_SUFFIXES"]
+__all__ = ["OpCase", "OpRun", "openvino", "cpu_config", "build_model", "run_cases",
+           "known_crash", "ModelRun", "run_model_with_outputs", "OutputShapes",
+           "from_openvino", "to_openvino", "load_model", "ONNX_SUFFIXES"]

@@ -1,17 +1,10 @@
-"""The bridge to the OpenVINO runtime: the only module that imports ``openvino``.
+"""Single gather-family ops on the OpenVINO CPU plugin.
 
-``openvino`` is imported on first use, so ``import ovgather`` and ``ovgather check``
-never pay for it. What this module does:
+Build an ``ov.Model`` holding one gather-family op per :class:`OpCase` (each op an
+independent subgraph on its own Parameters), compile it once on the CPU and run it
+(:func:`run_cases`): many layers, one compile. Whole IRs run in ``runtime.models`` on the
+same compile settings (``core.cpu_config``).
 
-* build an ``ov.Model`` holding one gather-family op per :class:`OpCase` (each op an
-  independent subgraph on its own Parameters), compile it once on the CPU and run it
-  (:func:`run_cases`): many layers, one compile;
-* compile a whole IR with extra outputs at chosen layers and run it
-  (:func:`run_model_with_outputs`), or compile it once and run it at several input
-  sizes for the shapes of those outputs (:class:`OutputShapes`).
-
-The CPU plugin computes in bf16 by default on this kind of CPU; every compile here sets
-``INFERENCE_PRECISION_HINT`` to f32 so that float values can be compared with NumPy.
 Data and indices are always Parameters, never Constants: with constant inputs OpenVINO
 folds the op at compile time with its core reference code, and the CPU plugin, which is
 what is being validated, would never run.
@@ -21,9 +14,9 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -31,47 +24,18 @@ import numpy as np
 from ..errors import RuntimeBridgeError, UnsupportedOpError
 from ..ops.core import registry
 from ..ops.core.spec import OpSpec
+from .core import compile_model, first_line, openvino, run_request
 
 __all__ = [
     "OpCase",
     "OpRun",
-    "openvino",
-    "cpu_config",
     "build_model",
     "run_cases",
     "known_crash",
-    "ModelRun",
-    "run_model_with_outputs",
-    "OutputShapes",
 ]
 
 #: With fewer cases than this, run_cases compiles one model (no worker threads).
 PARALLEL_MIN_CASES = 200
-
-
-@functools.cache
-def openvino() -> Any:
-    """The ``openvino`` module, imported on first use."""
-    try:
-        import openvino as ov
-    except ImportError as err:  # pragma: no cover - openvino is a dependency
-        raise RuntimeBridgeError(f"the OpenVINO runtime is not installed ({err})") from err
-    return ov
-
-
-@functools.cache
-def _core() -> Any:
-    return openvino().Core()
-
-
-def cpu_config(threads: int | None = None) -> dict[str, Any]:
-    """CPU compile properties: f32 inference (not bf16), no snippets (they fuse
-    element-wise chains, never gathers, and cost a third of the compile time of a
-    thousand-layer model), and ``threads`` if given."""
-    config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": "f32", "SNIPPETS_MODE": "DISABLE"}
-    if threads:
-        config["INFERENCE_NUM_THREADS"] = int(threads)
-    return config
 
 
 @dataclass
@@ -208,45 +172,19 @@ def _build_case(case: OpCase) -> tuple[Any, list[Any]]:
         return _op_node(case, data, indices), fed
     except RuntimeError as err:
         raise RuntimeBridgeError(
-            f"OpenVINO refused {case.op_type}-{case.version}: {_first_line(err)}",
+            f"OpenVINO refused {case.op_type}-{case.version}: {first_line(err)}",
             layer_name=case.label or None,
         ) from err
 
 
-def _first_line(err: BaseException) -> str:
-    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
-    checks = [ln for ln in lines if "Check" in ln or "exceed" in ln]
-    return (checks or lines or [type(err).__name__])[-1]
-
-
-def _compile(model: Any, threads: int | None) -> Any:
-    try:
-        return _core().compile_model(model, "CPU", cpu_config(threads))
-    except RuntimeError as err:
-        raise RuntimeBridgeError(f"the CPU plugin could not compile: {_first_line(err)}") from err
-
-
-def _ran(compiled: Any, inputs: Sequence[np.ndarray]) -> Any:
-    """An infer request of ``compiled`` that has run on ``inputs`` (its outputs are ready)."""
-    request = compiled.create_infer_request()
-    ov = openvino()
-    for i, array in enumerate(inputs):
-        request.set_input_tensor(i, ov.Tensor(np.array(array, order="C", copy=None)))
-    try:
-        request.infer()
-    except RuntimeError as err:
-        raise RuntimeBridgeError(f"the CPU plugin failed to run: {_first_line(err)}") from err
-    return request
-
-
 def _infer(compiled: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    request = _ran(compiled, inputs)
+    request = run_request(compiled, inputs)
     return [request.get_output_tensor(i).data.copy() for i in range(len(compiled.outputs))]
 
 
 def _run_batch(cases: Sequence[OpCase], threads: int | None) -> list[OpRun]:
     model, shapes, notes = build_model(cases)
-    compiled = _compile(model, threads)
+    compiled = compile_model(model, threads)
     inputs = [a for case in cases for a in _fed(case)]
     outputs = _infer(compiled, inputs)
     return [OpRun(out, shape, note=note)
@@ -345,144 +283,3 @@ def _run_split(cases: Sequence[OpCase], threads: int | None) -> list[OpRun]:
     except RuntimeBridgeError:
         half = len(cases) // 2
         return _run_split(cases[:half], threads) + _run_split(cases[half:], threads)
-
-
-@dataclass
-class ModelRun:
-    """A whole IR run on the CPU: the inputs fed and the tensors at the asked outputs."""
-
-    inputs: dict[str, np.ndarray] = field(default_factory=dict)
-    outputs: dict[str, np.ndarray] = field(default_factory=dict)
-    partial_shapes: dict[str, str] = field(default_factory=dict)
-
-
-def read_model(xml_path: str) -> Any:
-    """``ov.Core().read_model`` with its error as a RuntimeBridgeError."""
-    try:
-        return _core().read_model(xml_path)
-    except RuntimeError as err:
-        raise RuntimeBridgeError(
-            f"OpenVINO could not read the model: {_first_line(err)}", file=xml_path
-        ) from err
-
-
-def _with_outputs(model: Any, wanted: Sequence[tuple[str, int]]
-                  ) -> tuple[dict[str, Any], list[tuple[str, int]], dict[tuple[str, int], int]]:
-    """Add an extra output at each ``(layer friendly name, output position)`` of
-    ``wanted``: the layers by unique name, the outputs added, and the result slot of
-    each output. Layers whose name is not unique are left out: they cannot be told apart."""
-    counts: dict[str, int] = {}
-    for op in model.get_ops():
-        counts[op.get_friendly_name()] = counts.get(op.get_friendly_name(), 0) + 1
-    by_name = {op.get_friendly_name(): op for op in model.get_ops()
-               if counts[op.get_friendly_name()] == 1}
-    asked = [(n, i) for n, i in wanted if n in by_name and i < by_name[n].get_output_size()]
-    if asked:
-        model.add_outputs([by_name[n].output(i) for n, i in asked])
-    slot: dict[tuple[str, int], int] = {}
-    for k, result in enumerate(model.get_results()):
-        source = result.input_value(0)
-        slot.setdefault((source.get_node().get_friendly_name(), source.get_index()), k)
-    return by_name, asked, slot
-
-
-def _reshape_to(model: Any, shapes: Mapping[Any, tuple[int, ...]], xml_path: str) -> None:
-    """Reshape the Parameters (their outputs, keys of ``shapes``) to static shapes."""
-    if not shapes:
-        return
-    try:
-        model.reshape({port: openvino().PartialShape(list(shape))
-                       for port, shape in shapes.items()})
-    except RuntimeError as err:
-        raise RuntimeBridgeError(f"OpenVINO could not reshape the model: "
-                                 f"{_first_line(err)}", file=xml_path) from err
-
-
-def run_model_with_outputs(
-    xml_path: str,
-    layer_names: Sequence[str],
-    make_input: Any,
-    *,
-    threads: int | None = None,
-) -> ModelRun:
-    """Compile the IR at ``xml_path`` with an extra output at output 0 of every layer in
-    ``layer_names`` (by friendly name), feed ``make_input(name, partial_shape_text,
-    dtype)`` to each Parameter and return what those layers produced. A dynamic-rank
-    Parameter is reshaped to the array made for it (the CPU plugin needs a rank)."""
-    model = read_model(xml_path)
-    by_name, asked, slot = _with_outputs(model, [(name, 0) for name in layer_names])
-    run = ModelRun(partial_shapes={n: str(by_name[n].get_output_partial_shape(0))
-                                   for n, _ in asked})
-    feed, reshape = [], {}
-    for param in model.get_parameters():
-        name = param.get_friendly_name()
-        array = make_input(name, str(param.get_partial_shape()),
-                           param.get_element_type().to_dtype())
-        if param.get_partial_shape().rank.is_dynamic:
-            reshape[param.output(0)] = array.shape
-        run.inputs[name] = array
-        feed.append(array)
-    _reshape_to(model, reshape, xml_path)
-    request = _ran(_compile(model, threads), feed)
-    for key in asked:  # only these are copied out: the model's own outputs stay put
-        run.outputs[key[0]] = request.get_output_tensor(slot[key]).data.copy()
-    return run
-
-
-class OutputShapes:
-    """The IR at ``xml_path`` with an extra output at each ``(layer friendly name, output
-    position)`` of ``wanted``, compiled once and run on one set of inputs after another:
-    ``shapes(feeds)`` gives each output's shape as text (``[2,3]``); ``asked`` lists the
-    outputs added (a layer whose friendly name is not unique cannot be asked for).
-
-    The model is compiled as it is, its dynamic dims dynamic, so every input size runs on
-    the same compiled model; only when the CPU plugin refuses a dynamic rank is it
-    reshaped to each run's sizes and compiled for them. ``compiles`` counts the compiles.
-    Each run is a new infer request: a stateful model starts from its initial states, as
-    a first call does.
-    """
-
-    def __init__(self, xml_path: str, wanted: Sequence[tuple[str, int]], *,
-                 threads: int | None = None) -> None:
-        self.xml_path, self.threads, self.compiles = xml_path, threads, 0
-        self.model = read_model(xml_path)
-        _, self.asked, self._slot = _with_outputs(self.model, wanted)
-        self._params = list(self.model.get_parameters())
-        self._compiled: Any = None
-        self._failed: RuntimeBridgeError | None = None
-        self._per_size = False  # the plugin refused a dynamic rank: compile per size
-        self._sizes: tuple | None = None  # what the model was last reshaped to
-
-    def shapes(self, sizes: Mapping[str, Sequence[int]],
-               make: Callable[[], Mapping[str, np.ndarray]]) -> dict[tuple[str, int], str]:
-        """Run on the arrays ``make()`` gives (by Parameter friendly name), of ``sizes``:
-        they are made once the model is compiled for those sizes (a size the runtime
-        refuses costs no data)."""
-        shape = tuple(tuple(sizes[p.get_friendly_name()]) for p in self._params)
-        if self._compiled is None or (self._per_size and self._sizes != shape):
-            self._compiled = None  # one compiled model at a time
-            self._compiled = self._compile(shape)
-        feeds = make()
-        feed = [feeds[p.get_friendly_name()] for p in self._params]
-        request = _ran(self._compiled, feed)  # shapes only: no output is copied
-        return {key: "[" + ",".join(map(str, request.get_output_tensor(self._slot[key]).shape))
-                + "]" for key in self.asked if key in self._slot}
-
-    def _compile(self, sizes: tuple) -> Any:
-        if self._failed is not None:  # the plugin refused the model: it will again
-            raise self._failed
-        if not self._per_size:
-            self.compiles += 1
-            try:
-                return _compile(self.model, self.threads)
-            except RuntimeBridgeError as err:
-                if "rank" not in err.message:
-                    self._failed = err
-                    raise
-                self._per_size = True
-        # the CPU plugin compiles no node of dynamic rank: reshape to the sizes run
-        _reshape_to(self.model, {p.output(0): s for p, s in
-                                 zip(self._params, sizes, strict=True)}, self.xml_path)
-        self._sizes = sizes
-        self.compiles += 1
-        return _compile(self.model, self.threads)

@@ -9,16 +9,16 @@ sizes (``--shape`` semantics: the same walk as ``check`` with the Parameters set
 sizes run). The gather-family layers keep ``validate``'s value check besides: each runs
 alone on random valid indices (negative ones included) against the NumPy reference.
 
-The sizes: one size ``s`` per run, clipped into each dynamic dim's bounds, so that dims
-that must agree (a batch shared by two inputs, say) get the same value: the smallest
-``s`` every dim's lower bound allows, the largest every bounded dim allows (four times the
-small one when no dim is bounded), and one between. Sizes that ovgather's own rules
-reject are not run: a dynamic dim may have to equal a static dim of another input, so
-the dims of one axis are pinned to such a size instead; when that does not help either
-(a kernel wider than the input), the inputs' static sizes, 1, and the sizes images and
-audio need are tried. A fully static model runs once. Inputs are zeros for integer and
-boolean types (a valid index, mask and token id for any size) and small random numbers
-for real types.
+The sizes (``validate.sizes``): one size ``s`` per run, clipped into each dynamic dim's
+bounds, so that dims that must agree (a batch shared by two inputs, say) get the same
+value: the smallest ``s`` every dim's lower bound allows, the largest every bounded dim
+allows (four times the small one when no dim is bounded), and one between. Sizes that
+ovgather's own rules reject are not run: a dynamic dim may have to equal a static dim of
+another input, so the dims of one axis are pinned to such a size instead; when that does
+not help either (a kernel wider than the input), the inputs' static sizes, 1, and the
+sizes images and audio need are tried. A fully static model runs once. Inputs
+(``runner.feeds``) are zeros for integer and boolean types (a valid index, mask and token
+id for any size) and small random numbers for real types.
 
 States: every run is a first call, so each ReadValue reads its initial value as OpenVINO
 sets it (its input; with none, zeros of the variable's shape whose dims that are not
@@ -47,182 +47,39 @@ import itertools
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
-import numpy as np
 
-from .. import runtime
-from ..element_types import element_type_name, numpy_dtype
 from ..errors import OvgatherError
 from ..infer import check
-from ..shapes import INF, Dimension, PartialShape
-from .gathers import DEFAULT_MEMORY_BUDGET, PROBLEMS, _xml_file, validate
+from ..shapes import Dimension, PartialShape
+from .gathers import validate
+from .memory import DEFAULT_MEMORY_BUDGET, inputs_bytes, tensor_bytes
+from .report import PROBLEMS, LayerProof, ProofReport
+from .runner import Runs, fits, xml_file
+from .sizes import (
+    concrete,
+    fallback_sizes,
+    grown_sizes,
+    parameter_shapes,
+    parameter_types,
+    pin_patterns,
+    ranks,
+    size_picks,
+)
 
-__all__ = ["LayerProof", "ProofReport", "prove_all_layers", "input_sizes", "PROOF_STATUSES"]
+__all__ = ["prove_all_layers"]
 
-PROOF_STATUSES = ("ok", "looser", "shape differs", "values differ", "unchecked", "not run")
-#: The statuses that fail the proof (exit 1).
-PROBLEM_STATUSES = ("shape differs", "values differ")
 #: Outputs added to one compiled model at most (big models are proved in chunks).
 CHUNK_OUTPUTS = 4000
-#: Pinned variants of one size checked at most (ovgather's check, no runtime).
-MAX_PINNED = 24
 _SKIPPED_TYPES = ("Const", "Constant", "Result")
 #: State writes: the CPU plugin compiles no extra output on them (they are sinks).
 _SINKS = ("Assign",)
-#: Sizes tried last: image sides and audio lengths that pass convolution and pooling.
-_LARGER_SIZES = (32, 64, 224, 400, 1600)
 
 
-@dataclass
-class LayerProof:
-    """One layer: declared, inferred and real shapes, per input size run."""
-
-    id: str
-    name: str
-    type: str
-    version: str | None
-    line: int | None
-    status: str = "not run"
-    declared: list[str] = field(default_factory=list)
-    check_status: str = "unchecked"
-    inferred: dict[str, list[str]] = field(default_factory=dict)
-    real: dict[str, list[str]] = field(default_factory=dict)
-    message: str = ""
-    #: a gather-family layer's value check (``validate``'s status, max_error, message)
-    values: dict[str, Any] | None = None
-    #: by size label: why ovgather's rules reject the layer at that size (not in the JSON)
-    invalid: dict[str, str] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "type": self.type, "version": self.version,
-                "line": self.line, "status": self.status, "declared": self.declared,
-                "check_status": self.check_status, "inferred": self.inferred,
-                "real": self.real, "values": self.values, "message": self.message}
-
-
-@dataclass
-class ProofReport:
-    """What ``validate --all-layers`` found for one model."""
-
-    path: str | None
-    sizes: dict[str, dict[str, str]] = field(default_factory=dict)
-    layers: list[LayerProof] = field(default_factory=list)
-    compiles: int = 0
-    seconds: float = 0.0
-    mode: str = "all-layers"
-    #: the most bytes of tensors one run was planned to hold (not in the JSON)
-    peak_bytes: int = 0
-
-    @property
-    def summary(self) -> dict[str, int]:
-        counts = dict.fromkeys(PROOF_STATUSES, 0)
-        for lp in self.layers:
-            counts[lp.status] += 1
-        checked = sum(lp.values is not None and lp.values["status"] == "ok"
-                      for lp in self.layers)
-        return {"layers": len(self.layers), **counts, "proved": counts["ok"] + counts["looser"],
-                "values checked": checked, "compiles": self.compiles}
-
-    @property
-    def ok(self) -> bool:
-        return not any(lp.status in PROBLEM_STATUSES for lp in self.layers)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "mode": self.mode, "sizes": self.sizes,
-                "summary": self.summary, "seconds": round(self.seconds, 3),
-                "layers": [lp.to_dict() for lp in self.layers]}
-
-
-# -- the sizes ------------------------------------------------------------------------------
-def _parameter_shapes(G: nx.MultiDiGraph) -> dict[str, PartialShape]:
-    """Each Parameter's partial shape as ``check`` starts from it, by friendly name."""
-    shapes = {}
-    for _node, attrs in G.nodes(data=True):
-        if attrs["type"] == "Parameter":
-            text = (attrs.get("data") or {}).get("shape")
-            shapes[attrs["name"]] = (PartialShape.parse(text) if text is not None
-                                     else PartialShape.dynamic())
-    return shapes
-
-
-def _dims(shape: PartialShape, rank: int) -> tuple[Dimension, ...]:
-    """The dims of ``shape``; ``rank`` dynamic ones for a dynamic rank."""
-    return shape.dims if shape.dims is not None else (Dimension.dynamic(),) * rank
-
-
-def _size_picks(params: Mapping[str, PartialShape], rank: int) -> dict[str, int]:
-    """``{"low"|"mid"|"high": s}`` (``{"static": 1}`` when no dim is dynamic)."""
-    dims = [d for s in params.values() for d in _dims(s, rank) if not d.is_static]
-    if not dims:
-        return {"static": 1}
-    low = max(1, *(d.lo for d in dims))
-    bounded = [d.hi for d in dims if d.hi < INF and d.hi >= low]
-    high = min(bounded) if bounded else 4 * low
-    picks = {"low": low, "mid": (low + high) // 2, "high": high}
-    unique = dict(sorted({v: k for k, v in reversed(picks.items())}.items()))
-    return {name: size for size, name in unique.items()}
-
-
-def input_sizes(G: nx.MultiDiGraph, rank: int = 2) -> dict[str, dict[str, PartialShape]]:
-    """Concrete input shapes to run: ``{"low"|"mid"|"high": {parameter: shape}}`` (a
-    dynamic-rank input gets ``rank`` dims).
-
-    >>> import networkx as nx
-    >>> G = nx.MultiDiGraph()
-    >>> G.add_node("0", name="x", type="Parameter", data={"shape": "?,2..8,3"})
-    >>> {k: str(v["x"]) for k, v in input_sizes(G).items()}
-    {'low': '[2,2,3]', 'mid': '[5,5,3]', 'high': '[8,8,3]'}
-    """
-    params = _parameter_shapes(G)
-    return {label: {n: _concrete(s, size, rank) for n, s in params.items()}
-            for label, size in _size_picks(params, rank).items()}
-
-
-def _static_sizes(params: Mapping[str, PartialShape]) -> list[int]:
-    """The static dims above 1 of the inputs, most frequent first (a dynamic dim often
-    has to equal one of them)."""
-    counts = Counter(d.lo for s in params.values() for d in s.dims or ()
-                     if d.is_static and d.lo > 1)
-    return sorted(counts, key=lambda v: (-counts[v], v))
-
-
-def _pin_patterns(params: Mapping[str, PartialShape], rank: int) -> list[dict[int, int]]:
-    """Dims to pin, ``{axis: size}``, fewest axes first: the dynamic dims at an axis (a
-    batch several inputs share, say) set to a static size of the inputs, or 1."""
-    axes = sorted({i for s in params.values() for i, d in enumerate(_dims(s, rank))
-                   if not d.is_static})
-    values = [*_static_sizes(params)[:4], 1]
-    patterns = (dict.fromkeys(subset, v) for k in range(1, len(axes) + 1)
-                for subset in itertools.combinations(axes, k) for v in values)
-    return list(itertools.islice(patterns, MAX_PINNED))
-
-
-def _fallback_sizes(params: Mapping[str, PartialShape],
-                    rank: int) -> list[dict[str, PartialShape]]:
-    """Other sizes to try when neither the runtime nor ovgather's rules accept the first
-    ones: the static dims of the inputs, then 1, then the sizes images and audio need (a
-    kernel or a stride wider than a small input fails)."""
-    sizes = list(dict.fromkeys([*_static_sizes(params), 1]))
-    plans = [{n: _concrete(s, v, rank) for n, s in params.items()} for v in sizes]
-    for v in _LARGER_SIZES:  # with a batch of 1 first: exports often bake it in
-        plans += [{n: _concrete(s, v, rank, {0: 1}) for n, s in params.items()},
-                  {n: _concrete(s, v, rank) for n, s in params.items()}]
-    return plans
-
-
-def _concrete(shape: PartialShape, size: int, rank: int = 2,
-              pins: Mapping[int, int] | None = None) -> PartialShape:
-    """``shape`` with ``size`` clipped into each dynamic dim (a dynamic rank: ``rank`` of
-    them); ``pins`` gives other sizes to some axes (``{0: 1}``: a batch of 1)."""
-    pins = pins or {}
-    return PartialShape.of(tuple(
-        d if d.is_static else Dimension.static(min(max(pins.get(i, size), d.lo), d.hi))
-        for i, d in enumerate(_dims(shape, rank))))
-
-
+# -- the sizes, screened with ovgather's rules ----------------------------------------------
 @dataclass
 class _Try:
     """Input sizes to try, with ovgather's inference at them."""
@@ -258,29 +115,28 @@ def _tries(G: nx.MultiDiGraph, first: nx.MultiDiGraph,
     dynamic-rank input may take (with the dims of an axis pinned when ovgather's rules
     reject a size as it is: the pins found once serve every size), then the fallbacks (none
     for a static model: they would only repeat its one size)."""
-    params = _parameter_shapes(G)
-    ranks = (3, 2, 4, 1) if any(s.dims is None for s in params.values()) else (2,)
+    params = parameter_shapes(G)
     pinned, searched, seen = None, False, set()
-    for rank in ranks:
-        for label, size in _size_picks(params, rank).items():
+    for rank in ranks(params):
+        for label, size in size_picks(params, rank).items():
             t = _try(first, declared, rank, label,
-                     {n: _concrete(s, size, rank) for n, s in params.items()})
+                     {n: concrete(s, size, rank) for n, s in params.items()})
             if label == "static":
                 yield t
                 return
             if t.why:
-                patterns = [pinned] if pinned else [] if searched else _pin_patterns(params, rank)
+                patterns = [pinned] if pinned else [] if searched else pin_patterns(params, rank)
                 searched = True
                 for pins in patterns:
                     u = _try(first, declared, rank, label,
-                             {n: _concrete(s, size, rank, pins) for n, s in params.items()})
+                             {n: concrete(s, size, rank, pins) for n, s in params.items()})
                     if not u.why:
                         pinned, t = pins, u
                         break
             seen.add(tuple(t.texts.items()))
             yield t
-    for rank in ranks:
-        for sizes in _fallback_sizes(params, rank):
+    for rank in ranks(params):
+        for sizes in fallback_sizes(params, rank):
             key = tuple((n, str(s)) for n, s in sizes.items())
             if key not in seen:  # the ovgather check of a size costs a walk of the model
                 seen.add(key)
@@ -311,21 +167,6 @@ def _first_call(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
     return H
 
 
-def _zeros_or_noise(shape: PartialShape, etype: str, rng: np.random.Generator) -> np.ndarray:
-    dims = [d.lo for d in shape.dims]
-    name = numpy_dtype(element_type_name(etype)) or "float32"
-    if np.dtype(name).kind == "f":
-        return rng.standard_normal(dims, dtype=np.float32).astype(name, copy=False)
-    return np.zeros(dims, dtype=name)
-
-
-def _feeds(sizes: Mapping[str, PartialShape], types: Mapping[str, str], seed: int,
-           k: int) -> dict[str, np.ndarray]:
-    """The inputs of the ``k``-th sizes tried (made again when needed, never kept)."""
-    rng = np.random.default_rng([seed, k])
-    return {n: _zeros_or_noise(s, types.get(n, "f32"), rng) for n, s in sizes.items()}
-
-
 # -- the proof -----------------------------------------------------------------------------
 @dataclass
 class _Ran:
@@ -336,36 +177,6 @@ class _Ran:
     k: int
     part: list[tuple[str, int]]
     real: dict[tuple[str, int], str]
-
-
-class _Runs:
-    """The extra-output models of one proof, compiled once per chunk and run at every
-    size; one held at a time."""
-
-    def __init__(self, xml: str, names: Mapping[str, str], threads: int | None) -> None:
-        self.xml, self.names, self.threads = xml, names, threads
-        self.key: tuple | None = None
-        self.runner: Any = None
-        self.compiles = 0
-
-    def shapes(self, part: Sequence[tuple[str, int]], t: _Try, seed: int, k: int,
-               types: Mapping[str, str]) -> dict[tuple[str, int], str]:
-        """The real shape of each port of ``part`` at the sizes of ``t`` (on the inputs
-        ``_feeds`` makes for them)."""
-        key = tuple(part)
-        if key != self.key:
-            self.key, self.runner = None, None
-            self.runner = runtime.OutputShapes(
-                self.xml, [(self.names[n], i) for n, i in part], threads=self.threads)
-            self.key = key
-        before = self.runner.compiles
-        try:
-            shapes = self.runner.shapes({n: [d.lo for d in v.dims] for n, v in t.sizes.items()},
-                                        lambda: _feeds(t.sizes, types, seed, k))
-        finally:
-            self.compiles += self.runner.compiles - before
-        return {(n, i): shapes[self.names[n], i] for n, i in part
-                if (self.names[n], i) in shapes}
 
 
 def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
@@ -381,8 +192,8 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
               if G.nodes[n]["type"] not in _SKIPPED_TYPES}
     inner = _body_proofs(G, declared)
     ports, why = _ports(G, proofs)
-    with _xml_file(G) as xml:
-        runs = _Runs(xml, {n: G.nodes[n]["name"] for n in proofs}, threads)
+    with xml_file(G) as xml:
+        runs = Runs(xml, {n: G.nodes[n]["name"] for n in proofs}, threads)
         ran, last_error = _choose_sizes(G, ports, declared, memory_budget, seed, runs)
         real, more, report.peak_bytes = _run_every_chunk(G, ports, ran, memory_budget,
                                                          seed, runs)
@@ -435,7 +246,7 @@ def _choose_sizes(G, ports, declared, budget, seed, runs) -> tuple[list[_Ran], s
     dynamic dim twice and one and a half times as large) for two more sizes. Sizes
     ovgather's rules reject go to the runtime only when no other size runs: it judges
     (a wrong rule may be what rejects them)."""
-    first, types = _first_call(G), _parameter_types(G)
+    first, types = _first_call(G), parameter_types(G)
     ran: list[_Ran] = []
     rejected: list[_Try] = []
     count, refused, rules_judge = itertools.count(), "", True
@@ -479,22 +290,15 @@ def _choose_sizes(G, ports, declared, budget, seed, runs) -> tuple[list[_Ran], s
 
 def _grown(G: nx.MultiDiGraph, first: nx.MultiDiGraph, declared: Mapping[str, Any],
            t: _Try) -> Iterator[_Try]:
-    """The sizes of ``t`` with every dynamic dim twice, then one and a half times as large
-    (clipped into its bounds); then the same keeping dim 0 (a batch an export baked in)."""
-    params = _parameter_shapes(G)
-    for factor, batch in ((2, True), (1.5, True), (2, False), (1.5, False)):
-        sizes = {n: PartialShape.of(tuple(
-            v if d.is_static or (i == 0 and not batch)
-            else Dimension.static(min(max(int(v.lo * factor), d.lo), d.hi))
-            for i, (d, v) in enumerate(zip(_dims(s, t.rank), t.sizes[n].dims, strict=True))))
-            for n, s in params.items()}
+    """``sizes.grown_sizes`` of ``t``, each with ovgather's inference at it."""
+    for sizes in grown_sizes(parameter_shapes(G), t.rank, t.sizes):
         yield _try(first, declared, t.rank, None, sizes)
 
 
-def _first_run(G, ports, t: _Try, label: str, k: int, budget: int, seed: int, runs: _Runs,
+def _first_run(G, ports, t: _Try, label: str, k: int, budget: int, seed: int, runs: Runs,
                types: Mapping[str, str]) -> _Ran | str:
     """Run the first chunk at the sizes of ``t``: what came out, or why nothing did."""
-    need = sum(_bytes(str(s), types.get(n)) for n, s in t.sizes.items())
+    need = inputs_bytes(t.sizes, types)
     if need > budget // 4:  # the inputs alone would crowd out the outputs
         return (f"inputs of {need} bytes at these sizes exceed a quarter of the memory "
                 f"budget of {budget}")
@@ -502,22 +306,22 @@ def _first_run(G, ports, t: _Try, label: str, k: int, budget: int, seed: int, ru
     if not chunks:
         return next(iter(over.values()), "no layer has an output to compare")
     try:
-        real = runs.shapes(chunks[0], t, seed, k, types)
+        real = runs.shapes(chunks[0], t.sizes, seed, k, types)
     except OvgatherError as err:
         return err.message
     return _Ran(label, t, k, chunks[0], real)
 
 
-def _run_every_chunk(G, ports, ran: Sequence[_Ran], budget: int, seed: int, runs: _Runs
+def _run_every_chunk(G, ports, ran: Sequence[_Ran], budget: int, seed: int, runs: Runs
                      ) -> tuple[dict[str, dict[tuple[str, int], str]], dict[str, str], int]:
     """The real shapes at every size run, by size label; why a layer got none; the most
     bytes one run was planned to hold. The chunks fit the budget at every size, and each
     is compiled once and run at every size (a chunk that ran first is not run again)."""
-    types = _parameter_types(G)
+    types = parameter_types(G)
     real = {r.label: dict(r.real) for r in ran}
     if not ran:
         return real, {}, 0
-    need = max(sum(_bytes(str(s), types.get(n)) for n, s in r.t.sizes.items()) for r in ran)
+    need = max(inputs_bytes(r.t.sizes, types) for r in ran)
     chunks, over, peak = _plan(G, ports, [r.t.rows for r in ran], need, budget)
     why = {n: f"not run: {text}" for n, text in over.items()}
     for part in chunks:
@@ -525,7 +329,7 @@ def _run_every_chunk(G, ports, ran: Sequence[_Ran], budget: int, seed: int, runs
             if part == r.part:
                 continue
             try:
-                real[r.label].update(runs.shapes(part, r.t, seed, r.k, types))
+                real[r.label].update(runs.shapes(part, r.t.sizes, seed, r.k, types))
             except OvgatherError as err:
                 for n, _ in part:
                     why.setdefault(n, f"not run at the {r.label} size: {err.message}")
@@ -559,7 +363,7 @@ def _plan(G, ports, rows_list: Sequence[Mapping[str, Any]], inputs: int, budget:
 
 def _port_bytes(row: Any, i: int, precision: str | None) -> int:
     inferred = row.inferred if row is not None else []
-    return _bytes(inferred[i], precision) if i < len(inferred) else 0
+    return tensor_bytes(inferred[i], precision) if i < len(inferred) else 0
 
 
 def _check_values(G, proofs: Mapping[str, LayerProof], seed: int, budget: int,
@@ -602,28 +406,6 @@ def _new_proof(G: nx.MultiDiGraph, node: str, row: Any) -> LayerProof:
                       check_status=row.status if row else "unchecked")
 
 
-def _parameter_types(G: nx.MultiDiGraph) -> dict[str, str]:
-    """Each Parameter's element type, by friendly name."""
-    return {a["name"]: (a.get("data") or {}).get("element_type", "f32")
-            for _, a in G.nodes(data=True) if a["type"] == "Parameter"}
-
-
-def _bytes(shape_text: str, etype: str | None) -> int:
-    """Bytes of a tensor whose inferred shape is ``shape_text`` (upper bounds; 0 when
-    unknown: the runtime then tells)."""
-    try:
-        shape = PartialShape.parse(shape_text)
-    except OvgatherError:
-        return 0
-    if shape.dims is None or any(d.hi >= INF for d in shape.dims):
-        return 0
-    n = 1
-    for d in shape.dims:
-        n *= d.hi
-    name = numpy_dtype(element_type_name(etype)) if etype else None
-    return n * (np.dtype(name).itemsize if name else 4)
-
-
 def _judge(lp: LayerProof, row: Any) -> None:
     """The layer's status from its inferred and real shapes at every size run."""
     if row is None or row.status == "unchecked":
@@ -648,7 +430,7 @@ def _judge(lp: LayerProof, row: Any) -> None:
                 continue
             if text == inferred[i]:
                 continue
-            if _within(text, inferred[i]):
+            if fits(PartialShape.parse(text).to_list(), PartialShape.parse(inferred[i])):
                 exact = False
             else:
                 problems.append(f"output {i} at the {label} size: ovgather infers "
@@ -660,49 +442,3 @@ def _judge(lp: LayerProof, row: Any) -> None:
         lp.message = lp.message or "not run: the runtime gave no output here"
     else:
         lp.status, lp.message = ("ok" if exact else "looser"), ""
-
-
-def _within(real: str, inferred: str) -> bool:
-    """Whether the static shape ``real`` lies inside the partial shape ``inferred``."""
-    r, s = PartialShape.parse(real), PartialShape.parse(inferred)
-    if s.dims is None:
-        return True
-    return len(r.dims) == len(s.dims) and all(
-        d.lo <= x.lo <= d.hi for x, d in zip(r.dims, s.dims, strict=True))
-
-
-def summary_line(report: ProofReport) -> str:
-    s = report.summary
-    counts = ", ".join(f"{s[k]} {k}" for k in PROOF_STATUSES if s[k])
-    gathers = any(lp.values is not None for lp in report.layers)
-    values = f", {s['values checked']} gather(s) agree with the reference" if gathers else ""
-    return (f"{report.path}: {s['layers']} layers (all layers, {len(report.sizes)} input "
-            f"size(s), {s['compiles']} compile(s){values}): {s['proved']} proved; {counts}")
-
-
-def problem_rows(report: ProofReport) -> Sequence[str]:
-    """One line per layer whose shape or values differ: declared, inferred and real side
-    by side, or what the value check found."""
-    rows = []
-    for lp in report.layers:
-        if lp.status not in PROBLEM_STATUSES:
-            continue
-        where = f"line {lp.line}, " if lp.line is not None else ""
-        rows.append(f"  {lp.status}  {lp.name} ({where}id {lp.id}, {lp.type}): declared "
-                    f"{', '.join(lp.declared)}; {lp.message}")
-    return rows
-
-
-def declared_rows(report: ProofReport) -> Sequence[str]:
-    """Layers whose declared dims ``check`` finds wrong: declared, inferred and real side
-    by side (the real shape at the first size run)."""
-    rows = []
-    for lp in report.layers:
-        if lp.check_status != "mismatch":
-            continue
-        label = next(iter(lp.real), None)
-        real = ", ".join(lp.real[label]) if label else "-"
-        inferred = ", ".join(lp.inferred[label]) if label else "-"
-        rows.append(f"  declared wrong  {lp.name} (id {lp.id}, {lp.type}): declared "
-                    f"{', '.join(lp.declared)}, inferred {inferred}, real {real}")
-    return rows

@@ -17,9 +17,8 @@ For every GatherND, GatherElements and Gather layer :func:`validate`
    - the values with ovgather's NumPy reference (``reference.for_layer``): exactly for
      integer and bool data, within a tolerance for floats (the largest error is kept).
 
-:func:`validate_whole_model` compiles the whole IR instead, with an extra output at
-every gather layer, runs it on random inputs and compares each gather's real output
-shape with ovgather's inference for those input sizes.
+``whole_model.validate_whole_model`` compiles the whole IR instead and compares only the
+gathers' shapes; ``all_layers.prove_all_layers`` proves every layer's shape.
 
 Statuses of a layer: ``ok``; ``mismatch`` (a shape or a value disagrees with the
 runtime); ``invalid`` (ovgather's rules reject the layer, or its constant indices are
@@ -34,11 +33,8 @@ The library never prints; ``progress`` callbacks let the CLI draw a bar.
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import tempfile
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,50 +45,32 @@ import numpy as np
 
 from .. import graph as g
 from .. import runtime
-from ..element_types import element_type_name, numpy_dtype
+from ..element_types import numpy_dtype
 from ..errors import (
-    OvgatherError,
     ReferenceInputError,
-    RuntimeBridgeError,
     ShapeError,
     UnsupportedOpError,
     UsageError,
 )
 from ..infer import infer_shapes
 from ..ops.core import registry
-from ..ops.core.inputs import SPAN, InputMaker, NoValidInputs, Params, pick, random_data
+from ..ops.core.inputs import InputMaker, NoValidInputs, Params, random_data
 from ..ops.core.spec import Attrs, OpSpec
 from ..ops.core.values import Tensor
 from ..reference import for_layer
-from ..shapes import Dimension, PartialShape
+from ..shapes import PartialShape
+from .memory import DEFAULT_MEMORY_BUDGET, itemsize, port_etype, size_text
+from .report import LayerValidation, ValidationReport
 
 __all__ = [
-    "STATUSES",
-    "LayerValidation",
-    "ValidationReport",
     "validate",
-    "validate_whole_model",
     "gather_layers",
     "body_gathers",
-    "DEFAULT_MEMORY_BUDGET",
-    "parse_size",
+    "body_gather_rows",
 ]
 
-STATUSES = ("ok", "mismatch", "invalid", "error", "skipped")
-PROBLEMS = ("mismatch", "invalid", "error")
-
-#: How many input-size strategies --whole-model tries before giving up.
-MAX_TRIES = 8
-#: Ranks tried for a dynamic-rank Parameter in --whole-model (the CPU plugin needs one).
-DYNAMIC_RANKS = (3, 2, 4, 1)
 #: The most elements of any input or output tensor validation allocates for a layer.
 MAX_ELEMENTS = 1 << 26
-#: The memory validate may hold for tensors at once, in bytes (``--memory-budget``): the
-#: data, indices and outputs of the layers planned and not yet judged, counted three
-#: times (ovgather's arrays; the runtime's own copies, converted to its precisions; the
-#: output copied back and the reference's). A layer that needs more alone is
-#: ``skipped``; otherwise planning waits until judged layers free enough.
-DEFAULT_MEMORY_BUDGET = 2 << 30
 #: Float tolerance: the ops only move data, so anything but a tiny error is a bug.
 RTOL, ATOL = 1e-6, 1e-6
 #: The most layers validate puts in one compiled model: OpenVINO's compile time grows a
@@ -104,68 +82,6 @@ CHUNK_LAYERS = 250
 MIN_CHUNK_LAYERS = 25
 #: Models built, compiled and run side by side by validate.
 WORKERS = 2
-
-
-# -- the report ---------------------------------------------------------------------------
-@dataclass
-class LayerValidation:
-    """One gather layer's verdict against the runtime."""
-
-    id: str
-    name: str
-    type: str
-    version: str | None
-    line: int | None
-    status: str = "ok"
-    inputs: dict[str, str] = field(default_factory=dict)
-    runtime_shape: str | None = None
-    inferred_shape: str | None = None
-    runtime_partial_shape: str | None = None
-    inferred_partial_shape: str | None = None
-    max_error: float | None = None
-    message: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id, "name": self.name, "type": self.type, "version": self.version,
-            "line": self.line, "status": self.status, "inputs": self.inputs,
-            "runtime_shape": self.runtime_shape, "inferred_shape": self.inferred_shape,
-            "runtime_partial_shape": self.runtime_partial_shape,
-            "inferred_partial_shape": self.inferred_partial_shape,
-            "max_error": self.max_error, "message": self.message,
-        }
-
-
-@dataclass
-class ValidationReport:
-    """The result of :func:`validate` or :func:`validate_whole_model` for one model."""
-
-    path: str | None
-    seed: int
-    mode: str = "layers"
-    layers: list[LayerValidation] = field(default_factory=list)
-    #: the most bytes of tensors validate estimated it held at once (not in the JSON)
-    peak_bytes: int = 0
-
-    @property
-    def summary(self) -> dict[str, int]:
-        counts = Counter(lv.status for lv in self.layers)
-        return {"layers": len(self.layers), **{status: counts[status] for status in STATUSES}}
-
-    @property
-    def ok(self) -> bool:
-        """True when no layer disagrees with the runtime (skipped layers are not problems)."""
-        return not self.problems()
-
-    def problems(self) -> list[LayerValidation]:
-        return [lv for lv in self.layers if lv.status in PROBLEMS]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "seed": self.seed, "mode": self.mode,
-                "summary": self.summary, "layers": [lv.to_dict() for lv in self.layers]}
-
-    def to_json(self, indent: int | None = None) -> str:
-        return json.dumps({"models": [self.to_dict()]}, indent=indent)
 
 
 # -- choosing the layers --------------------------------------------------------------------
@@ -181,18 +97,20 @@ def gather_layers(G: nx.MultiDiGraph, names: Sequence[str] | None = None) -> lis
     for n in found:
         by_key.setdefault(G.nodes[n]["name"], n)
         by_key.setdefault(n, n)
-    inner = {key for path_id, path_name, _, _ in _body_gathers(G) for key in (path_id, path_name)}
+    inner = {key for path_id, path_name, _, _ in body_gather_rows(G)
+             for key in (path_id, path_name)}
     missing = [name for name in names if name not in by_key and name not in inner]
     if missing:
         known = ", ".join([G.nodes[n]["name"] for n in found]
-                          + [name for _, name, _, _ in _body_gathers(G)]) or "none"
+                          + [name for _, name, _, _ in body_gather_rows(G)]) or "none"
         raise UsageError(
             f"--layer must name a gather layer of the model, but {', '.join(missing)} "
             f"names none (gather layers: {known})", file=G.graph.get("xml_path"))
     return list(dict.fromkeys(by_key[name] for name in names if name in by_key))
 
 
-def _body_gathers(G: nx.MultiDiGraph) -> list[tuple[str, str, str, dict[str, Any]]]:
+def body_gather_rows(G: nx.MultiDiGraph) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """``(path id, path name, owner, attrs)`` of each gather layer inside a body."""
     from ..graph.bodies import body_layers
 
     family = registry.family("gather")
@@ -209,7 +127,7 @@ def body_gathers(G: nx.MultiDiGraph, names: Sequence[str] | None = None,
     from ..graph.bodies import inside_words
 
     out = []
-    for path_id, path_name, owner, attrs in _body_gathers(G):
+    for path_id, path_name, owner, attrs in body_gather_rows(G):
         if names and path_id not in names and path_name not in names:
             continue
         res = LayerValidation(path_id, path_name, attrs["type"], attrs.get("version"),
@@ -251,8 +169,8 @@ class _Budget:
 
     def reserve(self, plan: _Plan, cost: int) -> None:
         if cost > self.total:
-            raise NoValidInputs("skipped", f"its tensors need about {_size_text(cost)}, more "
-                                           f"than the memory budget of {_size_text(self.total)} "
+            raise NoValidInputs("skipped", f"its tensors need about {size_text(cost)}, more "
+                                           f"than the memory budget of {size_text(self.total)} "
                                            "(--memory-budget)")
         while self.used + cost > self.total and self.make_room():
             pass
@@ -266,40 +184,6 @@ class _Budget:
         plan.case = None  # the arrays go with it
 
 
-def _size_text(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} bytes"
-
-
-def parse_size(text: str) -> int:
-    """``2GiB``, ``512M``, ``1e9``, ``100000`` → bytes (units K, M, G, T of 1024, with
-    or without ``iB``/``B``); ValueError when it is not a size.
-
-    >>> parse_size("2GiB"), parse_size("512k"), parse_size("1000")
-    (2147483648, 524288, 1000)
-    """
-    import re
-
-    match = re.fullmatch(r"\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*([kmgt]?)(?:i?b)?\s*",
-                         text.lower())
-    if match is None:
-        raise ValueError(f"a size is a number with an optional unit K, M, G or T (powers "
-                         f"of 1024), such as 2GiB or 512M, but got '{text[:40]}'")
-    number, unit = match.groups()
-    return int(float(number) * (1 << (10 * " kmgt".index(unit or " "))))
-
-
-def _etype_of(G: nx.MultiDiGraph, node: str, port: g.Port) -> str:
-    attrs = G.nodes[node]
-    if attrs["type"] in ("Parameter", "Const", "Constant"):
-        et = (attrs.get("data") or {}).get("element_type")
-        if et:
-            return element_type_name(et)
-    return element_type_name(port.get("precision") or None)
-
-
 def _input_tensors(G, node, shapes) -> list[tuple[Tensor, str | None, str | None]]:
     """(tensor, producer node, producer type) per input port of ``node``, in order; a
     Const after the data and the indices (an axis) carries its value, as in the walk."""
@@ -308,7 +192,7 @@ def _input_tensors(G, node, shapes) -> list[tuple[Tensor, str | None, str | None
         ports = G.nodes[u]["outputs"]
         pos = next(i for i, p in enumerate(ports) if p["id"] == from_port)
         shape = shapes[u][pos] if pos < len(shapes[u]) else PartialShape.dynamic()
-        et = _etype_of(G, u, ports[pos])
+        et = port_etype(G, u, ports[pos])
         value = None
         if G.nodes[u]["type"] in ("Const", "Constant") and len(out) >= 2:
             flat = tuple(int(v) for v in _const_array(G, u).reshape(-1))
@@ -400,15 +284,10 @@ def _check_budget(plan: _Plan, dsize: list[int], isize: list[int]) -> None:
                                        f"budget of {MAX_ELEMENTS} (concrete data "
                                        f"{_shape_text(dsize)}, indices {_shape_text(isize)})")
     if plan.budget is not None:
-        widths = [_itemsize(plan.ins[0].etype), _itemsize(plan.ins[1].etype)]
+        widths = [itemsize(plan.ins[0].etype), itemsize(plan.ins[1].etype)]
         counts = [math.prod(int(d) for d in s) for s in sizes]
         cost = sum(c * w for c, w in zip(counts, widths + widths[:1], strict=False))
         plan.budget.reserve(plan, 3 * cost)
-
-
-def _itemsize(etype: str) -> int:
-    name = numpy_dtype(etype)
-    return np.dtype(name).itemsize if name else 8
 
 
 def _infer_concrete(plan: _Plan, dsize: Sequence[int], isize: Sequence[int]) -> PartialShape:
@@ -539,7 +418,7 @@ def validate(
     """
     report = ValidationReport(G.graph.get("xml_path"), seed)
     nodes = gather_layers(G, layers)
-    inner = _body_gathers(G)
+    inner = body_gather_rows(G)
     shapes = infer_shapes(G) if nodes or inner else {}
     skipped = body_gathers(G, layers, shapes) if inner else []
     if not nodes:
@@ -599,258 +478,3 @@ def _chunk_size(n_layers: int, batch_size: int) -> int:
     smaller than ``MIN_CHUNK_LAYERS``."""
     per_worker = max(MIN_CHUNK_LAYERS, -(-n_layers // WORKERS))
     return max(1, min(int(batch_size), CHUNK_LAYERS, per_worker))
-
-
-def validate_whole_model(
-    G: nx.MultiDiGraph,
-    *,
-    layers: Sequence[str] | None = None,
-    seed: int = 0,
-    threads: int | None = None,
-    memory_budget: int = DEFAULT_MEMORY_BUDGET,
-) -> ValidationReport:
-    """Compile the whole IR with an extra output at every gather layer, run it on random
-    inputs, and compare each gather's real output shape with ovgather's inference for
-    the same input sizes.
-
-    ``memory_budget`` bounds the estimated bytes of one run (the inputs, twice the
-    gather outputs and twice the largest other tensor, from ovgather's inference for the
-    sizes picked); over it nothing is allocated and every gather layer is reported
-    ``skipped`` with its own output size.
-
-    Dynamic Parameter dims get sizes inside their bounds: first one size for all of
-    them (so that a batch ``N`` shared by several inputs stays shared), then the static
-    sizes seen elsewhere, then one size per distinct bounds, until the runtime accepts
-    the sizes. A dynamic-rank Parameter gets rank 3, 2, 4 or 1 (the model is reshaped
-    to it: the CPU plugin runs no dynamic-rank input).
-    Integer inputs are zeros, a valid index for any gather; float and bool inputs are
-    random.
-    """
-    report = ValidationReport(G.graph.get("xml_path"), seed, mode="whole-model")
-    nodes = gather_layers(G, layers)
-    skipped = body_gathers(G, layers, infer_shapes(G)) if _body_gathers(G) else []
-    if not nodes:
-        report.layers = skipped
-        return report
-    names = [G.nodes[n]["name"] for n in nodes]
-    try:
-        run = _run_whole(G, names, seed, threads, nodes, memory_budget)
-    except RuntimeBridgeError as err:  # no input size runs the model: nothing to compare
-        for node, name in zip(nodes, names, strict=True):
-            attrs = G.nodes[node]
-            report.layers.append(LayerValidation(
-                node, name, attrs["type"], attrs.get("version"), attrs.get("line"),
-                status="skipped", message=err.message))
-        report.layers += skipped
-        return report
-    except _OverBudget as over:
-        for node, name in zip(nodes, names, strict=True):
-            attrs = G.nodes[node]
-            res = LayerValidation(node, name, attrs["type"], attrs.get("version"),
-                                  attrs.get("line"), status="skipped",
-                                  inputs=dict(over.concrete))
-            res.inferred_shape = over.outputs.get(node)
-            res.message = (f"the whole model needs about {_size_text(over.cost)} for these "
-                           f"input sizes (this layer's output {res.inferred_shape}), more "
-                           f"than the memory budget of {_size_text(memory_budget)} "
-                           "(--memory-budget)")
-            report.layers.append(res)
-        report.layers += skipped
-        return report
-    concrete = {name: _shape_text(a.shape) for name, a in run.inputs.items()}
-    inferred = infer_shapes(G, shapes=concrete)
-    for node, name in zip(nodes, names, strict=True):
-        report.layers.append(_judge_whole(G, node, name, run, inferred, concrete))
-    report.layers += skipped
-    return report
-
-
-class _OverBudget(Exception):
-    def __init__(self, cost: int, concrete: dict[str, str], outputs: dict[str, str]) -> None:
-        super().__init__(cost)
-        self.cost, self.concrete, self.outputs = cost, concrete, outputs
-
-
-def _whole_cost(G, nodes: list[str], concrete: dict[str, str]) -> tuple[int, dict[str, str]]:
-    """Estimated bytes of one whole-model run with the Parameters at ``concrete``: the
-    inputs, twice the gather outputs (the runtime's and the copy handed back), and twice
-    the largest other tensor (OpenVINO reuses memory between layers); unknown sizes count
-    as 0. Also the gather output shapes."""
-    inferred = infer_shapes(G, shapes=concrete)
-    wanted = set(nodes)
-    total = biggest = 0
-    outputs = {}
-    for node, shapes_out in inferred.items():
-        attrs = G._node.get(node)
-        if attrs is None:  # a layer inside a body (its path id): no tensor of its own
-            continue
-        for port, shape in zip(attrs.get("outputs") or [], shapes_out, strict=False):
-            count = math.prod(d.lo for d in shape.dims) if shape.is_static else 0
-            width = _itemsize(_etype_of(G, node, port))
-            if attrs["type"] == "Parameter":
-                total += count * width
-            elif node in wanted:
-                total += 2 * count * width
-            else:
-                biggest = max(biggest, count * width)
-        if node in wanted and shapes_out:
-            outputs[node] = str(shapes_out[0])
-    return total + 2 * biggest, outputs
-
-
-def _run_whole(G, names: list[str], seed: int, threads: int | None,
-               nodes: list[str] | None = None,
-               memory_budget: int | None = None) -> runtime.ModelRun:
-    """Run the whole model on the first of the size strategies that the runtime accepts
-    (and whose estimated memory is inside ``memory_budget``)."""
-    rng = np.random.default_rng(seed)
-    candidates = [int(rng.integers(2, SPAN + 1)), *_static_sizes(G), 1]
-    strategies: list[Callable[[Dimension], int]] = [
-        *(_one_size(v) for v in dict.fromkeys(candidates)),
-        _SharedByBounds(rng),
-    ][:MAX_TRIES]
-    error: RuntimeBridgeError | None = None
-    tries = [(size_of, rank) for rank in DYNAMIC_RANKS for size_of in strategies][:4 * MAX_TRIES]
-    if not _has_dynamic_rank(G):
-        tries = [(size_of, 0) for size_of in strategies]
-    checked: set[str] = set()
-    for size_of, rank in tries:
-        checked.clear()
-
-        def make_input(name: str, shape_text: str, dtype: np.dtype, size_of=size_of, rank=rank):
-            shape = PartialShape.parse(shape_text)
-            if shape.rank is None:  # the model is reshaped to the array's shape
-                shape = PartialShape.dynamic(rank)
-            sizes = [size_of(d) for d in shape]
-            if memory_budget is not None and name not in checked:
-                _check_whole_budget(G, nodes or [], size_of, rank, memory_budget)
-                checked.add(name)
-            if np.dtype(dtype).kind in "iu":
-                return np.zeros(sizes, dtype)
-            return random_data(rng, sizes, dtype)
-
-        try:
-            with _xml_file(G) as xml_path:
-                return runtime.run_model_with_outputs(xml_path, names, make_input,
-                                                      threads=threads)
-        except RuntimeBridgeError as err:
-            error = err
-    assert error is not None
-    raise RuntimeBridgeError(f"the runtime ran the model on none of the input sizes tried: "
-                             f"{error.message}", file=G.graph.get("xml_path")) from error
-
-
-def _check_whole_budget(G, nodes: list[str], size_of, rank: int, budget: int) -> None:
-    """Raise _OverBudget before any input is made when one run with the Parameters at
-    the sizes ``size_of`` picks would need more than ``budget`` bytes."""
-    concrete = {}
-    for _, attrs in G.nodes(data=True):
-        if attrs.get("type") != "Parameter":
-            continue
-        text = (attrs.get("data") or {}).get("shape", "")
-        try:
-            shape = PartialShape.parse(text) if text.strip() != "..." else None
-        except ShapeError:
-            continue
-        if shape is None or shape.rank is None:
-            shape = PartialShape.dynamic(rank or 1)
-        concrete[attrs["name"]] = _shape_text([size_of(d) for d in shape])
-    inputs = 0
-    for node, attrs in G.nodes(data=True):
-        if attrs.get("type") == "Parameter" and attrs["name"] in concrete:
-            port = (attrs.get("outputs") or [{}])[0]
-            count = math.prod(PartialShape.parse(concrete[attrs["name"]]).to_list())
-            inputs += count * _itemsize(_etype_of(G, node, port))
-    try:
-        cost, outputs = _whole_cost(G, nodes, concrete)
-    except (OvgatherError, ValueError):  # the runtime will say what is wrong
-        cost, outputs = inputs, {}
-    cost = max(cost, inputs)
-    if cost > budget:
-        raise _OverBudget(cost, concrete, outputs)
-
-
-def _has_dynamic_rank(G: nx.MultiDiGraph) -> bool:
-    return any(a.get("type") == "Parameter" and (a.get("data") or {}).get("shape", "").strip()
-               == "..." for _, a in G.nodes(data=True))
-
-
-def _static_sizes(G: nx.MultiDiGraph) -> list[int]:
-    """The static dims of the Parameters, most frequent first: a dynamic dim often has
-    to equal one of them (a batch dim shared with a static input)."""
-    counts: dict[int, int] = {}
-    for _, attrs in G.nodes(data=True):
-        if attrs.get("type") == "Parameter":
-            for d in (attrs.get("outputs") or [{}])[0].get("dims", ()):
-                if d > 1:
-                    counts[d] = counts.get(d, 0) + 1
-    return sorted(counts, key=lambda d: (-counts[d], d))
-
-
-def _one_size(v: int) -> Callable[[Dimension], int]:
-    return lambda d: min(max(v, d.lo), d.hi)
-
-
-class _SharedByBounds:
-    """One random size per distinct (lower, upper) bounds."""
-
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng, self.sizes = rng, {}
-
-    def __call__(self, d: Dimension) -> int:
-        return self.sizes.setdefault((d.lo, d.hi), pick(self.rng, d))
-
-
-def _judge_whole(G, node, name, run, inferred, concrete) -> LayerValidation:
-    attrs = G.nodes[node]
-    res = LayerValidation(node, name, attrs["type"], attrs.get("version"), attrs.get("line"),
-                          inputs=dict(concrete))
-    out = run.outputs.get(name)
-    if out is None:
-        res.status = "error"
-        res.message = "OpenVINO's model has no layer of this name after reading"
-        return res
-    res.runtime_shape = _shape_text(out.shape)
-    res.inferred_shape = str(inferred[node][0])
-    res.runtime_partial_shape = run.partial_shapes.get(name)
-    inferred_shape = inferred[node][0]
-    if not _fits(out.shape, inferred_shape):
-        res.status = "mismatch"
-        res.message = (f"the runtime's output shape is {res.runtime_shape}, ovgather infers "
-                       f"{res.inferred_shape} for these input sizes")
-    elif not inferred_shape.is_static:
-        res.message = ("the runtime's shape lies inside ovgather's bounds (the sizes depend "
-                       "on data values upstream)")
-    return res
-
-
-def _fits(shape: Sequence[int], inferred: PartialShape) -> bool:
-    """A concrete shape inside a partial one: equal when static, within every interval
-    otherwise (a data-dependent op upstream, such as NonZero, leaves bounds only)."""
-    if inferred.dims is None:
-        return True
-    return len(shape) == len(inferred.dims) and all(
-        d.lo <= n <= d.hi for n, d in zip(shape, inferred.dims, strict=True))
-
-
-class _xml_file:
-    """The graph's .xml path, or a temporary IR written from it when it has none."""
-
-    def __init__(self, G: nx.MultiDiGraph) -> None:
-        self.G, self.tmp = G, None
-
-    def __enter__(self) -> str:
-        path = self.G.graph.get("xml_path")
-        if path and os.path.isfile(path):
-            return path
-        from ..ir import write_ir
-
-        self.tmp = tempfile.TemporaryDirectory(prefix="ovgather-")
-        path = os.path.join(self.tmp.name, "model.xml")
-        write_ir(self.G, path)
-        return path
-
-    def __exit__(self, *exc: object) -> None:
-        if self.tmp is not None:
-            self.tmp.cleanup()
-

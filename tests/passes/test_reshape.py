@@ -26,7 +26,7 @@ from ovgather.infer import check
 from ovgather.ir import read_ir, write_ir
 from ovgather.passes.reshape import reshape, shape_attribute
 from ovgather.shapes import PartialShape
-from ovgather.validate.all_layers import input_sizes
+from ovgather.validate import input_sizes
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 17

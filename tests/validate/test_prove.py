@@ -22,7 +22,7 @@ from ovgather.ir import read_ir
 from ovgather.ops.core import registry
 from ovgather.shapes import Dimension, PartialShape
 from ovgather.validate import all_layers as prove
-from ovgather.validate.all_layers import input_sizes, prove_all_layers
+from ovgather.validate import input_sizes, prove_all_layers, runner
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "ir_samples").rglob("*.xml"))
@@ -174,13 +174,13 @@ def test_a_static_model_is_walked_at_its_one_size_only(monkeypatch):
 
 def test_integer_inputs_are_zeros_so_every_index_stays_valid(monkeypatch):
     made = []
-    feeds = prove._feeds
+    feeds = runner.feeds
 
     def spy(*args):
         made.append(feeds(*args))
         return made[-1]
 
-    monkeypatch.setattr(prove, "_feeds", spy)
+    monkeypatch.setattr(runner, "feeds", spy)
     report = prove_all_layers(read_ir(ROOT / "ir_samples" / "dynamic_gathers.xml"))
     assert report.ok and len(made) >= 3
     for arrays in made:
@@ -380,7 +380,7 @@ def test_gather_layers_keep_their_value_check_against_the_reference(capsys):
 
 
 def test_a_wrong_reference_fails_the_proof_with_values_differ(capsys, monkeypatch):
-    validate = importlib.import_module("ovgather.validate")
+    validate = importlib.import_module("ovgather.validate.gathers")
     right = validate.for_layer
     monkeypatch.setattr(validate, "for_layer", lambda *a, **k: right(*a, **k) + 1)
     code, out, _ = _run(capsys, "validate", "--all-layers",

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import ovgather.validate as validate_module
+import ovgather.validate.gathers as validate_module
+import ovgather.validate.whole_model as whole_model_module
 from ovgather import reference
 from ovgather.cli import main
 from ovgather.ir import read_ir
@@ -166,7 +167,7 @@ def test_whole_model_catches_a_wrong_inference(monkeypatch):
     from ovgather.shapes import PartialShape
 
     G = read_ir(ROOT / "ir_samples" / "gather_nd8_bd2.xml")
-    real = validate_module.infer_shapes
+    real = whole_model_module.infer_shapes
 
     def shifted(G, shapes=None):
         out = real(G, shapes)
@@ -175,7 +176,7 @@ def test_whole_model_catches_a_wrong_inference(monkeypatch):
         out[node] = [PartialShape(dims)]
         return out
 
-    monkeypatch.setattr(validate_module, "infer_shapes", shifted)
+    monkeypatch.setattr(whole_model_module, "infer_shapes", shifted)
     report = validate_whole_model(G)
     assert not report.ok and report.problems()[0].name == "gather_nd8_bd2"
 
@@ -235,8 +236,10 @@ def test_validate_runtime_and_reference_name_no_gather_op_type():
     from ovgather.ops.core import registry
 
     family = set(registry.family("gather"))
-    for module in ("validate.py", "runtime.py", "reference.py"):
-        tree = ast.parse((ROOT / "ovgather" / module).read_text())
+    modules = [*(ROOT / "ovgather" / "validate").glob("*.py"),
+               *(ROOT / "ovgather" / "runtime").glob("*.py"), ROOT / "ovgather" / "reference.py"]
+    for module in modules:
+        tree = ast.parse(module.read_text())
         named = [n.value for n in ast.walk(tree)
                  if isinstance(n, ast.Constant) and n.value in family]
         assert not named, (module, named)

@@ -17,6 +17,7 @@ import pytest
 from ovgather import validate as v
 from ovgather.cli import main
 from ovgather.ir import read_ir
+from ovgather.validate import gathers as gathers_module
 
 MiB = 1 << 20
 
@@ -73,8 +74,9 @@ def test_a_layer_over_the_budget_is_skipped_not_allocated(tmp_path: Path,
                                                           ) -> None:
     G = read_ir(gathers(tmp_path, 1 << 16, 3))
     made = []
-    real = v.random_data
-    monkeypatch.setattr(v, "random_data", lambda *a, **k: made.append(1) or real(*a, **k))
+    real = gathers_module.random_data
+    monkeypatch.setattr(gathers_module, "random_data",
+                        lambda *a, **k: made.append(1) or real(*a, **k))
     report = v.validate(G, memory_budget=1 * MiB)
     assert [lv.status for lv in report.layers] == ["skipped"] * 3
     for lv in report.layers:

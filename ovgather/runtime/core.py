@@ -1,0 +1,73 @@
+"""The CPU plugin as every runtime module uses it: ``openvino`` imported on first use (so
+``import ovgather`` and ``ovgather check`` never pay for it), one ``Core``, the compile
+settings, compiling and running with OpenVINO's errors as RuntimeBridgeError.
+
+The CPU plugin computes in bf16 by default on this kind of CPU; every compile here sets
+``INFERENCE_PRECISION_HINT`` to f32 so that float values can be compared with NumPy.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import RuntimeBridgeError
+
+__all__ = ["openvino", "core", "cpu_config", "compile_model", "run_request", "first_line"]
+
+
+@functools.cache
+def openvino() -> Any:
+    """The ``openvino`` module, imported on first use."""
+    try:
+        import openvino as ov
+    except ImportError as err:  # pragma: no cover - openvino is a dependency
+        raise RuntimeBridgeError(f"the OpenVINO runtime is not installed ({err})") from err
+    return ov
+
+
+@functools.cache
+def core() -> Any:
+    """The one ``openvino.Core`` of the process."""
+    return openvino().Core()
+
+
+def cpu_config(threads: int | None = None) -> dict[str, Any]:
+    """CPU compile properties: f32 inference (not bf16), no snippets (they fuse
+    element-wise chains, never gathers, and cost a third of the compile time of a
+    thousand-layer model), and ``threads`` if given."""
+    config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": "f32", "SNIPPETS_MODE": "DISABLE"}
+    if threads:
+        config["INFERENCE_NUM_THREADS"] = int(threads)
+    return config
+
+
+def first_line(err: BaseException) -> str:
+    """The line of an OpenVINO error that says what failed (its ``Check`` line, if any)."""
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    checks = [ln for ln in lines if "Check" in ln or "exceed" in ln]
+    return (checks or lines or [type(err).__name__])[-1]
+
+
+def compile_model(model: Any, threads: int | None) -> Any:
+    """``model`` compiled on the CPU with :func:`cpu_config`."""
+    try:
+        return core().compile_model(model, "CPU", cpu_config(threads))
+    except RuntimeError as err:
+        raise RuntimeBridgeError(f"the CPU plugin could not compile: {first_line(err)}") from err
+
+
+def run_request(compiled: Any, inputs: Sequence[np.ndarray]) -> Any:
+    """An infer request of ``compiled`` that has run on ``inputs`` (its outputs are ready)."""
+    request = compiled.create_infer_request()
+    ov = openvino()
+    for i, array in enumerate(inputs):
+        request.set_input_tensor(i, ov.Tensor(np.array(array, order="C", copy=None)))
+    try:
+        request.infer()
+    except RuntimeError as err:
+        raise RuntimeBridgeError(f"the CPU plugin failed to run: {first_line(err)}") from err
+    return request

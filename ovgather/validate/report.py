@@ -1,0 +1,180 @@
+"""What runtime proof reports: a verdict per layer and the model's report, for plain
+``validate`` and ``--whole-model`` (:class:`ValidationReport` of :class:`LayerValidation`)
+and for ``--all-layers`` (:class:`ProofReport` of :class:`LayerProof`), with the text rows
+the CLI prints for the latter."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["STATUSES", "PROBLEMS", "LayerValidation", "ValidationReport", "PROOF_STATUSES",
+           "PROBLEM_STATUSES", "LayerProof", "ProofReport", "summary_line", "problem_rows",
+           "declared_rows"]
+
+STATUSES = ("ok", "mismatch", "invalid", "error", "skipped")
+PROBLEMS = ("mismatch", "invalid", "error")
+PROOF_STATUSES = ("ok", "looser", "shape differs", "values differ", "unchecked", "not run")
+#: The statuses that fail the proof (exit 1).
+PROBLEM_STATUSES = ("shape differs", "values differ")
+
+
+@dataclass
+class LayerValidation:
+    """One gather layer's verdict against the runtime."""
+
+    id: str
+    name: str
+    type: str
+    version: str | None
+    line: int | None
+    status: str = "ok"
+    inputs: dict[str, str] = field(default_factory=dict)
+    runtime_shape: str | None = None
+    inferred_shape: str | None = None
+    runtime_partial_shape: str | None = None
+    inferred_partial_shape: str | None = None
+    max_error: float | None = None
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "name": self.name, "type": self.type, "version": self.version,
+            "line": self.line, "status": self.status, "inputs": self.inputs,
+            "runtime_shape": self.runtime_shape, "inferred_shape": self.inferred_shape,
+            "runtime_partial_shape": self.runtime_partial_shape,
+            "inferred_partial_shape": self.inferred_partial_shape,
+            "max_error": self.max_error, "message": self.message,
+        }
+
+
+@dataclass
+class ValidationReport:
+    """The result of :func:`validate` or :func:`validate_whole_model` for one model."""
+
+    path: str | None
+    seed: int
+    mode: str = "layers"
+    layers: list[LayerValidation] = field(default_factory=list)
+    #: the most bytes of tensors validate estimated it held at once (not in the JSON)
+    peak_bytes: int = 0
+
+    @property
+    def summary(self) -> dict[str, int]:
+        counts = Counter(lv.status for lv in self.layers)
+        return {"layers": len(self.layers), **{status: counts[status] for status in STATUSES}}
+
+    @property
+    def ok(self) -> bool:
+        """True when no layer disagrees with the runtime (skipped layers are not problems)."""
+        return not self.problems()
+
+    def problems(self) -> list[LayerValidation]:
+        return [lv for lv in self.layers if lv.status in PROBLEMS]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "seed": self.seed, "mode": self.mode,
+                "summary": self.summary, "layers": [lv.to_dict() for lv in self.layers]}
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps({"models": [self.to_dict()]}, indent=indent)
+
+
+@dataclass
+class LayerProof:
+    """One layer: declared, inferred and real shapes, per input size run."""
+
+    id: str
+    name: str
+    type: str
+    version: str | None
+    line: int | None
+    status: str = "not run"
+    declared: list[str] = field(default_factory=list)
+    check_status: str = "unchecked"
+    inferred: dict[str, list[str]] = field(default_factory=dict)
+    real: dict[str, list[str]] = field(default_factory=dict)
+    message: str = ""
+    #: a gather-family layer's value check (``validate``'s status, max_error, message)
+    values: dict[str, Any] | None = None
+    #: by size label: why ovgather's rules reject the layer at that size (not in the JSON)
+    invalid: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "type": self.type, "version": self.version,
+                "line": self.line, "status": self.status, "declared": self.declared,
+                "check_status": self.check_status, "inferred": self.inferred,
+                "real": self.real, "values": self.values, "message": self.message}
+
+
+@dataclass
+class ProofReport:
+    """What ``validate --all-layers`` found for one model."""
+
+    path: str | None
+    sizes: dict[str, dict[str, str]] = field(default_factory=dict)
+    layers: list[LayerProof] = field(default_factory=list)
+    compiles: int = 0
+    seconds: float = 0.0
+    mode: str = "all-layers"
+    #: the most bytes of tensors one run was planned to hold (not in the JSON)
+    peak_bytes: int = 0
+
+    @property
+    def summary(self) -> dict[str, int]:
+        counts = dict.fromkeys(PROOF_STATUSES, 0)
+        for lp in self.layers:
+            counts[lp.status] += 1
+        checked = sum(lp.values is not None and lp.values["status"] == "ok"
+                      for lp in self.layers)
+        return {"layers": len(self.layers), **counts, "proved": counts["ok"] + counts["looser"],
+                "values checked": checked, "compiles": self.compiles}
+
+    @property
+    def ok(self) -> bool:
+        return not any(lp.status in PROBLEM_STATUSES for lp in self.layers)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "mode": self.mode, "sizes": self.sizes,
+                "summary": self.summary, "seconds": round(self.seconds, 3),
+                "layers": [lp.to_dict() for lp in self.layers]}
+
+
+def summary_line(report: ProofReport) -> str:
+    s = report.summary
+    counts = ", ".join(f"{s[k]} {k}" for k in PROOF_STATUSES if s[k])
+    gathers = any(lp.values is not None for lp in report.layers)
+    values = f", {s['values checked']} gather(s) agree with the reference" if gathers else ""
+    return (f"{report.path}: {s['layers']} layers (all layers, {len(report.sizes)} input "
+            f"size(s), {s['compiles']} compile(s){values}): {s['proved']} proved; {counts}")
+
+
+def problem_rows(report: ProofReport) -> Sequence[str]:
+    """One line per layer whose shape or values differ: declared, inferred and real side
+    by side, or what the value check found."""
+    rows = []
+    for lp in report.layers:
+        if lp.status not in PROBLEM_STATUSES:
+            continue
+        where = f"line {lp.line}, " if lp.line is not None else ""
+        rows.append(f"  {lp.status}  {lp.name} ({where}id {lp.id}, {lp.type}): declared "
+                    f"{', '.join(lp.declared)}; {lp.message}")
+    return rows
+
+
+def declared_rows(report: ProofReport) -> Sequence[str]:
+    """Layers whose declared dims ``check`` finds wrong: declared, inferred and real side
+    by side (the real shape at the first size run)."""
+    rows = []
+    for lp in report.layers:
+        if lp.check_status != "mismatch":
+            continue
+        label = next(iter(lp.real), None)
+        real = ", ".join(lp.real[label]) if label else "-"
+        inferred = ", ".join(lp.inferred[label]) if label else "-"
+        rows.append(f"  declared wrong  {lp.name} (id {lp.id}, {lp.type}): declared "
+                    f"{', '.join(lp.declared)}, inferred {inferred}, real {real}")
+    return rows
