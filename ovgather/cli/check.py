@@ -162,7 +162,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def _check_reshaped(G: Any, shapes: dict[str, str]) -> Any:
     """check with --shape, plus which layers the overrides change and which stop them."""
-    from ..explain import reshape_effect
+    from ..passes.reshape import reshape_effect
     from ..infer import check
 
     report = check(G, shapes)

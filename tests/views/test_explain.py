@@ -201,7 +201,7 @@ def _reshape_model(hard: bool, batch_dims: int = 0):
 def test_reshape_effect_lists_the_layers_openvino_changes():
     import openvino as ov
 
-    from ovgather.explain import reshape_effect
+    from ovgather.passes.reshape import reshape_effect
     from ovgather.runtime.interop import from_openvino
 
     model = _reshape_model(hard=False)
@@ -221,7 +221,7 @@ def test_reshape_effect_lists_the_layers_openvino_changes():
 def test_reshape_effect_names_the_hard_coded_reshape_that_stops_it():
     import openvino as ov
 
-    from ovgather.explain import reshape_effect
+    from ovgather.passes.reshape import reshape_effect
     from ovgather.runtime.interop import from_openvino
 
     model = _reshape_model(hard=True)
@@ -233,7 +233,7 @@ def test_reshape_effect_names_the_hard_coded_reshape_that_stops_it():
 
 
 def test_reshape_effect_names_the_gather_whose_batch_dims_clash():
-    from ovgather.explain import reshape_effect
+    from ovgather.passes.reshape import reshape_effect
     from ovgather.runtime.interop import from_openvino
 
     effect = reshape_effect(from_openvino(_reshape_model(False, batch_dims=1)), {"x": "[5,3,8]"})
@@ -244,7 +244,7 @@ def test_reshape_effect_names_the_gather_whose_batch_dims_clash():
 def test_reshape_effect_names_a_hard_coded_target_that_swallows_the_change():
     import openvino as ov
 
-    from ovgather.explain import reshape_effect
+    from ovgather.passes.reshape import reshape_effect
     from ovgather.runtime.interop import from_openvino
 
     model = _reshape_model(hard=True)

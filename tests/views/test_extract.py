@@ -17,7 +17,7 @@ import pytest
 
 from ovgather.cli import main
 from ovgather.errors import UsageError
-from ovgather.explain import gather_types
+from ovgather.graph import gather_types
 from ovgather.extract import extract, neighbourhood, write_extract
 from ovgather.ir import read_ir
 
