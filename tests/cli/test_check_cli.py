@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ovgather.cli import main
-from ovgather.cli.check import parse_shape_options
+from ovgather.cli.common import parse_shape_options
 from ovgather.errors import UsageError
 from ovgather.infer import check
 from ovgather.ir import read_ir
