@@ -2,8 +2,8 @@
 
 Applies new input shapes (``--shape``, parsed as ``check --shape`` parses it), re-infers
 every layer and writes an IR whose Parameter shapes and declared port dims are the
-inferred ones (reshape.py). With no ``--shape`` it repairs the dims ``check`` reports as
-``mismatch``. A layer that rejects the new shapes blocks the reshape: it is named, the
+inferred ones (passes/reshape.py). With no ``--shape`` it repairs the dims ``check``
+reports as ``mismatch``. A layer that rejects the new shapes blocks the reshape: it is named, the
 exit code is 1 and nothing is written; ``--fix`` first rewrites the usual blockers
 (hard-coded Reshape and Broadcast targets). ``--dry-run`` lists what would change and
 writes nothing. Writes are atomic and never replace the input without ``--in-place``
