@@ -221,8 +221,7 @@ def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] |
                         ) -> Explanation | None:
     """The explanation of the body layer whose path is ``layer``, None when none is."""
     from .graph.bodies import body_layers
-    from .infer import body_runs
-    from .infer.inputs import tensors_reaching as _inputs
+    from .infer import body_runs, tensors_reaching
 
     rows = [r for r in body_layers(G) if layer in (r[0], r[1])]
     if len(rows) != 1:
@@ -237,8 +236,8 @@ def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] |
         raise UsageError(f"the body holding '{path_name}' was not run (the layer holding it "
                          "is invalid or unchecked: see ovgather check)", **where)
     H, produced = runs[prefix + "/"]
-    e = _explain_gather(attrs, path_name, _inputs(H.nodes[inner], H._pred[inner], produced),
-                        spec, where)
+    ins = tensors_reaching(H.nodes[inner], H._pred[inner], produced)
+    e = _explain_gather(attrs, path_name, ins, spec, where)
     row = next((lr.to_dict() for lr in report.layers if lr.id == path_id), {})
     e.layer = {**_layer_info(H, inner, row, spec), "id": path_id, "name": path_name}
     e.layer["declared_layout"] = _layout_of(e)
