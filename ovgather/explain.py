@@ -26,10 +26,9 @@ from typing import Any
 
 import networkx as nx
 
-from . import graph as g
-from .element_types import element_type_name
 from .errors import ShapeInferenceError, UnsupportedOpError, UsageError
-from .ops import gather, gather_elements, gather_nd
+from .graph import find_layer, gather_types, source_file
+from .ops import gather_nd
 from .ops.core import registry
 from .ops.core.spec import Attrs, OpSpec, Step, Trace
 from .ops.core.values import Tensor
@@ -40,28 +39,8 @@ __all__ = [
     "Explanation",
     "explain_op",
     "explain_gather_nd",
-    "explain_gather",
-    "explain_gather_elements",
     "explain_layer",
-    "find_layer",
-    "port_shapes",
-    "check_rows",
-    "layer_statuses",
-    "declared_shape",
-    "element_type",
-    "gather_types",
-    "reshape_effect",
 ]
-
-
-def gather_types() -> tuple[str, ...]:
-    """The op types explain, extract and show treat as "gather layers"."""
-    return registry.family("gather")
-
-
-def element_type(precision: str | None) -> str | None:
-    """The element type (``f32``, ``i64``, ``boolean``) that an IR port precision names."""
-    return None if precision is None else element_type_name(precision)
 
 
 @dataclass
@@ -162,13 +141,9 @@ def _shown_type(etype: str | None) -> str | None:
     return None if etype in (None, "dynamic") else etype
 
 
-def _tensors(data: ShapeLike, indices: ShapeLike, indices_type: str | None,
-             axis: int | None = None) -> list[Tensor]:
-    ins = [Tensor(as_partial_shape(data)), Tensor(as_partial_shape(indices),
-                                                  indices_type or "dynamic")]
-    if axis is not None:
-        ins.append(Tensor(PartialShape.of(()), "i64", ((axis,), (axis,))))
-    return ins
+def _tensors(data: ShapeLike, indices: ShapeLike, indices_type: str | None) -> list[Tensor]:
+    return [Tensor(as_partial_shape(data)), Tensor(as_partial_shape(indices),
+                                                   indices_type or "dynamic")]
 
 
 def explain_gather_nd(
@@ -180,121 +155,7 @@ def explain_gather_nd(
                       {"batch_dims": str(batch_dims)}, 8)
 
 
-def explain_gather(
-    data: ShapeLike, indices: ShapeLike, axis: int | None, batch_dims: int = 0,
-    version: int = 8, indices_type: str | None = None,
-) -> Explanation:
-    """Gather-``version``: ``D[:axis] + I[b:] + D[axis+1:]`` (``axis`` None: not a Const)."""
-    ins = _tensors(data, indices, indices_type, axis)
-    if axis is None:
-        ins.append(Tensor(PartialShape.of(()), "i64"))
-    return explain_op(gather.OP_TYPE, ins, {"batch_dims": str(batch_dims)}, version)
-
-
-def explain_gather_elements(
-    data: ShapeLike, indices: ShapeLike, axis: int, indices_type: str | None = None,
-) -> Explanation:
-    """GatherElements-6: the output has the shape of indices (merged with data off axis)."""
-    return explain_op(gather_elements.OP_TYPE, _tensors(data, indices, indices_type),
-                      {"axis": str(axis)})
-
-
 # ---- the layer in a model -------------------------------------------------------------
-
-
-def find_layer(G: nx.MultiDiGraph, name: str) -> str:
-    """The id of the layer whose friendly name is ``name``, or failing that whose id is
-    ``name``, or one of whose output tensors is named ``name`` (what an ONNX user knows:
-    OpenVINO names a converted layer after its output tensor).
-
-    A UsageError lists the gather layers when nothing matches, since that is what a
-    user of explain/extract/show usually looks for.
-    """
-    matches = [n for n, nm in G.nodes(data="name") if nm == name]
-    if len(matches) == 1:
-        return matches[0]
-    if not matches and name in G:
-        return name
-    if not matches:
-        by_tensor = [n for n, outs in G.nodes(data="outputs")
-                     if any(name in (p.get("names") or ()) for p in outs)]
-        if len(by_tensor) == 1:
-            return by_tensor[0]
-    where = _where(G)
-    if matches:
-        raise UsageError(f"layer name '{name}' is not unique (ids {', '.join(matches)}); "
-                         "give the layer id instead", file=where)
-    inner = _inside(G, name)
-    if inner is not None:
-        raise UsageError(inner, file=where)
-    gathers = [G.nodes[n]["name"] for n in G if G.nodes[n]["type"] in gather_types()]
-    hint = f"; gather layers: {', '.join(gathers[:12])}" if gathers else ""
-    raise UsageError(f"no layer named '{name}'{hint}", file=where)
-
-
-def _inside(G: nx.MultiDiGraph, name: str) -> str | None:
-    """Why a body layer's path names no layer here: it sits in a body, and only the
-    layer holding the body can be cut out or drawn."""
-    from .graph.bodies import body_layers, inside_words
-
-    for path_id, path_name, owner, _ in body_layers(G):
-        if name in (path_id, path_name):
-            top = path_id.split("/", 1)[0]
-            return (f"'{name}' is {inside_words(owner)}: this command works on top-level "
-                    f"layers only; name the {G.nodes[top]['type']} "
-                    f"'{G.nodes[top]['name']}' (id {top}) instead")
-    return None
-
-
-def _where(G: nx.MultiDiGraph) -> str | None:
-    """The file a user gave for ``G``: its IR, or the ONNX model it was converted from."""
-    return G.graph.get("xml_path") or G.graph.get("source_path")
-
-
-def declared_shape(G: nx.MultiDiGraph, node: str, port_id: int) -> PartialShape:
-    """What the IR says about an output port: the ``shape`` attribute of a Parameter or
-    Const (it keeps intervals and tells a scalar from a dynamic rank), else its dims;
-    an empty dim list of another layer is taken as unknown rank."""
-    attrs = G.nodes[node]
-    if attrs["type"] in ("Parameter", "Const", "Constant") and "shape" in attrs["data"]:
-        return PartialShape.parse(attrs["data"]["shape"])
-    dims = g.output_port(G, node, port_id)["dims"]
-    return PartialShape(dims) if dims else PartialShape.dynamic()
-
-
-def check_rows(G: nx.MultiDiGraph, shapes: dict[str, str] | None) -> dict[str, dict]:
-    """ovgather's whole-model check, ``{layer id: row}`` with status, inferred texts and
-    the message (the JSON row of docs/json.md)."""
-    from .infer import check
-
-    return {lr.id: lr.to_dict() for lr in check(G, shapes=shapes).layers}
-
-
-def port_shapes(
-    G: nx.MultiDiGraph, shapes: dict[str, str] | None = None,
-    rows: dict[str, dict] | None = None,
-) -> dict[tuple[str, int], PartialShape]:
-    """The shape of every output port ``(layer, port id)``: ovgather's inferred one where
-    the check report has it, the declared one otherwise. ``rows`` reuses a report."""
-    rows = check_rows(G, shapes) if rows is None else rows
-    out: dict[tuple[str, int], PartialShape] = {}
-    for node, attrs in G.nodes(data=True):
-        inferred = (rows.get(node) or {}).get("inferred") or []
-        for pos, port in enumerate(attrs["outputs"]):
-            text = inferred[pos] if pos < len(inferred) else None
-            out[node, port["id"]] = (PartialShape.parse(text) if text is not None
-                                     else declared_shape(G, node, port["id"]))
-    return out
-
-
-def layer_statuses(
-    G: nx.MultiDiGraph, shapes: dict[str, str] | None = None,
-    rows: dict[str, dict] | None = None,
-) -> dict[str, dict[str, Any]]:
-    """``{layer id: check row}`` (status, declared, inferred, message); every layer that
-    the report does not mention is ``unchecked``."""
-    rows = check_rows(G, shapes) if rows is None else rows
-    return {n: rows.get(n, {"status": "unchecked"}) for n in G}
 
 
 def explain_layer(
@@ -317,15 +178,22 @@ def explain_layer(
             raise
         return inner
     attrs = G.nodes[node]
-    where = {"file": _where(G), "line": attrs.get("line"), "layer_name": attrs["name"],
+    where = {"file": source_file(G), "line": attrs.get("line"), "layer_name": attrs["name"],
              "layer_id": node}
     if attrs.get("bodies"):
         return _explain_bodies(G, node, shapes)
     spec = _gather_spec(attrs, attrs["name"], where)
     e = _explain_gather(attrs, attrs["name"], input_tensors(G, node, shapes), spec, where)
-    e.layer = _layer_info(G, node, check_rows(G, shapes).get(node, {}), spec)
+    e.layer = _layer_info(G, node, _check_row(G, shapes, node), spec)
     e.layer["declared_layout"] = _layout_of(e)
     return e
+
+
+def _check_row(G: nx.MultiDiGraph, shapes: dict[str, str] | None, node: str) -> dict[str, Any]:
+    """The JSON row (docs/json.md) that ``check`` gives layer ``node``; empty when none."""
+    from .infer import check
+
+    return next((lr.to_dict() for lr in check(G, shapes).layers if lr.id == node), {})
 
 
 def _gather_spec(attrs: dict[str, Any], name: str, where: dict[str, Any]) -> Any:
@@ -353,14 +221,13 @@ def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] |
                         ) -> Explanation | None:
     """The explanation of the body layer whose path is ``layer``, None when none is."""
     from .graph.bodies import body_layers
-    from .infer import body_runs
-    from .infer.inputs import tensors_reaching as _inputs
+    from .infer import body_runs, tensors_reaching
 
     rows = [r for r in body_layers(G) if layer in (r[0], r[1])]
     if len(rows) != 1:
         return None
     path_id, path_name, _, attrs = rows[0]
-    where = {"file": _where(G), "line": attrs.get("line"), "layer_name": path_name,
+    where = {"file": source_file(G), "line": attrs.get("line"), "layer_name": path_name,
              "layer_id": path_id}
     spec = _gather_spec(attrs, path_name, where)
     report, runs = body_runs(G, shapes)
@@ -369,8 +236,8 @@ def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] |
         raise UsageError(f"the body holding '{path_name}' was not run (the layer holding it "
                          "is invalid or unchecked: see ovgather check)", **where)
     H, produced = runs[prefix + "/"]
-    e = _explain_gather(attrs, path_name, _inputs(H.nodes[inner], H._pred[inner], produced),
-                        spec, where)
+    ins = tensors_reaching(H.nodes[inner], H._pred[inner], produced)
+    e = _explain_gather(attrs, path_name, ins, spec, where)
     row = next((lr.to_dict() for lr in report.layers if lr.id == path_id), {})
     e.layer = {**_layer_info(H, inner, row, spec), "id": path_id, "name": path_name}
     e.layer["declared_layout"] = _layout_of(e)
@@ -385,7 +252,7 @@ def _explain_bodies(G: nx.MultiDiGraph, node: str, shapes: dict[str, str] | None
     attrs = G.nodes[node]
     op = attrs["type"]
     ins = input_tensors(G, node, shapes)
-    row = check_rows(G, shapes).get(node, {})
+    row = _check_row(G, shapes, node)
     try:
         spec = registry.find(op, attrs.get("version"))
     except UnsupportedOpError:
@@ -428,39 +295,51 @@ def _body_steps(attrs: dict[str, Any], ins: list[Tensor]) -> list[Step]:
         nodes = body._node
         steps.append(Step(f"{name} holds {body_size({'bodies': {name: body}})} layers", True,
                           "check lists them as " + f"{attrs['name']}/{name}/…"))
-        positions = {p["id"]: i for i, p in enumerate(attrs["inputs"])}
-        for entry in pm.get("inputs") or []:
-            ext, param = entry["external_port_id"], entry["internal_layer_id"]
-            target = f"{name}/{nodes[param]['name']}"
-            if ext < 0:
-                steps.append(Step(f"{target} is the {entry.get('purpose', 'special port')}",
-                                  True, "the iteration number, from 0"))
-                continue
-            pos = positions.get(ext)
-            shape = str(ins[pos].shape) if pos is not None and pos < len(ins) else "?"
-            if attrs["type"] == "If":
-                how = "passed to the branch as it is"
-            elif "axis" in entry:
-                how = (f"sliced on axis {entry['axis']}, {entry.get('part_size', 1)} per "
-                       "iteration")
-            elif param in back:
-                how = (f"merged: the first iteration reads it, later ones the back edge "
-                       f"from {name}/{nodes[back[param]]['name']}")
-            else:
-                how = "invariant: the same tensor every iteration"
-            steps.append(Step(f"input port {ext} feeds {target}", True, f"{shape}, {how}"))
-        for entry in pm.get("outputs") or []:
-            ext, result = entry["external_port_id"], entry["internal_layer_id"]
-            source = f"{name}/{nodes[result]['name']}"
-            if ext < 0:
-                steps.append(Step(f"{source} is the {entry.get('purpose', 'special port')}",
-                                  True, "no layer output"))
-                continue
-            how = (f"the iterations' values concatenated on axis {entry['axis']}"
-                   if "axis" in entry else "the value of the last iteration"
-                   if attrs["type"] != "If" else "the value of the branch taken")
-            steps.append(Step(f"output port {ext} comes from {source}", True, how))
+        for kind, special in (("inputs", "the iteration number, from 0"),
+                              ("outputs", "no layer output")):
+            for entry in pm.get(kind) or []:
+                ext = entry["external_port_id"]
+                inner = f"{name}/{nodes[entry['internal_layer_id']]['name']}"
+                if ext < 0:
+                    steps.append(Step(f"{inner} is the {entry.get('purpose', 'special port')}",
+                                      True, special))
+                elif kind == "inputs":
+                    how = _feeds(attrs, entry, back, f"{name}/", nodes)
+                    steps.append(Step(f"input port {ext} feeds {inner}", True,
+                                      f"{_shape_at(attrs, ins, ext)}, {how}"))
+                else:
+                    steps.append(Step(f"output port {ext} comes from {inner}", True,
+                                      _made_of(attrs, entry)))
     return steps
+
+
+def _shape_at(attrs: dict[str, Any], ins: list[Tensor], port_id: int) -> str:
+    """The shape reaching input port ``port_id`` of the layer, ``?`` when not known."""
+    pos = {p["id"]: i for i, p in enumerate(attrs["inputs"])}.get(port_id)
+    return str(ins[pos].shape) if pos is not None and pos < len(ins) else "?"
+
+
+def _feeds(attrs: dict[str, Any], entry: dict[str, Any], back: dict, prefix: str,
+           nodes: dict) -> str:
+    """How an input port map entry hands its tensor to the body, in words."""
+    param = entry["internal_layer_id"]
+    if attrs["type"] == "If":
+        return "passed to the branch as it is"
+    if "axis" in entry:
+        return f"sliced on axis {entry['axis']}, {entry.get('part_size', 1)} per iteration"
+    if param in back:
+        return (f"merged: the first iteration reads it, later ones the back edge "
+                f"from {prefix}{nodes[back[param]]['name']}")
+    return "invariant: the same tensor every iteration"
+
+
+def _made_of(attrs: dict[str, Any], entry: dict[str, Any]) -> str:
+    """How an output port map entry makes the layer's output of a body Result, in words."""
+    if "axis" in entry:
+        return f"the iterations' values concatenated on axis {entry['axis']}"
+    if attrs["type"] != "If":
+        return "the value of the last iteration"
+    return "the value of the branch taken"
 
 
 def _layout_of(e: Explanation) -> str | None:
@@ -525,51 +404,3 @@ def _text_lines(e: Explanation) -> list[str]:
     if e.failed_rule:
         lines.append(f"invalid: {e.failed_rule}")
     return lines
-
-
-# ---- what a reshape changes -----------------------------------------------------------------
-
-
-def reshape_effect(G: nx.MultiDiGraph, shapes: dict[str, str],
-                   after: Any = None) -> dict[str, list[dict]]:
-    """What ``--shape`` overrides do to the model, layer by layer.
-
-    ``changed``: the layers whose inferred output differs from the one the model as
-    written gives (``before`` and ``after`` texts). ``stopped``: the layers where the
-    change stops, so a user who reshapes a model sees which layer blocks it and why: a
-    layer that becomes invalid (a Reshape with a hard-coded target whose element count
-    no longer fits, a gather whose batch dims now clash), or a Reshape or Broadcast whose
-    data changed while its output did not (a hard-coded target that swallows the change).
-    ``after`` reuses ``infer.check(G, shapes)`` when the caller already has it.
-    """
-    from .infer import check
-
-    before = {lr.id: lr for lr in check(G).layers}
-    after = {lr.id: lr for lr in (after or check(G, shapes=shapes)).layers}
-    moved = {n for n in after if n in before and after[n].inferred != before[n].inferred}
-    changed, stopped = [], []
-    for n, lr in after.items():
-        row = {"id": n, "name": lr.name, "type": lr.type, "before": before[n].inferred,
-               "after": lr.inferred, "status": lr.status}
-        if n in moved:
-            changed.append(row)
-        if lr.status == "invalid" and before[n].status != "invalid":
-            stopped.append({**row, "why": lr.message})
-        elif n not in moved and _holds_shape(G, n, moved):
-            stopped.append({**row, "why": f"its data input changed but its target shape is "
-                                          f"fixed: the output stays {', '.join(lr.inferred)}"})
-    return {"changed": changed, "stopped": stopped}
-
-
-def _holds_shape(G: nx.MultiDiGraph, node: str, moved: set[str]) -> bool:
-    """A Reshape/Broadcast whose data input changed and whose target is a Const (``node``
-    may be a body layer's path id, ``4/body/6``: its inputs are then in that body)."""
-    from .graph.bodies import locate
-
-    H, local = locate(G, node) or (G, node)
-    if H.nodes[local]["type"] not in ("Reshape", "Broadcast"):
-        return False
-    prefix = node[:len(node) - len(local)]
-    edges = g.input_edges(H, local)
-    return (len(edges) >= 2 and prefix + edges[0][0] in moved
-            and H.nodes[edges[1][0]]["type"] in ("Const", "Constant"))

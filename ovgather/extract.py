@@ -34,15 +34,39 @@ import networkx as nx
 from . import graph as g
 from .element_types import INT_TYPES, element_type_name, precision_of
 from .errors import UsageError
-from .explain import element_type, find_layer, port_shapes
-from .graph import new_layer, new_port
+from .graph import find_layer, new_layer, new_port
+from .infer import CheckReport, check
 from .shapes import PartialShape
 
-__all__ = ["neighbourhood", "extract", "write_extract"]
+__all__ = ["neighbourhood", "extract", "write_extract", "port_shapes", "declared_shape"]
 
 _CONST_TYPES = ("Const", "Constant")
 #: The types a shape tensor can have (those numpy reads as whole bytes).
 _SHAPE_TYPES = INT_TYPES - {"u1", "u4", "i4"}
+
+
+def declared_shape(G: nx.MultiDiGraph, node: str, port_id: int) -> PartialShape:
+    """What the IR says about an output port: the ``shape`` attribute of a Parameter or
+    Const (it keeps intervals and tells a scalar from a dynamic rank), else its dims;
+    an empty dim list of another layer is taken as unknown rank."""
+    attrs = G.nodes[node]
+    if attrs["type"] in ("Parameter", "Const", "Constant") and "shape" in attrs["data"]:
+        return PartialShape.parse(attrs["data"]["shape"])
+    dims = g.output_port(G, node, port_id)["dims"]
+    return PartialShape(dims) if dims else PartialShape.dynamic()
+
+
+def port_shapes(G: nx.MultiDiGraph, report: CheckReport) -> dict[tuple[str, int], PartialShape]:
+    """The shape of every output port ``(layer, port id)``: the one ``report`` (``check``
+    of ``G``) inferred where it has one, the declared one otherwise."""
+    inferred = {lr.id: lr.inferred_shapes for lr in report.layers}
+    out: dict[tuple[str, int], PartialShape] = {}
+    for node, attrs in G.nodes(data=True):
+        got = inferred.get(node) or []
+        for pos, port in enumerate(attrs["outputs"]):
+            out[node, port["id"]] = (got[pos] if pos < len(got)
+                                     else declared_shape(G, node, port["id"]))
+    return out
 
 
 def neighbourhood(G: nx.MultiDiGraph, node: str, depth: int) -> set[str]:
@@ -129,7 +153,7 @@ def extract(
     """
     target = find_layer(G, layer)
     keep = _with_consts(G, _with_shape_subgraphs(G, neighbourhood(G, target, depth)))
-    known = port_shapes(G, shapes)
+    known = port_shapes(G, check(G, shapes))
     H = nx.MultiDiGraph()
     H.graph.update(G.graph)
     H.graph["xml_path"] = None  # the cut is not that file; the weights stay shared
@@ -190,7 +214,8 @@ def _add_parameter(G: nx.MultiDiGraph, H: nx.MultiDiGraph, u: str, fp: int,
     name = attrs["name"]
     if len(attrs["outputs"]) > 1:
         name = f"{name}.{_out_index(G, u, fp)}"
-    etype = element_type(port.get("precision")) or "f32"
+    precision = port.get("precision")
+    etype = (element_type_name(precision) if precision is not None else None) or "f32"
     out = new_port(0, port.get("precision") or precision_of(etype), (),
                    list(port.get("names") or [name]))
     H.add_node(new_id, **new_layer(name, "Parameter", "opset1", outputs=[out],

@@ -29,15 +29,9 @@ import networkx as nx
 from . import graph as g
 from .atomic import AtomicOutput
 from .errors import OutputError, UnsupportedOpError, UsageError
-from .explain import (
-    check_rows,
-    declared_shape,
-    find_layer,
-    gather_types,
-    layer_statuses,
-    port_shapes,
-)
-from .extract import neighbourhood
+from .extract import declared_shape, neighbourhood, port_shapes
+from .graph import find_layer, gather_types
+from .infer import check
 from .shapes import PartialShape
 
 __all__ = ["STATUS_COLOURS", "to_dot", "render", "write_picture", "FORMATS"]
@@ -72,9 +66,10 @@ def to_dot(
     layers have a thick border. A TensorIterator, Loop or If is one node whose label
     counts the layers of its bodies (their layers are not drawn)."""
     shown = set(G) if layers is None else set(layers)
-    rows = check_rows(G, shapes)
-    known = port_shapes(G, shapes, rows)
-    status = layer_statuses(G, shapes, rows)
+    report = check(G, shapes)
+    known = port_shapes(G, report)
+    rows = {lr.id: lr.to_dict() for lr in report.layers}
+    status = {n: rows.get(n, {"status": "unchecked"}) for n in G}
     lines = ["digraph ovgather {", "  rankdir=TB;",
              '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
              '  edge [fontname="Helvetica", fontsize=9];']

@@ -7,8 +7,8 @@ registers itself through ``add_parsers(sub)``, which sets each subparser's handl
 into one ``error:`` line and exit code 2; ``--debug`` (anywhere on the command line)
 prints the traceback before that line, and nothing else ever prints one.
 
-Exit codes: 0 all good, 1 the model has a problem, 2 the input could not be used
-(docs/cli.md). Everything is printed through ``output.py`` (the width, the JSON style,
+The exit codes, the MODEL argument, ``--shape`` parsing and the ``error:`` line are in
+``common.py`` (docs/cli.md). Everything is printed through ``output.py`` (the width, the JSON style,
 the progress bars). ``ovgather --help`` imports none of numpy, networkx, lxml or
 openvino: the subcommand modules import them inside their handlers.
 """
@@ -16,16 +16,20 @@ openvino: the subcommand modules import them inside their handlers.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import traceback
 from collections.abc import Sequence
 
 from ..errors import OvgatherError, UsageError
 from . import output
-
-EXIT_OK, EXIT_PROBLEM, EXIT_BAD_INPUT = 0, 1, 2
-EXIT_SIGPIPE = 141  # what a shell reports for a command killed by SIGPIPE
+from .common import (
+    EXIT_BAD_INPUT,
+    EXIT_SIGNAL,
+    EXIT_SIGPIPE,
+    one_line,
+    print_error,
+    whole_number,  # noqa: F401  (validate.py imports it from the package)
+)
 
 
 def _silence_stdout() -> None:
@@ -51,17 +55,6 @@ class _Parser(argparse.ArgumentParser):
 
         width = min(shutil.get_terminal_size().columns, output.WIDTH) - 2
         return self.formatter_class(prog=self.prog, width=width)
-
-
-def whole_number(text: str, digits: int = 19) -> int:
-    """argparse type of a count (``--depth``, ``--batch-size``, ``--seed``): an integer
-    >= 0 in the digits 0-9 (``int()`` would also take ``３`` or ``٣``), at most
-    ``digits`` of them; a refusal quotes at most 40 characters."""
-    if not (text.isascii() and text.isdigit()) or len(text) > digits:
-        shown = text if len(text) <= 40 else f"{text[:40]}… ({len(text)} characters)"
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0 (digits 0-9, at most "
-                                         f"{digits}), but got '{shown}'")
-    return int(text)
 
 
 EPILOG = """exit codes: 0 all good, 1 the model has a problem (a mismatch, an invalid layer, a
@@ -100,22 +93,6 @@ def _split_debug(argv: list[str]) -> tuple[list[str], bool]:
     end = argv.index("--") if "--" in argv else len(argv)
     head = [a for a in argv[:end] if a != "--debug"]
     return head + argv[end:], len(head) < end
-
-
-def _one_line(text: str) -> str:
-    """The message on one line: scripts rely on exactly one ``error:`` line."""
-    return re.sub(r"\s*[\r\n]+\s*", " ", text).strip()
-
-
-def print_error(err: BaseException, debug: bool = False) -> None:
-    """Print ``err`` as the one ``error: …`` line on stderr, after its traceback if ``debug``.
-
-    For subcommands that report an unusable input and carry on (several files): call it
-    from the ``except`` block with ``args.debug`` so ``--debug`` works there too.
-    """
-    if debug:
-        traceback.print_exception(err)
-    output.error(_one_line(str(err)))
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -157,11 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         signum = getattr(err, "signum", 2)
         name = "" if signum == 2 else f" ({err.signal_name})"
         output.error(f"interrupted{name}")
-        return 128 + signum
+        return EXIT_SIGNAL + signum
     except Exception as err:  # a bug in ovgather: still one line unless --debug
         if debug:
             traceback.print_exc()
-        output.error(_one_line(f"internal error ({type(err).__name__}: {err}); "
+        output.error(one_line(f"internal error ({type(err).__name__}: {err}); "
                                "rerun with --debug and report it"))
         return EXIT_BAD_INPUT
 

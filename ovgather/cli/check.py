@@ -12,13 +12,19 @@ import argparse
 import os
 from typing import Any
 
-from ..errors import OvgatherError, UsageError
+from ..errors import OvgatherError
+from .common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    EXIT_PROBLEM,
+    add_json,
+    parse_shape_options,
+    print_error,
+)
 from .models import add_model_argument, load
 from .output import Progress, print_json, say, say_record
 
-__all__ = ["add_parsers", "parse_shape_options", "run_check", "run_infer"]
-
-EXIT_OK, EXIT_PROBLEM, EXIT_BAD_INPUT = 0, 1, 2
+__all__ = ["add_parsers", "run_check", "run_infer"]
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -43,64 +49,8 @@ def _shape_and_json(p: argparse.ArgumentParser) -> None:
                    "or NAME[SHAPE] (data[1,?,4], ids[1..8,3]); several separated by "
                    "commas or repeated; applied to each MODEL, and a MODEL without such a "
                    "Parameter is an error for that MODEL only")
-    p.add_argument("--json", action="store_true",
-                   help="one JSON document on stdout (see docs/json.md)")
+    add_json(p)
 
-
-# -- --shape ------------------------------------------------------------------------------
-def _split_top(text: str) -> list[str]:
-    """Split on the commas that are not inside brackets."""
-    parts, depth, cur = [], 0, []
-    for ch in text:
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur))
-    return parts
-
-
-def parse_shape_options(options: list[str]) -> dict[str, str]:
-    """``["data[1,?,4],ids=2..8,3"]`` → ``{"data": "[1,?,4]", "ids": "2..8,3"}``.
-
-    A comma-separated piece without ``=`` or ``[`` continues the previous shape, so a
-    bare ``NAME=2,?,4`` works too.
-
-    >>> parse_shape_options(["data[1,?,4],ids=2..8,3", "x=[5]"])
-    {'data': '[1,?,4]', 'ids': '2..8,3', 'x': '[5]'}
-    """
-    items: list[str] = []
-    for option in options:
-        if option.count("[") != option.count("]"):
-            raise UsageError(f"--shape has unbalanced brackets: '{option}'")
-        for piece in _split_top(option):
-            if items and "=" not in piece and "[" not in piece:
-                items[-1] += "," + piece
-            else:
-                items.append(piece)
-    out: dict[str, str] = {}
-    for item in items:
-        name, shape = _one_override(item.strip())
-        out[name] = shape
-    return out
-
-
-def _one_override(item: str) -> tuple[str, str]:
-    if "=" in item and ("[" not in item or item.index("=") < item.index("[")):
-        name, _, shape = item.partition("=")
-    elif item.endswith("]") and "[" in item:
-        i = item.index("[")
-        name, shape = item[:i], item[i:]
-    else:
-        raise UsageError(f"--shape takes NAME=SHAPE or NAME[SHAPE], but got '{item}'")
-    if not name.strip() or not shape.strip():
-        raise UsageError(f"--shape needs a name and a shape, but got '{item}'")
-    return name.strip(), shape.strip()
 
 # -- running --------------------------------------------------------------------------------
 #: The graph of the last model checked: ``console_main`` exits without the interpreter's
@@ -116,8 +66,6 @@ def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
     does not have) prints one error line and makes the exit code 2; the others still run.
     ``plain``: ``work`` takes a ``LayerGraph`` (see ``load``).
     """
-    from . import print_error
-
     shapes = parse_shape_options(args.shape)
     results, code = [], EXIT_OK
     debug = getattr(args, "debug", False)
@@ -162,8 +110,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 def _check_reshaped(G: Any, shapes: dict[str, str]) -> Any:
     """check with --shape, plus which layers the overrides change and which stop them."""
-    from ..explain import reshape_effect
     from ..infer import check
+    from ..passes.reshape import reshape_effect
 
     report = check(G, shapes)
     report.reshape = reshape_effect(G, shapes, after=report)

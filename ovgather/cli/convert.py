@@ -14,13 +14,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import RewriteError, UsageError
+from ..errors import RewriteError
+from .common import EXIT_OK, EXIT_PROBLEM, add_json, check_output
 from .models import add_model_argument, load
 from .output import Progress, error, print_json, say
 
 __all__ = ["add_parsers", "run"]
-
-EXIT_OK, EXIT_PROBLEM = 0, 1
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -37,21 +36,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "GatherND was converted")
     p.add_argument("--in-place", action="store_true",
                    help="allow OUT to be MODEL itself (it is replaced atomically)")
-    p.add_argument("--json", action="store_true",
-                   help="one JSON document on stdout (see docs/json.md)")
+    add_json(p)
     p.set_defaults(run=run)
-
-
-def _check_paths(args: argparse.Namespace) -> None:
-    from ..atomic import clashes_with_model
-
-    out = Path(args.output)
-    if out.suffix.lower() != ".xml":
-        raise UsageError(f"OUT must be an .xml path (its .bin goes beside it), but got '{out}'")
-    clash = clashes_with_model([out, out.with_suffix(".bin")], args.model)
-    if clash is not None and not args.in_place:
-        raise UsageError(f"OUT '{out}' would overwrite the input model ('{clash}' is one of "
-                         "its files); pass --in-place to replace it")
 
 
 def _problems(report: Any) -> list[Any]:
@@ -64,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from ..passes.convert_gather_nd import ConvertGatherND
     from ..rewrite import reinfer
 
-    _check_paths(args)
+    check_output(Path(args.output), args.model, args.in_place)
     with Progress(5, unit="step") as bar:
         G = load(args.model, bar, args.debug, ir_only=True)
         bar.update()

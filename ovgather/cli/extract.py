@@ -10,8 +10,7 @@ import argparse
 import os
 
 from ..errors import UsageError
-from . import whole_number
-from .explain import add_layer_command, parse_shape_overrides
+from .common import EXIT_OK, add_layer_command, shape_overrides, whole_number
 from .models import load
 from .output import print_json, say
 
@@ -39,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-o '{out}' would overwrite the input model ('{clash}' is one of "
                          "its files); extract never overwrites it")
     G = load(args.model, debug=args.debug)
-    H = write_extract(G, args.layer, out, args.depth, parse_shape_overrides(args.shape))
+    H = write_extract(G, args.layer, out, args.depth, shape_overrides(args.shape))
     summary = _summary(H, out)
     if args.json:
         print_json(summary)
@@ -47,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         params = ", ".join(f"{p['name']} {p['shape']} {p['element_type']}"
                            for p in summary["parameters"])
         say(f"wrote {out}: {summary['layers']} layers; inputs at the cut: {params or 'none'}")
-    return 0
+    return EXIT_OK
 
 
 def _summary(H, out: str) -> dict:

@@ -2,8 +2,8 @@
 
 Applies new input shapes (``--shape``, parsed as ``check --shape`` parses it), re-infers
 every layer and writes an IR whose Parameter shapes and declared port dims are the
-inferred ones (reshape.py). With no ``--shape`` it repairs the dims ``check`` reports as
-``mismatch``. A layer that rejects the new shapes blocks the reshape: it is named, the
+inferred ones (passes/reshape.py). With no ``--shape`` it repairs the dims ``check``
+reports as ``mismatch``. A layer that rejects the new shapes blocks the reshape: it is named, the
 exit code is 1 and nothing is written; ``--fix`` first rewrites the usual blockers
 (hard-coded Reshape and Broadcast targets). ``--dry-run`` lists what would change and
 writes nothing. Writes are atomic and never replace the input without ``--in-place``
@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReshapeError, UsageError
+from .common import EXIT_OK, EXIT_PROBLEM, add_json, check_output, parse_shape_options
 from .models import add_model_argument, load
 from .output import Progress, print_json, say, say_record
 
 __all__ = ["add_parsers", "run"]
-
-EXIT_OK, EXIT_PROBLEM = 0, 1
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -46,24 +45,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "size that now varies) and list each fix")
     p.add_argument("--dry-run", action="store_true",
                    help="list what would change (and the fixes) but write nothing")
-    p.add_argument("--json", action="store_true",
-                   help="one JSON document on stdout (see docs/json.md)")
+    add_json(p)
     p.set_defaults(run=run)
 
 
 def _output(args: argparse.Namespace) -> str | None:
     """The path to write (None for --dry-run), after the checks that keep MODEL safe."""
-    from ..atomic import clashes_with_model
-
     if args.output is None and not (args.in_place or args.dry_run):
         raise UsageError("reshape needs -o OUT.xml, --in-place or --dry-run")
     out = Path(args.output if args.output is not None else args.model)
-    if out.suffix.lower() != ".xml":
-        raise UsageError(f"OUT must be an .xml path (its .bin goes beside it), but got '{out}'")
-    clash = clashes_with_model([out, out.with_suffix(".bin")], args.model)
-    if clash is not None and not args.in_place and not args.dry_run:
-        raise UsageError(f"OUT '{out}' would overwrite the input model ('{clash}' is one of "
-                         "its files); pass --in-place to replace it")
+    check_output(out, args.model, args.in_place or args.dry_run)
     return None if args.dry_run else str(out)
 
 
@@ -71,7 +62,6 @@ def run(args: argparse.Namespace) -> int:
     """Reshape and write; exit 0, or 1 with nothing written when a layer blocks it."""
     from ..ir import write_ir
     from ..passes.reshape import reshape
-    from .check import parse_shape_options
 
     if args.model.lower().endswith(".onnx"):
         raise UsageError("reshape takes an IR .xml: save the .onnx model as an IR first "

@@ -10,8 +10,7 @@ import argparse
 import os
 
 from ..errors import UsageError
-from . import whole_number
-from .explain import add_layer_command, parse_shape_overrides
+from .common import EXIT_OK, add_layer_command, shape_overrides, whole_number
 from .models import load
 from .output import print_json, say
 
@@ -41,12 +40,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-o '{args.output}' would overwrite the input model ('{clash}' is "
                          "one of its files); show never overwrites it")
     G = load(args.model, debug=args.debug)
-    write_picture(G, args.output, fmt, args.layer, args.depth, parse_shape_overrides(args.shape))
+    write_picture(G, args.output, fmt, args.layer, args.depth, shape_overrides(args.shape))
     if args.json:
         print_json({"path": args.output, "format": fmt})
     else:
         say(f"wrote {args.output} ({fmt})")
-    return 0
+    return EXIT_OK
 
 
 def _format_of(path: str) -> str:

@@ -1,4 +1,5 @@
-"""Graph passes: one file per rewrite, each a :class:`Pass` plus a function form."""
+"""Graph passes: one file per rewrite, each a :class:`Pass` plus a function form;
+``building`` holds the shape subgraphs they insert and the shapes they read."""
 
 from __future__ import annotations
 

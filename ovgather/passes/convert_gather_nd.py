@@ -27,7 +27,6 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from ..element_types import precision_of
 from ..errors import OvgatherError, RewriteError, ShapeError, UnsupportedOpError
 from ..graph import consumers, output_port, producer
 from ..graph.bodies import inside_words
@@ -37,11 +36,11 @@ from ..ops.core.values import Tensor
 from ..rewrite import add_const, add_layer, editing, insert_after, replace_layer, unique_name
 from ..shapes import PartialShape
 from .base import Pass, PassResult
+from .building import concat, first_output, inferred_input, shape_layer, shape_of, slice_of
 
 __all__ = ["ConvertGatherND", "convert_gather_nd", "count_gather_nd"]
 
 _TARGETS = {"opset5": 5, "opset8": 8}
-_I64 = precision_of("i64")
 
 
 class ConvertGatherND(Pass):
@@ -216,12 +215,10 @@ def _input_shape(G: nx.MultiDiGraph, node: str, position: int,
     source = producer(G, node, ports[position]["id"])
     if source is None:
         raise _layer_error(G, node, f"GatherND input {position} must be connected, but is not")
-    outputs = G.nodes[source[0]]["outputs"]
-    position = next(i for i, port in enumerate(outputs) if port["id"] == source[1])
-    inferred = known.get(source[0])
-    if inferred is not None and position < len(inferred):
-        return inferred[position]
-    dims = outputs[position].get("dims", ())
+    inferred = inferred_input(G, node, position, known)
+    if inferred is not None:
+        return inferred
+    dims = output_port(G, *source).get("dims", ())
     # a GatherND input has rank >= 1, so a port without <dim> is a dynamic rank
     return PartialShape(dims) if dims else PartialShape.dynamic()
 
@@ -271,43 +268,13 @@ def _out(G: nx.MultiDiGraph, node: str) -> tuple[str, int, dict]:
     return node, port["id"], port
 
 
-def _layer(G, op_type, version, inputs, dims, data=None, name=None, precision=_I64) -> str:
-    return add_layer(G, op_type, version, data=data or {}, inputs=inputs,
-                     outputs=[{"precision": precision, "dims": dims}], name=name)
-
-
-def _slice(G: nx.MultiDiGraph, shape_of: str, start: int, stop: int | None, name: str) -> str:
-    """``shape_of[start:stop]`` with a StridedSlice-1 (``stop=None``: to the end)."""
-    consts = [add_const(G, np.array([v], dtype=np.int64), name=f"{name}/{part}")
-              for part, v in (("begin", start), ("end", stop or 0), ("stride", 1))]
-    total = output_port(G, shape_of, G.nodes[shape_of]["outputs"][0]["id"])["dims"][0]
-    if total >= 0:
-        length = len(range(total)[start:stop])
-    else:  # unknown rank: only a head slice has a known length
-        length = -1 if stop is None else stop - start
-    return _layer(
-        G, "StridedSlice", "opset1", [(shape_of, _first(G, shape_of))] + [(c, 0) for c in consts],
-        (length,), name=name,
-        data={"begin_mask": "0", "end_mask": "0" if stop is not None else "1",
-              "new_axis_mask": "", "shrink_axis_mask": "", "ellipsis_mask": ""})
-
-
-def _first(G: nx.MultiDiGraph, node: str) -> int:
-    return G.nodes[node]["outputs"][0]["id"]
-
-
-def _shape_of(G: nx.MultiDiGraph, source: tuple[str, int], rank: int | None, name: str) -> str:
-    return _layer(G, "ShapeOf", "opset3", [source], (-1 if rank is None else rank,),
-                  data={"output_type": "i64"}, name=name)
-
-
 def _reshape_after(G: nx.MultiDiGraph, node: str, target: str, dims: PartialShape,
                    keep: tuple[str, ...] = ()) -> str:
     """Insert ``Reshape(node, target)`` after ``node``; it takes the node's names."""
     _, port_id, port = _out(G, node)
     reshape = add_layer(
         G, "Reshape", "opset1", data={"special_zero": "false"},
-        inputs=[(node, port_id), (target, _first(G, target))],
+        inputs=[(node, port_id), (target, first_output(G, target))],
         outputs=[{"precision": port.get("precision"), "dims": dims.to_ir_dims()}],
         name=f"{G.nodes[node]['name']}/reshape")
     insert_after(G, node, port_id, reshape, keep=keep)
@@ -328,12 +295,12 @@ def _fold_into_v5(G: nx.MultiDiGraph, node: str, shapes: dict[int, PartialShape]
         return _finish(G, node, _reshape_after(G, node, target, kept), f"{base}/v5")
     indices = producer(G, node, G.nodes[node]["inputs"][1]["id"])
     rank_i = len(output_port(G, *indices)["dims"]) or None
-    head = _slice(G, _shape_of(G, indices, rank_i, f"{base}/indices_shape"), 0, b,
+    head = slice_of(G, shape_of(G, indices, rank_i, f"{base}/indices_shape"), 0, b,
                   f"{base}/batch_shape")
     rank_out = None if kept.rank is None else kept.rank - b + 1
-    out_shape = _shape_of(G, (node, _first(G, node)), rank_out, f"{base}/folded_shape")
-    rest = _slice(G, out_shape, 1, None, f"{base}/rest_shape")
-    target = _concat(G, [head, rest], kept.rank, f"{base}/shape")
+    out_shape = shape_of(G, (node, first_output(G, node)), rank_out, f"{base}/folded_shape")
+    rest = slice_of(G, out_shape, 1, None, f"{base}/rest_shape")
+    target = concat(G, [head, rest], kept.rank, f"{base}/shape")
     return _finish(G, node, _reshape_after(G, node, target, kept, keep=(out_shape,)),
                    f"{base}/v5")
 
@@ -347,20 +314,15 @@ def _unfold_into_v8(G: nx.MultiDiGraph, node: str, shapes: dict[int, PartialShap
     if folded.is_static:
         target = add_const(G, np.array(folded.to_list(), dtype=np.int64), name=f"{base}/shape")
         return _finish(G, node, _reshape_after(G, node, target, folded), f"{base}/v8")
-    out_shape = _shape_of(G, (node, _first(G, node)), kept.rank, f"{base}/kept_shape")
-    head = _slice(G, out_shape, 0, b, f"{base}/batch_shape")
+    out_shape = shape_of(G, (node, first_output(G, node)), kept.rank, f"{base}/kept_shape")
+    head = slice_of(G, out_shape, 0, b, f"{base}/batch_shape")
     axes = add_const(G, np.array([0], dtype=np.int64), name=f"{base}/batch_axis")
-    product = _layer(G, "ReduceProd", "opset1", [(head, _first(G, head)), (axes, 0)], (1,),
-                     data={"keep_dims": "true"}, name=f"{base}/batch_size")
-    rest = _slice(G, out_shape, b, None, f"{base}/rest_shape")
-    target = _concat(G, [product, rest], folded.rank, f"{base}/shape")
+    product = shape_layer(G, "ReduceProd", "opset1", [(head, first_output(G, head)), (axes, 0)],
+                          (1,), data={"keep_dims": "true"}, name=f"{base}/batch_size")
+    rest = slice_of(G, out_shape, b, None, f"{base}/rest_shape")
+    target = concat(G, [product, rest], folded.rank, f"{base}/shape")
     return _finish(G, node, _reshape_after(G, node, target, folded, keep=(out_shape,)),
                    f"{base}/v8")
-
-
-def _concat(G: nx.MultiDiGraph, parts: list[str], rank: int | None, name: str) -> str:
-    return _layer(G, "Concat", "opset1", [(p, _first(G, p)) for p in parts],
-                  (-1 if rank is None else rank,), data={"axis": "0"}, name=name)
 
 
 def _finish(G: nx.MultiDiGraph, node: str, reshape: str, name: str) -> str:

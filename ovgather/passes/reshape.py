@@ -49,12 +49,13 @@ import networkx as nx
 import numpy as np
 
 from ..errors import OvgatherError, ReshapeError
-from ..graph import consumers, input_edges, output_port, producer
+from ..graph import consumers, input_edges, locate, output_port, producer
 from ..infer import CheckReport, check, infer_shapes
 from ..rewrite import add_const, editing, remove_layer
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
+from .building import concat, inferred_input, shape_of, slice_of
 
-__all__ = ["reshape", "ReshapeResult", "shape_attribute"]
+__all__ = ["reshape", "ReshapeResult", "shape_attribute", "reshape_effect"]
 
 #: how many rounds of fixes before giving up (each round fixes every culprit it sees)
 MAX_ROUNDS = 8
@@ -287,18 +288,6 @@ def _culprits(G: nx.MultiDiGraph, report: CheckReport, blockers: set[str]) -> li
             and _plan_target(G, lr.id, old, new)]
 
 
-def _input_shape(G: nx.MultiDiGraph, node: str, position: int,
-                 shapes: dict[str, list[PartialShape]]) -> PartialShape | None:
-    edges = input_edges(G, node)
-    if position >= len(edges):
-        return None
-    u, from_port, _ = edges[position]
-    ports = [p["id"] for p in G.nodes[u]["outputs"]]
-    got = shapes.get(u) or []
-    i = ports.index(from_port)
-    return got[i] if i < len(got) else None
-
-
 def _const_target(G: nx.MultiDiGraph, node: str) -> tuple[str, list[int]] | None:
     """The Const feeding input 1 of ``node`` and its values, when it is a 1-D integer."""
     from ..ir import const_value
@@ -331,11 +320,11 @@ def _plan_target(G, node, old, new) -> list[tuple[str, int]] | None:
     if target is None:
         return None
     _, values = target
-    varying = _varying(_input_shape(G, node, 0, old), _input_shape(G, node, 0, new))
+    varying = _varying(inferred_input(G, node, 0, old), inferred_input(G, node, 0, new))
     if not varying:
         return None
     if attrs["type"] == "Broadcast":
-        return _plan_broadcast(attrs, values, varying, _input_shape(G, node, 0, old).rank)
+        return _plan_broadcast(attrs, values, varying, inferred_input(G, node, 0, old).rank)
     zero_copies = (attrs.get("data") or {}).get("special_zero") == "true"
     if not zero_copies and 0 in values:
         return None  # a literal 0 size: a target with copies would change its meaning
@@ -442,14 +431,12 @@ def _swap_target(G: nx.MultiDiGraph, node: str, old: str, new: str) -> None:
 
 def _shape_of_target(G: nx.MultiDiGraph, node: str, plan: list[tuple[str, int]]) -> str:
     """``Concat`` of Const runs and single dims of ``ShapeOf(input 0)``: the target with
-    its copies measured at run time (convert_gather_nd's builders). It is i64 whatever
+    its copies measured at run time (passes.building). It is i64 whatever
     the old Const was: Reshape takes any integer target."""
-    from ..passes.convert_gather_nd import _concat, _shape_of, _slice
-
     name = G.nodes[node]["name"]
     u, from_port, _ = input_edges(G, node)[0]
     rank = len(output_port(G, u, from_port)["dims"]) or None
-    shape = _shape_of(G, (u, from_port), rank, f"{name}/input_shape")
+    shape = shape_of(G, (u, from_port), rank, f"{name}/input_shape")
     parts: list[str] = []
     run: list[int] = []
     for kind, v in [*plan, ("end", 0)]:
@@ -459,5 +446,49 @@ def _shape_of_target(G: nx.MultiDiGraph, node: str, plan: list[tuple[str, int]])
         if kind == "const":
             run.append(v)
         elif kind == "copy":
-            parts.append(_slice(G, shape, v, v + 1, f"{name}/dim{v}"))
-    return _concat(G, parts, len(plan), f"{name}/target")
+            parts.append(slice_of(G, shape, v, v + 1, f"{name}/dim{v}"))
+    return concat(G, parts, len(plan), f"{name}/target")
+
+
+# ---- what new shapes change, without rewriting -----------------------------------------
+
+
+def reshape_effect(G: nx.MultiDiGraph, shapes: dict[str, str],
+                   after: Any = None) -> dict[str, list[dict]]:
+    """What ``--shape`` overrides do to the model, layer by layer.
+
+    ``changed``: the layers whose inferred output differs from the one the model as
+    written gives (``before`` and ``after`` texts). ``stopped``: the layers where the
+    change stops, so a user who reshapes a model sees which layer blocks it and why: a
+    layer that becomes invalid (a Reshape with a hard-coded target whose element count
+    no longer fits, a gather whose batch dims now clash), or a Reshape or Broadcast whose
+    data changed while its output did not (a hard-coded target that swallows the change).
+    ``after`` reuses ``infer.check(G, shapes)`` when the caller already has it.
+    """
+    before = {lr.id: lr for lr in check(G).layers}
+    after = {lr.id: lr for lr in (after or check(G, shapes=shapes)).layers}
+    moved = {n for n in after if n in before and after[n].inferred != before[n].inferred}
+    changed, stopped = [], []
+    for n, lr in after.items():
+        row = {"id": n, "name": lr.name, "type": lr.type, "before": before[n].inferred,
+               "after": lr.inferred, "status": lr.status}
+        if n in moved:
+            changed.append(row)
+        if lr.status == "invalid" and before[n].status != "invalid":
+            stopped.append({**row, "why": lr.message})
+        elif n not in moved and _holds_shape(G, n, moved):
+            stopped.append({**row, "why": f"its data input changed but its target shape is "
+                                          f"fixed: the output stays {', '.join(lr.inferred)}"})
+    return {"changed": changed, "stopped": stopped}
+
+
+def _holds_shape(G: nx.MultiDiGraph, node: str, moved: set[str]) -> bool:
+    """A Reshape/Broadcast whose data input changed and whose target is a Const (``node``
+    may be a body layer's path id, ``4/body/6``: its inputs are then in that body)."""
+    H, local = locate(G, node) or (G, node)
+    if H.nodes[local]["type"] not in ("Reshape", "Broadcast"):
+        return False
+    prefix = node[:len(node) - len(local)]
+    edges = input_edges(H, local)
+    return (len(edges) >= 2 and prefix + edges[0][0] in moved
+            and H.nodes[edges[1][0]]["type"] in ("Const", "Constant"))

@@ -178,84 +178,6 @@ def test_explain_every_sample_gather_gives_openvinos_shape(path, layer):
     assert e.outputs[mine] == str(ops[layer].get_output_partial_shape(0))
 
 
-# ---- --shape: which layers a reshape changes, and which one stops it ------------------------
-
-
-def _reshape_model(hard: bool, batch_dims: int = 0):
-    import numpy as np
-    import openvino as ov
-    from openvino import opset8
-
-    x = opset8.parameter([1, 3, 8], np.float32, name="x")
-    target = [1, 24] if hard else [0, -1]
-    flat = opset8.reshape(x, opset8.constant(np.array(target, np.int64)), not hard)
-    flat.set_friendly_name("flatten")
-    cube = opset8.reshape(flat, opset8.constant(np.array([0, 4, 6], np.int64)), True)
-    cube.set_friendly_name("to_cube")
-    ids = opset8.constant(np.zeros((1, 2, 1) if batch_dims else (2, 1), np.int64))
-    gnd = opset8.gather_nd(cube, ids, batch_dims)
-    gnd.set_friendly_name("gnd")
-    return ov.Model([opset8.relu(gnd)], [x], "reshape_demo")
-
-
-def test_reshape_effect_lists_the_layers_openvino_changes():
-    import openvino as ov
-
-    from ovgather.explain import reshape_effect
-    from ovgather.runtime.interop import from_openvino
-
-    model = _reshape_model(hard=False)
-    before = {op.get_friendly_name(): str(op.get_output_partial_shape(0))
-              for op in model.get_ops() if op.get_output_size()}
-    effect = reshape_effect(from_openvino(model), {"x": "[5,3,8]"})
-    model.reshape({"x": ov.PartialShape([5, 3, 8])})
-    after = {op.get_friendly_name(): str(op.get_output_partial_shape(0))
-             for op in model.get_ops() if op.get_output_size()}
-    theirs = {n for n in after if after[n] != before[n]}
-    assert {row["name"] for row in effect["changed"]} == theirs
-    assert {row["name"]: row["after"][0] for row in effect["changed"]} == \
-        {n: after[n] for n in theirs}
-    assert effect["stopped"] == []
-
-
-def test_reshape_effect_names_the_hard_coded_reshape_that_stops_it():
-    import openvino as ov
-
-    from ovgather.explain import reshape_effect
-    from ovgather.runtime.interop import from_openvino
-
-    model = _reshape_model(hard=True)
-    effect = reshape_effect(from_openvino(model), {"x": "[2,3,8]"})
-    assert [row["name"] for row in effect["stopped"]] == ["flatten"]
-    assert effect["stopped"][0]["status"] == "invalid"
-    with pytest.raises(RuntimeError):  # OpenVINO refuses the same reshape
-        model.reshape({"x": ov.PartialShape([2, 3, 8])})
-
-
-def test_reshape_effect_names_the_gather_whose_batch_dims_clash():
-    from ovgather.explain import reshape_effect
-    from ovgather.runtime.interop import from_openvino
-
-    effect = reshape_effect(from_openvino(_reshape_model(False, batch_dims=1)), {"x": "[5,3,8]"})
-    assert [(r["name"], r["status"]) for r in effect["stopped"]] == [("gnd", "invalid")]
-    assert "batch" in effect["stopped"][0]["why"].lower()
-
-
-def test_reshape_effect_names_a_hard_coded_target_that_swallows_the_change():
-    import openvino as ov
-
-    from ovgather.explain import reshape_effect
-    from ovgather.runtime.interop import from_openvino
-
-    model = _reshape_model(hard=True)
-    effect = reshape_effect(from_openvino(model), {"x": "[3,1,8]"})  # 24 elements still
-    model.reshape({"x": ov.PartialShape([3, 1, 8])})  # OpenVINO accepts it …
-    ops = {op.get_friendly_name(): op for op in model.get_ops()}
-    assert str(ops["flatten"].get_output_partial_shape(0)) == "[1,24]"  # … and keeps [1,24]
-    assert [(r["name"], r["status"]) for r in effect["stopped"]] == [("flatten", "ok")]
-    assert [r["name"] for r in effect["changed"]] == ["x"]
-
-
 @pytest.mark.parametrize("spelling", ["x=[4,3,8]", "x[4,3,8]"])
 def test_cli_explain_takes_shape_overrides_in_both_spellings(spelling, capsys):
     code = main(["explain", str(SAMPLES / "mixed_ops.xml"), "--layer", "pick_rows_nd8",
@@ -264,17 +186,3 @@ def test_cli_explain_takes_shape_overrides_in_both_spellings(spelling, capsys):
     assert code == 0
     assert out["inputs"]["data"] == "[4,4,4]"
     assert out["outputs"]["GatherND-8"] == "[4,2,4]"
-
-
-def test_cli_check_shape_names_the_layer_that_stops_the_reshape(tmp_path, capsys):
-    import openvino as ov
-
-    xml = tmp_path / "hard.xml"
-    ov.save_model(_reshape_model(hard=True), str(xml), compress_to_fp16=False)
-    code = main(["check", str(xml), "--shape", "x=[2,3,8]", "--json"])
-    effect = json.loads(capsys.readouterr().out)["models"][0]["reshape"]
-    assert code == 1  # the hard-coded Reshape is invalid under the override
-    assert [r["name"] for r in effect["stopped"]] == ["flatten"]
-    assert [r["name"] for r in effect["changed"]] == ["x"]
-    main(["check", str(xml), "--shape", "x[2,3,8]"])
-    assert "stopped at flatten (Reshape, invalid)" in capsys.readouterr().out

@@ -17,8 +17,8 @@ import pytest
 
 from ovgather.cli import main
 from ovgather.errors import UsageError
-from ovgather.explain import gather_types
 from ovgather.extract import extract, neighbourhood, write_extract
+from ovgather.graph import gather_types
 from ovgather.ir import read_ir
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,11 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from ovgather.cli import main
-from ovgather.cli.check import parse_shape_options
-from ovgather.errors import UsageError
 from ovgather.infer import check
 from ovgather.ir import read_ir
 
@@ -20,25 +16,6 @@ ROOT = Path(__file__).resolve().parents[2]
 GOOD = ROOT / "ir_samples" / "gather_nd8_bd2.xml"
 WRONG = ROOT / "ir_samples" / "wrong_gather_nd5_bd2_one_dim.xml"
 DYNAMIC = ROOT / "ir_samples" / "dynamic_gathers.xml"
-
-
-@pytest.mark.parametrize("options,expected", [
-    (["data=[1,?,4]"], {"data": "[1,?,4]"}),
-    (["data[1,?,4]"], {"data": "[1,?,4]"}),
-    (["ids[1..8,3]"], {"ids": "[1..8,3]"}),
-    (["data[1,?,4],ids[1..8,3]"], {"data": "[1,?,4]", "ids": "[1..8,3]"}),
-    (["data=2,?,4,ids=[3]"], {"data": "2,?,4", "ids": "[3]"}),
-    (["a=[1]", "b[2]"], {"a": "[1]", "b": "[2]"}),
-    (["aten::x/y=[1, 2]"], {"aten::x/y": "[1, 2]"}),
-])
-def test_shape_option_spellings(options, expected):
-    assert parse_shape_options(options) == expected
-
-
-@pytest.mark.parametrize("bad", ["data", "data[1,2", "=[1]", "data="])
-def test_bad_shape_options_are_usage_errors(bad):
-    with pytest.raises(UsageError):
-        parse_shape_options([bad])
 
 
 def test_clean_model_exits_0_with_a_one_line_summary(capsys):

@@ -1,0 +1,150 @@
+"""What every subcommand shares: exit codes, ``--shape`` parsing, the output-path guard,
+count arguments, the options of the one-layer commands and the ``error:`` line (the
+MODEL argument and how it is loaded are in ``models.py``).
+
+Exit codes (docs/cli.md): 0 all good, 1 the model has a problem, 2 the input could not
+be used; 128 + N for a command ended by signal N (141 when the reader of a pipe has gone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import traceback
+from pathlib import Path
+
+from ..errors import UsageError
+from .models import add_model_argument
+from .output import error
+
+__all__ = ["EXIT_OK", "EXIT_PROBLEM", "EXIT_BAD_INPUT", "EXIT_SIGNAL", "EXIT_SIGPIPE",
+           "add_layer_command", "add_json", "parse_shape_options", "shape_overrides",
+           "check_output", "whole_number", "print_error", "one_line"]
+
+EXIT_OK, EXIT_PROBLEM, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_SIGNAL = 128  # a command ended by signal N exits with EXIT_SIGNAL + N, as a shell reports
+EXIT_SIGPIPE = EXIT_SIGNAL + 13  # 141: the reader of a pipe has gone
+
+
+# -- errors and counts ------------------------------------------------------------------------
+def one_line(text: str) -> str:
+    """The message on one line: scripts rely on exactly one ``error:`` line."""
+    return re.sub(r"\s*[\r\n]+\s*", " ", text).strip()
+
+
+def print_error(err: BaseException, debug: bool = False) -> None:
+    """Print ``err`` as the one ``error: …`` line on stderr, after its traceback if ``debug``.
+
+    For subcommands that report an unusable input and carry on (several files): call it
+    from the ``except`` block with ``args.debug`` so ``--debug`` works there too.
+    """
+    if debug:
+        traceback.print_exception(err)
+    error(one_line(str(err)))
+
+
+def whole_number(text: str, digits: int = 19) -> int:
+    """argparse type of a count (``--depth``, ``--batch-size``, ``--seed``): an integer
+    >= 0 in the digits 0-9 (``int()`` would also take ``３`` or ``٣``), at most
+    ``digits`` of them; a refusal quotes at most 40 characters."""
+    if not (text.isascii() and text.isdigit()) or len(text) > digits:
+        shown = text if len(text) <= 40 else f"{text[:40]}… ({len(text)} characters)"
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0 (digits 0-9, at most "
+                                         f"{digits}), but got '{shown}'")
+    return int(text)
+
+
+# -- --shape ----------------------------------------------------------------------------------
+def _split_top(text: str) -> list[str]:
+    """Split on the commas that are not inside brackets."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def parse_shape_options(options: list[str]) -> dict[str, str]:
+    """``["data[1,?,4],ids=2..8,3"]`` → ``{"data": "[1,?,4]", "ids": "2..8,3"}``.
+
+    A comma-separated piece without ``=`` or ``[`` continues the previous shape, so a
+    bare ``NAME=2,?,4`` works too.
+
+    >>> parse_shape_options(["data[1,?,4],ids=2..8,3", "x=[5]"])
+    {'data': '[1,?,4]', 'ids': '2..8,3', 'x': '[5]'}
+    """
+    items: list[str] = []
+    for option in options:
+        if option.count("[") != option.count("]"):
+            raise UsageError(f"--shape has unbalanced brackets: '{option}'")
+        for piece in _split_top(option):
+            if items and "=" not in piece and "[" not in piece:
+                items[-1] += "," + piece
+            else:
+                items.append(piece)
+    out: dict[str, str] = {}
+    for item in items:
+        name, shape = _one_override(item.strip())
+        out[name] = shape
+    return out
+
+
+def _one_override(item: str) -> tuple[str, str]:
+    if "=" in item and ("[" not in item or item.index("=") < item.index("[")):
+        name, _, shape = item.partition("=")
+    elif item.endswith("]") and "[" in item:
+        i = item.index("[")
+        name, shape = item[:i], item[i:]
+    else:
+        raise UsageError(f"--shape takes NAME=SHAPE or NAME[SHAPE], but got '{item}'")
+    if not name.strip() or not shape.strip():
+        raise UsageError(f"--shape needs a name and a shape, but got '{item}'")
+    return name.strip(), shape.strip()
+
+
+def shape_overrides(values: list[str] | None) -> dict[str, str] | None:
+    """The ``--shape`` options of explain, extract and show; None when there are none."""
+    return parse_shape_options(values) if values else None
+
+
+def check_output(out: Path, model: str, replace: bool) -> None:
+    """OUT must be an ``.xml`` path, and neither it nor its ``.bin`` may be a file of
+    ``model`` unless ``replace`` (``--in-place``) allows it."""
+    from ..atomic import clashes_with_model
+
+    if out.suffix.lower() != ".xml":
+        raise UsageError(f"OUT must be an .xml path (its .bin goes beside it), but got '{out}'")
+    clash = clashes_with_model([out, out.with_suffix(".bin")], model)
+    if clash is not None and not replace:
+        raise UsageError(f"OUT '{out}' would overwrite the input model ('{clash}' is one of "
+                         "its files); pass --in-place to replace it")
+
+
+def add_json(p: argparse.ArgumentParser) -> None:
+    """``--json``, which every subcommand takes."""
+    p.add_argument("--json", action="store_true",
+                   help="one JSON document on stdout (see docs/json.md)")
+
+
+# -- the subcommands about one layer ---------------------------------------------------------
+def add_layer_command(sub: argparse._SubParsersAction, name: str, summary: str,
+                      description: str, run, layer_help: str = "the layer's name (or id)",
+                      layer_required: bool = True) -> argparse.ArgumentParser:
+    """Register a subcommand about one layer of a model (explain, extract, show): the
+    model, ``--shape``, ``--json`` and ``--layer``; the caller adds its own options."""
+    p = sub.add_parser(name, help=summary, description=description)
+    add_model_argument(p)
+    p.add_argument("--shape", action="append", metavar="NAME=SHAPE",
+                   help="input shape override, as for check (repeatable)")
+    add_json(p)
+    p.add_argument("--layer", required=layer_required, help=layer_help)
+    p.set_defaults(run=run)
+    return p
