@@ -28,7 +28,6 @@ from .common import (
     EXIT_SIGPIPE,
     one_line,
     print_error,
-    whole_number,  # noqa: F401  (validate.py imports it from the package)
 )
 
 

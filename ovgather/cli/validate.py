@@ -13,13 +13,11 @@ import argparse
 import os
 from typing import Any
 
-from . import whole_number
+from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM, add_json, print_error, whole_number
 from .models import add_model_argument, load
 from .output import Progress, print_json, say, say_record
 
 __all__ = ["add_parsers", "run_validate"]
-
-EXIT_OK, EXIT_PROBLEM, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -33,8 +31,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--layer", action="append", default=[], metavar="NAME",
                    help="validate only this layer (friendly name or id); repeatable")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default 0)")
-    p.add_argument("--json", action="store_true",
-                   help="one JSON document on stdout (see docs/json.md)")
+    add_json(p)
     p.add_argument("--whole-model", action="store_true",
                    help="compile the whole model with extra outputs at the gather layers and "
                    "compare their real output shapes with ovgather's inference")
@@ -70,7 +67,6 @@ def run_validate(args: argparse.Namespace) -> int:
     """Validate every model, printing each one's result as soon as it is done."""
     from ..errors import OvgatherError
     from ..validate import gather_layers, prove_all_layers, validate, validate_whole_model
-    from . import print_error
 
     reports, code = [], EXIT_OK
     for path in args.models:

@@ -209,7 +209,7 @@ def new_port(port_id: int, precision: str | None = None, dims: tuple[int, ...] =
 
 
 def op_spec(G: nx.MultiDiGraph, node: str) -> Any:
-    """The ``ops.spec.OpSpec`` that the layer's ``type`` and ``version`` select, or None
+    """The ``ops.core.spec.OpSpec`` that the layer's ``type`` and ``version`` select, or None
     for an op ovgather does not know (UnsupportedOpError for an opset without the op)."""
     from ..ops.core.registry import find
 
