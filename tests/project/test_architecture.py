@@ -4,9 +4,9 @@ Every import counts, also those inside functions (a lazy import is still a depen
 - no import circle between modules;
 - no module takes a ``_private`` name from a module of another package;
 - ``openvino`` is imported only inside ``ovgather/runtime/``;
-- no module is longer than 700 lines.
-
-docs/architecture.md says why: imports run one way, from the foundation up to the CLI.
+- no module is longer than 700 lines;
+- a package imports only packages of a lower layer (``LAYERS``, the table in
+  docs/architecture.md): imports run one way, from the foundation up to the CLI.
 """
 
 from __future__ import annotations
@@ -21,6 +21,24 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "ovgather"
 MAX_LINES = 700
+
+#: The layers of docs/architecture.md, lowest first: a package (or top-level module) may
+#: import only from layers below its own.
+LAYERS = (
+    {"errors"},
+    {"shapes", "element_types", "atomic", "_lazy", "_walkcheck"},
+    {"ops"},
+    {"graph", "reference"},
+    {"ir"},
+    {"infer", "runtime"},
+    {"rewrite"},
+    {"passes", "extract", "explain"},
+    {"show"},
+    {"validate"},
+    {"ovgather"},  # the package's __init__: the public surface, loaded lazily
+    {"cli"},
+    {"__main__"},
+)
 
 
 @dataclass(frozen=True)
@@ -117,6 +135,29 @@ def openvino_outside_runtime(every: list[Import]) -> list[str]:
             and not imp.importer.startswith("ovgather.runtime")]
 
 
+def part_of(module: str, root: Path = PACKAGE) -> str:
+    """The package (``ir``) or top-level module (``shapes``) a module belongs to."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return parts[0]
+    return parts[1]
+
+
+def upward_imports(graph: nx.DiGraph, layers=LAYERS) -> list[str]:
+    """Imports from a package into one of the same or a higher layer."""
+    level = {name: i for i, names in enumerate(layers) for name in names}
+    bad = []
+    for u, v, data in graph.edges(data=True):
+        a, b = part_of(u), part_of(v)
+        if a == b:
+            continue
+        if a not in level or b not in level:
+            bad.append(f"{u} -> {v}: {a if a not in level else b} is in no layer")
+        elif level[b] >= level[a]:
+            bad.append(f"{u}:{data['line']} imports {v}, which is not in a lower layer")
+    return bad
+
+
 def long_modules(mods: dict[str, Path]) -> list[str]:
     return [f"{m}: {n} lines" for m, p in mods.items()
             if (n := len(p.read_text().splitlines())) > MAX_LINES]
@@ -141,6 +182,10 @@ def test_no_private_name_taken_across_packages():
 
 def test_openvino_is_imported_only_in_the_runtime_package():
     assert openvino_outside_runtime(EVERY) == []
+
+
+def test_imports_run_one_way_from_the_foundation_up_to_the_cli():
+    assert upward_imports(GRAPH) == []
 
 
 def test_no_module_is_longer_than_700_lines():
@@ -180,6 +225,15 @@ def test_openvino_outside_runtime_is_found(tmp_path):
                             "show.py": "def f():\n    import openvino as ov\n"})
     _, every = import_graph(pkg)
     assert openvino_outside_runtime(every) == ["ovgather.show:2"]
+
+
+def test_an_import_into_a_higher_layer_is_found(tmp_path):
+    pkg = _write(tmp_path, {"__init__.py": "", "shapes.py": "", "errors.py": "",
+                            "ops/__init__.py": "def f():\n    from ..ir import reader\n",
+                            "ir/__init__.py": "", "ir/reader.py": "from .. import shapes\n"})
+    graph, _ = import_graph(pkg)
+    assert upward_imports(graph) == [
+        "ovgather.ops:2 imports ovgather.ir.reader, which is not in a lower layer"]
 
 
 @pytest.mark.parametrize(("lines", "too_long"), [(700, False), (701, True)])
