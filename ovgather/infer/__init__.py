@@ -5,9 +5,10 @@ layer's inputs (the one place that answer is computed); ``bodies`` runs the bodi
 TensorIterator, Loop and If; ``report`` holds the verdicts and their comparison.
 """
 
-from .inputs import tensors_reaching
+from .inputs import shape_reaching, shapes_reaching, tensors_reaching
 from .report import STATUSES, CheckReport, LayerResult, known_ops, rule_words
 from .walk import body_runs, check, infer_shapes, input_tensors
 
 __all__ = ["LayerResult", "CheckReport", "check", "infer_shapes", "input_tensors",
-           "rule_words", "STATUSES", "known_ops", "body_runs", "tensors_reaching"]
+           "rule_words", "STATUSES", "known_ops", "body_runs", "tensors_reaching",
+           "shapes_reaching", "shape_reaching"]

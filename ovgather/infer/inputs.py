@@ -10,14 +10,49 @@ from __future__ import annotations
 import math
 import struct
 from functools import lru_cache
+from typing import Any
 
 from ..element_types import FLOAT_VALUE_TYPES, INT_TYPES
 from ..errors import OvgatherError, ShapeError, ShapeParseError
+from ..graph import input_edges
 from ..ops.core.values import MAX_VALUE_SIZE, Tensor
 from ..shapes import INF, Dimension, PartialShape
 from .report import declared_shape, port_type
 
-__all__ = ["tensors_reaching", "parameter_tensor", "const_tensor"]
+__all__ = ["tensors_reaching", "shapes_reaching", "shape_reaching", "parameter_tensor",
+           "const_tensor"]
+
+
+def shapes_reaching(G: Any, node: str, shapes: dict[str, list[PartialShape]]
+                    ) -> list[tuple[str, int, PartialShape | None]]:
+    """``(producer, from_port, shape)`` reaching each connected input of ``node``, in the
+    order of its input ports, read from ``shapes`` (``infer_shapes``' answer, made once by
+    a caller that asks about many layers); the shape is None where ``shapes`` has none.
+
+    >>> import networkx as nx
+    >>> from ovgather.shapes import PartialShape as P
+    >>> G = nx.MultiDiGraph()
+    >>> G.add_node("0", outputs=[{"id": 3}, {"id": 5}]); G.add_node("1", inputs=[{"id": 0}])
+    >>> _ = G.add_edge("0", "1", key=(5, 0))
+    >>> [(u, port, str(s)) for u, port, s in shapes_reaching(G, "1", {"0": [P.parse("[2]"),
+    ...                                                                    P.parse("[4]")]})]
+    [('0', 5, '[4]')]
+    """
+    found = []
+    for u, from_port, _ in input_edges(G, node):
+        ports = [p["id"] for p in G.nodes[u]["outputs"]]
+        known = shapes.get(u) or []
+        i = ports.index(from_port) if from_port in ports else len(known)
+        found.append((u, from_port, known[i] if i < len(known) else None))
+    return found
+
+
+def shape_reaching(G: Any, node: str, position: int, shapes: dict[str, list[PartialShape]]
+                   ) -> PartialShape | None:
+    """The shape of :func:`shapes_reaching` at the ``position``-th connected input (None
+    when there is no such input)."""
+    found = shapes_reaching(G, node, shapes)
+    return found[position][2] if position < len(found) else None
 
 
 def tensors_reaching(attrs, preds, produced) -> list[Tensor]:

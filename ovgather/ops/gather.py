@@ -343,19 +343,42 @@ class GatherInputs(inputs.InputMaker):
         return self.zeros_outside and gather_8_zeros_defined(data_rank, dtype)
 
 
+def _compile_crash(shapes: list[tuple[int | None, ...] | None], consts: dict[int, int]
+                   ) -> str | None:
+    """Why compiling this Gather ends the process, or None: found with OpenVINO 2026.4.1,
+    data with a static dim of size 0 anywhere but at ``axis`` stops the CPU plugin's
+    compile with a floating point exception (SIGFPE): data [0,3,8] on axis 1, [3,0,8] on
+    axis 0. The same Gather on dynamic dims compiles, and runs on such data.
+
+    ``shapes``: the inputs' shapes as the compiled model has them (None for a dynamic
+    dim or rank); ``consts``: the single values of the constant inputs, by input index.
+
+    >>> _compile_crash([(0, 3, 8), (2,), ()], {2: 1}) is not None
+    True
+    >>> _compile_crash([(0, 3, 8), (2,), ()], {2: 0}), _compile_crash([(None, 3), (2,)], {})
+    (None, None)
+    """
+    data = shapes[0] if shapes else None
+    if data is None:
+        return None
+    axis = consts.get(2)
+    if axis is not None and axis < 0:
+        axis += len(data)
+    if any(d == 0 and i != axis for i, d in enumerate(data)):
+        return ("the CPU plugin of OpenVINO 2026.4.1 crashes (floating point exception) "
+                "compiling a Gather whose data has a static dim of size 0 other than the axis")
+    return None
+
+
 def _known_crash(case) -> str | None:
     """Why the CPU plugin would crash on ``case`` (a runtime ``OpCase``), or None.
 
     Found while validating (OpenVINO 2026.4.1), both on static data shapes only (the same
-    op on dynamic shapes runs correctly):
-    - Gather-7/8 with ``batch_dims >= 1`` and every data dim before ``axis`` of size 1
-      ends the process with a segmentation fault (data [1,5], indices [1,4], batch_dims 1,
-      axis 1; data [1,1,4], indices [1,1,1], batch_dims 1, axis 2), or corrupts
-      neighbouring results in a shared model;
-    - Gather-1/7/8 whose data has a dim of size 0 anywhere but at ``axis`` ends the
-      compile with a floating point exception (SIGFPE): data [0,3,8] on axis 1, [3,0,8]
-      on axis 0.
-    Not run.
+    op on dynamic shapes runs correctly): Gather-7/8 with ``batch_dims >= 1`` and every
+    data dim before ``axis`` of size 1 ends the process with a segmentation fault (data
+    [1,5], indices [1,4], batch_dims 1, axis 1; data [1,1,4], indices [1,1,1], batch_dims
+    1, axis 2), or corrupts neighbouring results in a shared model; and the compile crash
+    of :func:`_compile_crash`. Not run.
     """
     rank_d, rank_i = case.data.ndim, case.indices.ndim
     b = case.batch_dims + rank_i if case.batch_dims < 0 else case.batch_dims
@@ -366,11 +389,8 @@ def _known_crash(case) -> str | None:
     if b >= 1 and all(d == 1 for d in case.data.shape[:axis]):
         return ("not run: the CPU plugin of OpenVINO 2026.4.1 crashes (segmentation fault) "
                 "on Gather with batch_dims >= 1 and static data dims of size 1 before axis")
-    if any(d == 0 for i, d in enumerate(case.data.shape) if i != axis):
-        return ("not run: the CPU plugin of OpenVINO 2026.4.1 crashes (floating point "
-                "exception) compiling a Gather whose static data has a dim of size 0 "
-                "other than the axis")
-    return None
+    crash = _compile_crash([tuple(case.data.shape)], {2: axis})
+    return None if crash is None else f"not run: {crash}"
 
 
 # ---- the specs -----------------------------------------------------------------------
@@ -417,13 +437,12 @@ def _build(opsets, data, indices, case):
     return opsets[case.version].gather(data, indices, axis, case.batch_dims)
 
 
-SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, versions={
+SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, known_crash=_known_crash,
+                 compile_crash=_compile_crash, versions={
     1: {"words": "Gather-1 gives D[:axis] + I + D[axis+1:]", "reference": _reference(1),
         "inputs": GatherInputs(batch_dims=False, negative=False, zeros_outside=False)},
     7: {"words": "Gather-7 gives D[:axis] + I[b:] + D[axis+1:]", "reference": _reference(7),
-        "inputs": GatherInputs(batch_dims=True, negative=False, zeros_outside=False),
-        "known_crash": _known_crash},
+        "inputs": GatherInputs(batch_dims=True, negative=False, zeros_outside=False)},
     8: {"words": "Gather-8 gives D[:axis] + I[b:] + D[axis+1:]", "reference": _reference(8),
-        "inputs": GatherInputs(batch_dims=True, negative=True, zeros_outside=True),
-        "known_crash": _known_crash},
+        "inputs": GatherInputs(batch_dims=True, negative=True, zeros_outside=True)},
 })

@@ -12,12 +12,10 @@ import networkx as nx
 import numpy as np
 
 from ..element_types import precision_of
-from ..graph import input_edges, output_port
+from ..graph import output_port
 from ..rewrite import add_const, add_layer
-from ..shapes import PartialShape
 
-__all__ = ["I64", "first_output", "shape_layer", "shape_of", "slice_of", "concat",
-           "inferred_input"]
+__all__ = ["I64", "first_output", "shape_layer", "shape_of", "slice_of", "concat"]
 
 I64 = precision_of("i64")
 
@@ -60,18 +58,3 @@ def concat(G: nx.MultiDiGraph, parts: list[str], rank: int | None, name: str) ->
     """Concat-1 of the 1-D ``parts`` on axis 0: a shape of ``rank`` dims."""
     return shape_layer(G, "Concat", "opset1", [(p, first_output(G, p)) for p in parts],
                        (-1 if rank is None else rank,), data={"axis": "0"}, name=name)
-
-
-def inferred_input(G: nx.MultiDiGraph, node: str, position: int,
-                   shapes: dict[str, list[PartialShape]]) -> PartialShape | None:
-    """The shape in ``shapes`` (``infer_shapes``' answer, computed once per pass) of the
-    output feeding the ``position``-th connected input of ``node``; None when there is no
-    such input or ``shapes`` has nothing for it."""
-    edges = input_edges(G, node)
-    if position >= len(edges):
-        return None
-    u, from_port, _ = edges[position]
-    ports = [p["id"] for p in G.nodes[u]["outputs"]]
-    got = shapes.get(u) or []
-    i = ports.index(from_port)
-    return got[i] if i < len(got) else None

@@ -30,13 +30,14 @@ import numpy as np
 from ..errors import OvgatherError, RewriteError, ShapeError, UnsupportedOpError
 from ..graph import consumers, output_port, producer
 from ..graph.bodies import inside_words
+from ..infer import infer_shapes, shape_reaching
 from ..ops.core import registry
 from ..ops.core.spec import Attrs
 from ..ops.core.values import Tensor
 from ..rewrite import add_const, add_layer, editing, insert_after, replace_layer, unique_name
 from ..shapes import PartialShape
 from .base import Pass, PassResult
-from .building import concat, first_output, inferred_input, shape_layer, shape_of, slice_of
+from .building import concat, first_output, shape_layer, shape_of, slice_of
 
 __all__ = ["ConvertGatherND", "convert_gather_nd", "count_gather_nd"]
 
@@ -201,8 +202,6 @@ def _layer_error(G: nx.MultiDiGraph, node: str, message: str) -> RewriteError:
 
 def _inferred_shapes(G: nx.MultiDiGraph) -> dict[str, list[PartialShape]]:
     """Every layer's output shapes as ``infer`` computes them (intervals included)."""
-    from ..infer import infer_shapes
-
     return infer_shapes(G)
 
 
@@ -215,7 +214,7 @@ def _input_shape(G: nx.MultiDiGraph, node: str, position: int,
     source = producer(G, node, ports[position]["id"])
     if source is None:
         raise _layer_error(G, node, f"GatherND input {position} must be connected, but is not")
-    inferred = inferred_input(G, node, position, known)
+    inferred = shape_reaching(G, node, position, known)
     if inferred is not None:
         return inferred
     dims = output_port(G, *source).get("dims", ())

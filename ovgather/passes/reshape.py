@@ -50,10 +50,10 @@ import numpy as np
 
 from ..errors import OvgatherError, ReshapeError
 from ..graph import consumers, input_edges, locate, output_port, producer
-from ..infer import CheckReport, check, infer_shapes
+from ..infer import CheckReport, check, infer_shapes, shape_reaching
 from ..rewrite import add_const, editing, remove_layer
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
-from .building import concat, inferred_input, shape_of, slice_of
+from .building import concat, shape_of, slice_of
 
 __all__ = ["reshape", "ReshapeResult", "shape_attribute", "reshape_effect"]
 
@@ -320,11 +320,11 @@ def _plan_target(G, node, old, new) -> list[tuple[str, int]] | None:
     if target is None:
         return None
     _, values = target
-    varying = _varying(inferred_input(G, node, 0, old), inferred_input(G, node, 0, new))
+    varying = _varying(shape_reaching(G, node, 0, old), shape_reaching(G, node, 0, new))
     if not varying:
         return None
     if attrs["type"] == "Broadcast":
-        return _plan_broadcast(attrs, values, varying, inferred_input(G, node, 0, old).rank)
+        return _plan_broadcast(attrs, values, varying, shape_reaching(G, node, 0, old).rank)
     zero_copies = (attrs.get("data") or {}).get("special_zero") == "true"
     if not zero_copies and 0 in values:
         return None  # a literal 0 size: a target with copies would change its meaning

@@ -6,7 +6,8 @@ The CPU plugin computes in bf16 by default on this kind of CPU; every compile he
 ``INFERENCE_PRECISION_HINT`` to f32 so that float values can be compared with NumPy.
 
 Some models end the process inside the plugin's compile, which no ``try`` can catch: every
-compile here is screened first (:func:`compile_crash`) and refused with the reason.
+compile here is screened first (:func:`compile_crash`, asking the op specs) and refused
+with the reason.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RuntimeBridgeError
+from ..errors import RuntimeBridgeError, UnsupportedOpError
+from ..ops.core import registry
 
 __all__ = ["openvino", "core", "cpu_config", "compile_model", "compile_crash", "run_request",
            "first_line"]
@@ -56,36 +58,38 @@ def first_line(err: BaseException) -> str:
     return (checks or lines or [type(err).__name__])[-1]
 
 
-def _constant_int(output: Any) -> int | None:
+def _shape(output: Any) -> tuple[int | None, ...] | None:
+    shape = output.get_partial_shape()
+    if shape.rank.is_dynamic:
+        return None
+    return tuple(d.get_length() if d.is_static else None for d in shape)
+
+
+def _scalar(output: Any) -> int | None:
     node = output.get_node()
     if node.get_type_name() != "Constant":
         return None
     values = node.get_data().reshape(-1)
-    return int(values[0]) if values.size == 1 else None
+    return int(values[0]) if values.size == 1 and values.dtype.kind in "iu" else None
 
 
 def compile_crash(model: Any) -> str | None:
-    """Why compiling ``model`` would crash the process, or None.
-
-    Found with OpenVINO 2026.4.1: a Gather (1, 7 or 8) whose data has a static dim of size
-    0 anywhere but at its axis ends the compile with a floating point exception (SIGFPE):
-    data [0,3,8] on axis 1, [3,0,8] on axis 0. The same Gather on dynamic dims compiles,
-    and runs on such data.
-    """
+    """Why compiling ``model`` would end the process, or None: each op whose spec knows
+    such a crash (``OpSpec.compile_crash``) is asked with its input shapes as the model
+    has them."""
     for op in model.get_ordered_ops():
-        if op.get_type_name() != "Gather" or op.get_input_size() < 3:
+        try:
+            spec = registry.find(op.get_type_name(), op.get_type_info().version_id)
+        except UnsupportedOpError:
             continue
-        data = op.input(0).get_partial_shape()
-        if data.rank.is_dynamic:
+        if spec is None or spec.compile_crash is None:
             continue
-        axis = _constant_int(op.input_value(2))
-        rank = data.rank.get_length()
-        if axis is not None and axis < 0:
-            axis += rank
-        if any(d.is_static and d.get_length() == 0 and i != axis for i, d in enumerate(data)):
-            return (f"the CPU plugin of OpenVINO 2026.4.1 crashes (floating point exception) "
-                    f"compiling a Gather whose data has a static dim of size 0 other than the "
-                    f"axis: '{op.get_friendly_name()}' with data {data}")
+        inputs = op.input_values()
+        consts = {i: v for i, out in enumerate(inputs) if (v := _scalar(out)) is not None}
+        crash = spec.compile_crash([_shape(out) for out in inputs], consts)
+        if crash is not None:
+            shapes = ", ".join(str(out.get_partial_shape()) for out in inputs)
+            return f"{crash}: '{op.get_friendly_name()}' on {shapes}"
     return None
 
 

@@ -52,7 +52,7 @@ from ..errors import (
     UnsupportedOpError,
     UsageError,
 )
-from ..infer import infer_shapes
+from ..infer import infer_shapes, shapes_reaching
 from ..ops.core import registry
 from ..ops.core.inputs import InputMaker, NoValidInputs, Params, random_data
 from ..ops.core.spec import Attrs, OpSpec
@@ -188,16 +188,15 @@ def _input_tensors(G, node, shapes) -> list[tuple[Tensor, str | None, str | None
     """(tensor, producer node, producer type) per input port of ``node``, in order; a
     Const after the data and the indices (an axis) carries its value, as in the walk."""
     out = []
-    for u, from_port, _ in g.input_edges(G, node):
-        ports = G.nodes[u]["outputs"]
-        pos = next(i for i, p in enumerate(ports) if p["id"] == from_port)
-        shape = shapes[u][pos] if pos < len(shapes[u]) else PartialShape.dynamic()
-        et = port_etype(G, u, ports[pos])
+    for u, from_port, shape in shapes_reaching(G, node, shapes):
+        port = g.output_port(G, u, from_port)
         value = None
         if G.nodes[u]["type"] in ("Const", "Constant") and len(out) >= 2:
             flat = tuple(int(v) for v in _const_array(G, u).reshape(-1))
             value = (flat, flat)
-        out.append((Tensor(shape, et, value), u, G.nodes[u]["type"]))
+        tensor = Tensor(PartialShape.dynamic() if shape is None else shape,
+                        port_etype(G, u, port), value)
+        out.append((tensor, u, G.nodes[u]["type"]))
     return out
 
 

@@ -189,7 +189,11 @@ class OpSpec:
     ``views``: extra outputs ``explain`` shows beside the versions' own, as
     ``views(outputs, facts, attrs) -> {name: (output or None, note)}`` (GatherND's ONNX
     forms). ``known_crash``: ``known_crash(case) -> reason or None``, why the CPU plugin
-    would crash on a runtime ``OpCase`` (the bridge then does not run it). ``nested``:
+    would crash on a runtime ``OpCase`` (the bridge then does not run it).
+    ``compile_crash``: ``compile_crash(shapes, consts) -> reason or None``, why compiling a
+    model holding this op would end the process: ``shapes`` the inputs' shapes as tuples
+    (None for a dynamic dim or rank), ``consts`` the single values of constant inputs by
+    index (the bridge screens every model before it compiles it). ``nested``:
     the op holds bodies (TensorIterator, Loop, If); the walk gives its rule the bodies
     in ``attrs.bodies``.
     """
@@ -206,6 +210,7 @@ class OpSpec:
     family: str = ""
     views: Callable[..., Any] | None = None
     known_crash: Callable[..., str | None] | None = None
+    compile_crash: Callable[..., str | None] | None = None
     nested: bool = False
 
     @property
