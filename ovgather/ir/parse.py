@@ -29,9 +29,10 @@ __all__ = ["MAX_XML_BYTES", "STREAM_PIECE", "LXML_MAX_LINE", "xml_parser", "pars
 #: Bytes of <layers> in one piece of a read in pieces (see parse_in_pieces).
 STREAM_PIECE = 1 << 20
 
-#: The largest .xml read_ir and parse_ir take, in bytes. Reading costs up to ~35 bytes
-#: of memory per byte of XML (lxml's tree of many small elements, as in a big rt_info),
-#: so this bounds a read near 9 GB; real IRs are far smaller (an LLM's: tens of MB).
+#: The largest .xml read_ir and parse_ir take, in bytes. Reading costs up to ~53 bytes
+#: of memory per byte of XML (the graph's ~2 KB a layer, for XML of bare layers; lxml's
+#: tree of many small elements, as in a big rt_info, ~35), so this bounds a read near
+#: 14 GB; real IRs are far smaller (an LLM's: tens of MB).
 #: Pass ``max_xml_bytes`` to read a bigger one.
 MAX_XML_BYTES = 256 << 20
 

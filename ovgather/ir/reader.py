@@ -20,8 +20,10 @@ TensorIterator, Loop and If bodies are read by ``ir.bodies`` with this same read
 Where ovgather is stricter or looser than OpenVINO's own reader:
 
 * refused although OpenVINO reads them: a duplicate layer id (OpenVINO keeps the last),
-  a ``<dim>`` that is not an integer >= -1 (OpenVINO reads ``2..5`` as 2), an input port
-  without an edge, Const slices of the .bin that overlap partly, a DOCTYPE;
+  a ``<dim>`` that is not an integer >= -1 (OpenVINO reads ``2..5`` as 2, ``30`` followed
+  by an em space as 30: only ASCII whitespace pads a dim here), a CDATA section in a
+  ``<dim>``, an input port without an edge, Const slices of the .bin that overlap partly,
+  a DOCTYPE;
 * accepted as OpenVINO does: a Const ``size`` larger than its shape needs, whole slices
   shared by Consts of different types (OpenVINO's serializer stores equal bytes once),
   and any layer type or opset.
@@ -164,9 +166,9 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
            bin_stat: tuple[int, ...] | None = None) -> LayerGraph:
     reader = _Reader(file, bin_size, bin_name, xml_bytes)
     with _gc_paused():
-        # parsed whole: a file of one piece, one with comments or PIs (dropped from the
-        # whole tree), one with bodies (TensorIterator, Loop, If: ir.bodies reads them
-        # from the tree) and one the pieces cannot take (which words its errors as well)
+        # parsed whole: a file of one piece, one with comments, PIs or CDATA (dropped or
+        # refused in the whole tree), one with bodies (TensorIterator, Loop, If: ir.bodies
+        # reads them from the tree) and one the pieces cannot take (which words its errors)
         markup = parse.check_prolog(xml_bytes, file)
         parsed = None
         if not (markup or len(xml_bytes) <= parse.STREAM_PIECE or reader.has_bodies):
