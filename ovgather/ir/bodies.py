@@ -22,7 +22,7 @@ from ..graph import LayerGraph, as_networkx, check_writable
 from ..graph.bodies import BODIES, edge_list
 from . import compiled
 from .lines import exact_lines
-from .parse import LXML_MAX_LINE, bytes_are_markup
+from .parse import LXML_MAX_LINE, markup_in_ascii
 from .text import rt_text, short, xml_attrs
 
 __all__ = ["may_hold_bodies", "read_bodies", "check_no_body_needed", "fix_big_lines",
@@ -44,7 +44,7 @@ def may_hold_bodies(xml_bytes: bytes) -> bool:
     """False only when no element of the document can be a body: no body tag in any
     spelling, in a document whose bytes spell its markup in ASCII. A superset: a tag in a
     comment says True too, and the layers are then read with their bodies."""
-    return not bytes_are_markup(xml_bytes) or _BODY_TAG.search(xml_bytes) is not None
+    return not markup_in_ascii(xml_bytes) or _BODY_TAG.search(xml_bytes) is not None
 
 
 def check_no_body_needed(reader: Any, nodes: list[tuple[str, dict[str, Any]]]) -> None:

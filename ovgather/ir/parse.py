@@ -24,7 +24,7 @@ from lxml import etree
 from ..errors import XMLSyntaxError
 
 __all__ = ["MAX_XML_BYTES", "STREAM_PIECE", "LXML_MAX_LINE", "xml_parser", "parse_xml",
-           "check_prolog", "check_xml_size", "parse_in_pieces", "bytes_are_markup"]
+           "check_prolog", "check_xml_size", "parse_in_pieces", "markup_in_ascii"]
 
 #: Bytes of <layers> in one piece of a read in pieces (see parse_in_pieces).
 STREAM_PIECE = 1 << 20
@@ -65,7 +65,7 @@ _ASCII_SUPERSETS = re.compile(rb"utf-?8|(?:us-)?ascii|iso-8859-\d+|latin-?1|(?:w
 _ENCODING = re.compile(rb"""encoding\s*=\s*["']([^"']*)["']""")
 
 
-def bytes_are_markup(xml_bytes: bytes) -> bool:
+def markup_in_ascii(xml_bytes: bytes) -> bool:
     """True when the document spells its markup in ASCII bytes (UTF-8, or an encoding
     declared that keeps ASCII as it is), so that a search of the bytes finds every
     comment, processing instruction, CDATA section and tag; False for UTF-16, EBCDIC,
@@ -106,7 +106,7 @@ def _refuse_cdata_in_dims(root: etree._Element, xml_bytes: bytes, file: str | No
     only). Found in the bytes when they spell markup in ASCII; else in the tree, parsed
     with its CDATA sections kept."""
     line = None
-    if bytes_are_markup(xml_bytes):
+    if markup_in_ascii(xml_bytes):
         if b"<![CDATA[" in xml_bytes:
             found = _CDATA_IN_DIM.search(xml_bytes)
             line = None if found is None else xml_bytes.count(b"\n", 0, found.start()) + 1
@@ -169,7 +169,7 @@ def parse_xml(xml_bytes: bytes, file: str | None, markup: bool) -> etree._Elemen
     ``markup``: what :func:`check_prolog` returned (comments or PIs to drop)."""
     try:
         parser = xml_parser(keep_markup=markup,
-                            keep_cdata=markup and not bytes_are_markup(xml_bytes))
+                            keep_cdata=markup and not markup_in_ascii(xml_bytes))
         root = etree.fromstring(xml_bytes, parser)
     except etree.XMLSyntaxError as err:
         raise _syntax_error(err, file) from err
@@ -193,7 +193,7 @@ def check_prolog(xml_bytes: bytes, file: str | None) -> bool:
             "an IR must not contain a DOCTYPE, DTD or entity declarations (refused for "
             "safety: they could read other files or expand without bound)", file=file,
             line=line)
-    if not bytes_are_markup(xml_bytes):
+    if not markup_in_ascii(xml_bytes):
         return True  # markup the bytes do not show: found in the tree
     return (b"<!--" in xml_bytes or b"<![CDATA[" in xml_bytes
             or xml_bytes.count(b"<?") > _has_declaration(xml_bytes))
