@@ -90,6 +90,6 @@ def share_source(G: nx.MultiDiGraph) -> None:
     """Give every body (at any depth) the source of ``G``'s weights and file names, so
     that its Consts read the same .bin."""
     for _, _, body in bodies_of(G):
-        for key in ("xml_path", "bin_path", "weights"):
+        for key in ("xml_path", "bin_path", "bin_stat", "weights"):
             body.graph[key] = G.graph.get(key)
         share_source(body)

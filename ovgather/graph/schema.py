@@ -16,7 +16,9 @@ Graph attributes (``G.graph``)
                  None. A .bin file is never mapped: ``const_value`` reads the bytes it
                  needs (checked against the file's size at that moment, so a .bin that
                  shrinks is an error, not a SIGBUS) through a reader kept in
-                 ``bin_reader`` (internal, opened on first use).
+                 ``bin_reader`` (internal, opened on first use), and only from the
+                 file the model was read with: ``bin_stat`` (internal) holds its device,
+                 inode, size and modification time, and a .bin replaced since is an error.
 ``net_attrs``    every ``<net>`` attribute in XML order (``dict[str, str]``).
 ``extra_xml``    other children of ``<net>`` (besides layers/edges/rt_info) as a list of
                  XML texts, kept so that a round trip loses nothing (written after

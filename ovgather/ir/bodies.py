@@ -12,6 +12,7 @@ writes them back from the node keys (a body edited from Python is written as it 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -21,15 +22,40 @@ from ..graph import LayerGraph, as_networkx, check_writable
 from ..graph.bodies import BODIES, edge_list
 from . import compiled
 from .lines import exact_lines
-from .parse import LXML_MAX_LINE
+from .parse import LXML_MAX_LINE, markup_in_ascii
 from .text import rt_text, short, xml_attrs
 
-__all__ = ["read_bodies", "fix_big_lines", "body_lines"]
+__all__ = ["may_hold_bodies", "read_bodies", "check_no_body_needed", "fix_big_lines",
+           "body_lines"]
 
 #: Port map attributes read as integers (OpenVINO's reader does the same).
 _INT_ATTRS = ("external_port_id", "axis", "start", "end", "stride", "part_size")
 _TAGS = {tag for pairs in BODIES.values() for pair in pairs for tag in pair} | {"back_edges"}
 _PLAIN = ("data", "input", "output", "rt_info")
+#: The start of a body's tag in any spelling XML allows (``<body>``, ``<body >``,
+#: ``<then_body\n>``, ``<else_body/>``).
+_BODY_TAG = re.compile(rb"<(?:then_|else_)?body[\s>/]")
+#: The layers read_bodies reads: those of a body-holding type, and any holding a body.
+_BODY_LAYERS = ("layer[" + " or ".join(f"@type='{t}'" for t in BODIES)
+                + " or body or then_body or else_body]")
+
+
+def may_hold_bodies(xml_bytes: bytes) -> bool:
+    """False only when no element of the document can be a body: no body tag in any
+    spelling, in a document whose bytes spell its markup in ASCII. A superset: a tag in a
+    comment says True too, and the layers are then read with their bodies."""
+    return not markup_in_ascii(xml_bytes) or _BODY_TAG.search(xml_bytes) is not None
+
+
+def check_no_body_needed(reader: Any, nodes: list[tuple[str, dict[str, Any]]]) -> None:
+    """In a document without bodies, a TensorIterator, Loop or If is an error: OpenVINO
+    refuses it ("has no body"), and ovgather would otherwise leave it unchecked."""
+    for node_id, node in nodes:
+        kinds = BODIES.get(node["type"])
+        if kinds is not None:
+            raise reader.node_error(
+                IRStructureError, f"a {node['type']} needs a <{kinds[0][0]}>, but it is "
+                "missing", node_id)
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -39,7 +65,7 @@ def read_bodies(reader: Any, layers: Any) -> list[dict[str, Any]]:
     dicts; the texts the layer walk kept in ``extra_xml`` for them are dropped. Returns
     the node dicts that now hold bodies."""
     found = []
-    for el in layers.xpath("layer[body or then_body or else_body]"):
+    for el in layers.xpath(_BODY_LAYERS):
         node_id = el.get("id")
         node = reader.nodes.get(node_id)
         if node is None or node["type"] not in BODIES:
@@ -94,13 +120,15 @@ def _shown(el: Any) -> str:
 
 
 def _int(reader: Any, el: Any, key: str, text: str, node: dict, node_id: str) -> int:
-    value = text.strip()
-    digits = value[1:] if value[:1] in "+-" else value
+    """A port map integer as OpenVINO reads it: an optional sign, then digits 0-9, no
+    spaces (OpenVINO: "not a signed 64 bit integer")."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
     if not (digits.isascii() and digits.isdigit() and len(digits) < 19):
         raise reader.error(IRStructureError,
-                           f"a port map's '{key}' must be an integer (digits 0-9), but got "
-                           f"'{short(text)}'", el, node["name"], node_id)
-    return int(value)
+                           f"a port map's '{key}' must be an integer (an optional sign, then "
+                           f"digits 0-9, no spaces), but got '{short(text)}'", el,
+                           node["name"], node_id)
+    return int(text)
 
 
 def _read_port_map(reader: Any, port_map: Any, node: dict, node_id: str,

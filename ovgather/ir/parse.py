@@ -11,6 +11,7 @@ not kept. Line numbers are those of libxml2, exact up to :data:`LXML_MAX_LINE`
 from __future__ import annotations
 
 import re
+import secrets
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -23,14 +24,15 @@ from lxml import etree
 from ..errors import XMLSyntaxError
 
 __all__ = ["MAX_XML_BYTES", "STREAM_PIECE", "LXML_MAX_LINE", "xml_parser", "parse_xml",
-           "check_prolog", "check_xml_size", "parse_in_pieces"]
+           "check_prolog", "check_xml_size", "parse_in_pieces", "markup_in_ascii"]
 
 #: Bytes of <layers> in one piece of a read in pieces (see parse_in_pieces).
 STREAM_PIECE = 1 << 20
 
-#: The largest .xml read_ir and parse_ir take, in bytes. Reading costs up to ~35 bytes
-#: of memory per byte of XML (lxml's tree of many small elements, as in a big rt_info),
-#: so this bounds a read near 9 GB; real IRs are far smaller (an LLM's: tens of MB).
+#: The largest .xml read_ir and parse_ir take, in bytes. Reading costs up to ~53 bytes
+#: of memory per byte of XML (the graph's ~2 KB a layer, for XML of bare layers; lxml's
+#: tree of many small elements, as in a big rt_info, ~35), so this bounds a read near
+#: 14 GB; real IRs are far smaller (an LLM's: tens of MB).
 #: Pass ``max_xml_bytes`` to read a bigger one.
 MAX_XML_BYTES = 256 << 20
 
@@ -53,14 +55,43 @@ LXML_MAX_LINE = 65535
 
 
 
-_CDATA_IN_DIM = re.compile(rb"<dim\s*>[^<]*(?:<(?:!--|\?)[^>]*>[^<]*)*<!\[CDATA\[")
+#: A CDATA section that is a <dim>'s first piece of text after nothing but comments and
+#: processing instructions (a well-formed document: each ends at its first terminator).
+_CDATA_IN_DIM = re.compile(rb"<dim[\s/>][^<]*(?:<(?:!--.*?-->|\?.*?\?>)[^<]*)*<!\[CDATA\[",
+                           re.DOTALL)
+#: Encodings in which every ASCII byte is that ASCII character, so that markup (``<!--``,
+#: ``<?``, ``<![CDATA[``, a tag's name) is found by searching the bytes.
+_ASCII_SUPERSETS = re.compile(rb"utf-?8|(?:us-)?ascii|iso-8859-\d+|latin-?1|(?:windows|cp)-?125\d")
+_ENCODING = re.compile(rb"""encoding\s*=\s*["']([^"']*)["']""")
 
 
-def _drop_markup(root: etree._Element) -> None:
+def markup_in_ascii(xml_bytes: bytes) -> bool:
+    """True when the document spells its markup in ASCII bytes (UTF-8, or an encoding
+    declared that keeps ASCII as it is), so that a search of the bytes finds every
+    comment, processing instruction, CDATA section and tag; False for UTF-16, EBCDIC,
+    UTF-7 and the like, which are then read from the parsed tree only."""
+    head = xml_bytes[3:] if xml_bytes.startswith(b"\xef\xbb\xbf") else xml_bytes
+    if not head.lstrip(b" \t\r\n").startswith(b"<") or b"\x00" in head[:4]:
+        return False
+    if head.startswith(b"<?xml"):
+        declared = _ENCODING.search(head[:head.find(b"?>")])
+        if declared and not _ASCII_SUPERSETS.fullmatch(declared.group(1).lower()):
+            return False
+    return True
+
+
+def _has_declaration(xml_bytes: bytes) -> bool:
+    head = xml_bytes[3:] if xml_bytes.startswith(b"\xef\xbb\xbf") else xml_bytes
+    return re.match(rb"<\?xml[ \t\r\n]", head) is not None
+
+
+def _drop_markup(root: etree._Element, xml_bytes: bytes, file: str | None) -> None:
     """Remove comments and processing instructions, reading a ``<dim>`` split by them
     as OpenVINO does: its first text piece that is not only whitespace
     (``<dim>3<!--c-->0</dim>`` is 3, ``<dim><!--c-->30</dim>`` is 30). Parsed with
-    ``remove_comments`` lxml would join the pieces (30)."""
+    ``remove_comments`` lxml would join the pieces (30). A CDATA section inside a
+    ``<dim>`` is refused, wherever it is."""
+    _refuse_cdata_in_dims(root, xml_bytes, file)
     for dim in root.iter("dim"):
         if len(dim):
             pieces = [dim.text] + [child.tail for child in dim]
@@ -70,10 +101,30 @@ def _drop_markup(root: etree._Element) -> None:
     etree.strip_elements(root, etree.Comment, etree.ProcessingInstruction, with_tail=False)
 
 
-def xml_parser(keep_markup: bool = False) -> etree.XMLParser:
+def _refuse_cdata_in_dims(root: etree._Element, xml_bytes: bytes, file: str | None) -> None:
+    """A <dim> holding a CDATA section is refused (OpenVINO would read the text before it
+    only). Found in the bytes when they spell markup in ASCII; else in the tree, parsed
+    with its CDATA sections kept."""
+    line = None
+    if markup_in_ascii(xml_bytes):
+        if b"<![CDATA[" in xml_bytes:
+            found = _CDATA_IN_DIM.search(xml_bytes)
+            line = None if found is None else xml_bytes.count(b"\n", 0, found.start()) + 1
+    else:
+        line = next((dim.sourceline for dim in root.iter("dim")
+                     if b"<![CDATA[" in etree.tostring(dim, with_tail=False)), None)
+    if line is not None:
+        raise XMLSyntaxError(
+            "a <dim> must be plain text, but got a CDATA section in one (refused: "
+            "OpenVINO would read only the text before it)", file=file, line=line)
+
+
+def xml_parser(keep_markup: bool = False, keep_cdata: bool = False) -> etree.XMLParser:
     """A fresh lxml parser that never touches the network, DTDs or entities.
-    ``keep_markup`` keeps comments and processing instructions (for ``_drop_markup``)."""
+    ``keep_markup`` keeps comments and processing instructions, ``keep_cdata`` CDATA
+    sections as such (for ``_drop_markup``)."""
     return etree.XMLParser(
+        strip_cdata=not keep_cdata,
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
@@ -117,18 +168,22 @@ def parse_xml(xml_bytes: bytes, file: str | None, markup: bool) -> etree._Elemen
     """Parse the bytes into an element tree, refusing DTDs; lxml errors become ours.
     ``markup``: what :func:`check_prolog` returned (comments or PIs to drop)."""
     try:
-        root = etree.fromstring(xml_bytes, xml_parser(keep_markup=markup))
+        parser = xml_parser(keep_markup=markup,
+                            keep_cdata=markup and not markup_in_ascii(xml_bytes))
+        root = etree.fromstring(xml_bytes, parser)
     except etree.XMLSyntaxError as err:
         raise _syntax_error(err, file) from err
-    if markup:
-        _drop_markup(root)
     _check_no_doctype(root, file)
+    if markup:
+        _drop_markup(root, xml_bytes, file)
     return root
 
 
 def check_prolog(xml_bytes: bytes, file: str | None) -> bool:
     """Refuse what must be refused before lxml sees the bytes; True when the document
-    holds comments or processing instructions (to be dropped as ``_drop_markup`` does)."""
+    may hold comments, processing instructions or CDATA sections (to be dropped or
+    refused as ``_drop_markup`` does; always for a document whose bytes do not spell its
+    markup in ASCII)."""
     if not xml_bytes or xml_bytes.isspace():
         raise XMLSyntaxError("an IR must be an XML document, but the file is empty",
                              file=file, line=1)
@@ -138,14 +193,10 @@ def check_prolog(xml_bytes: bytes, file: str | None) -> bool:
             "an IR must not contain a DOCTYPE, DTD or entity declarations (refused for "
             "safety: they could read other files or expand without bound)", file=file,
             line=line)
-    markup = b"<!--" in xml_bytes or xml_bytes.count(b"<?") > 1
-    cdata = _CDATA_IN_DIM.search(xml_bytes) if b"<![CDATA[" in xml_bytes else None
-    if cdata is not None:
-        raise XMLSyntaxError(
-            "a <dim> must be plain text, but got a CDATA section in one (refused: "
-            "OpenVINO would read only the text before it)", file=file,
-            line=xml_bytes.count(b"\n", 0, cdata.start()) + 1)
-    return markup
+    if not markup_in_ascii(xml_bytes):
+        return True  # markup the bytes do not show: found in the tree
+    return (b"<!--" in xml_bytes or b"<![CDATA[" in xml_bytes
+            or xml_bytes.count(b"<?") > _has_declaration(xml_bytes))
 
 
 @contextmanager
@@ -228,7 +279,9 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
     declares no other encoding and whose head declares no namespace: then ``<`` only
     starts a tag and the first ``</layers>`` closes the first ``<layers>``. A piece
     that is not well-formed on its own, or a <layers> that turns out not to be the
-    <net>'s first, sends it back to the whole-tree parse.
+    <net>'s first child of that name (proved in the parsed rest of the document, where a
+    mark of a random name stands in for the layers cut out), sends it back to the
+    whole-tree parse: both reads always read the same layers.
     """
     start = xml_bytes.find(b"<layers>")
     end = xml_bytes.find(b"</layers>", start)
@@ -252,11 +305,16 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
         line += lines
     padding = line - xml_bytes.count(b"\n", 0, start)  # the lines of <layers>
 
+    # a child no document can hold marks the <layers> cut out: the one the rest must
+    # show as the <net>'s first <layers>, or the pieces were some other element's
+    mark = f"ovgather-cut-{secrets.token_hex(8)}"
+
     def text(i: int) -> bytes:  # the document of piece i; the rest after the last
         if i < len(pieces):  # inside <net><layers>: each element at its depth in the file
             return (b"<net><layers>" + xml_bytes[pieces[i][0]:pieces[i][1]]
                     + b"</layers></net>")
-        return xml_bytes[:start] + b"\n" * padding + xml_bytes[end:]
+        return (xml_bytes[:start] + f"<{mark}/>".encode() + b"\n" * padding
+                + xml_bytes[end:])
 
     streamed: list[tuple[str, dict[str, Any]]] = []
     with ThreadPoolExecutor(1) as pool, _quick_gil_handoff():
@@ -273,15 +331,15 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
             parsing.cancel()
             return None
     layers = root.find("layers")
-    if layers is None or len(layers) or not _streamable(layers):
+    if not (_streamable(root) and layers is not None and len(layers) == 1
+            and layers[0].tag == mark):
         return None
+    layers.remove(layers[0])
     _check_no_doctype(root, file)
     return root, streamed
 
 
-def _streamable(layers: etree._Element) -> bool:
-    """True when ``layers`` is the first ``<layers>`` of a ``<net version="10|11">``
-    root (what the reader would read as the layers)."""
-    root = layers.getparent()
-    return (root is not None and root.getparent() is None and root.tag == "net"
-            and root.get("version") in ("10", "11") and root.find("layers") is layers)
+def _streamable(root: etree._Element) -> bool:
+    """True when ``root`` is a ``<net version="10|11">`` (whose first ``<layers>``
+    child the reader reads as the layers)."""
+    return root.tag == "net" and root.get("version") in ("10", "11")

@@ -20,8 +20,10 @@ TensorIterator, Loop and If bodies are read by ``ir.bodies`` with this same read
 Where ovgather is stricter or looser than OpenVINO's own reader:
 
 * refused although OpenVINO reads them: a duplicate layer id (OpenVINO keeps the last),
-  a ``<dim>`` that is not an integer >= -1 (OpenVINO reads ``2..5`` as 2), an input port
-  without an edge, Const slices of the .bin that overlap partly, a DOCTYPE;
+  a ``<dim>`` that is not an integer >= -1 (OpenVINO reads ``2..5`` as 2, ``30`` followed
+  by an em space as 30: only ASCII whitespace pads a dim here), a CDATA section in a
+  ``<dim>``, an input port without an edge, Const slices of the .bin that overlap partly,
+  a DOCTYPE;
 * accepted as OpenVINO does: a Const ``size`` larger than its shape needs, whole slices
   shared by Consts of different types (OpenVINO's serializer stores equal bytes once),
   and any layer type or opset.
@@ -50,11 +52,18 @@ from ..errors import IRError, IRStructureError, WeightsError
 from ..graph import LayerGraph, as_networkx, has_port, layer_of_xml, new_port
 from ..graph.bodies import share_source
 from . import compiled, parse
-from .bodies import fix_big_lines, read_bodies
+from .bodies import check_no_body_needed, fix_big_lines, may_hold_bodies, read_bodies
 from .lines import exact_lines
 from .parse import LXML_MAX_LINE, check_xml_size, parse_in_pieces
 from .text import MAX_DIGITS, rt_text, short, split_names
-from .weights import CONST_TYPES, check_bin_location, check_slice, const_layout, const_nbytes
+from .weights import (
+    CONST_TYPES,
+    bin_identity,
+    check_bin_location,
+    check_slice,
+    const_layout,
+    const_nbytes,
+)
 
 __all__ = ["read_ir", "parse_ir", "read_layer_graph"]
 
@@ -124,15 +133,15 @@ def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None 
         raise IRError(f"the IR file cannot be read: {err.strerror or err}",
                       file=xml_path) from err
     bin_path = str(Path(xml_path).with_suffix(".bin"))
-    bin_size = os.path.getsize(bin_path) if os.path.isfile(bin_path) else None
-    if bin_size is None and os.path.exists(bin_path):
+    bin_stat = bin_identity(bin_path) if os.path.isfile(bin_path) else None
+    if bin_stat is None and os.path.exists(bin_path):
         raise WeightsError("the weights must be a regular file, but this is a device, FIFO "
                            "or folder", file=bin_path)
-    if bin_size is not None:
+    if bin_stat is not None:
         check_bin_location(xml_path, bin_path)
-    G = _build(xml_bytes, xml_path, bin_path if bin_size is not None else None, bin_size,
-               Path(bin_path).name)
-    return G
+    return _build(xml_bytes, xml_path, bin_path if bin_stat is not None else None,
+                  None if bin_stat is None else bin_stat[3], Path(bin_path).name,
+                  bin_stat=bin_stat)
 
 
 def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
@@ -153,12 +162,13 @@ def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
 
 
 def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: int | None,
-           bin_name: str, weights: np.ndarray | None = None) -> LayerGraph:
+           bin_name: str, weights: np.ndarray | None = None,
+           bin_stat: tuple[int, ...] | None = None) -> LayerGraph:
     reader = _Reader(file, bin_size, bin_name, xml_bytes)
     with _gc_paused():
-        # parsed whole: a file of one piece, one with comments or PIs (dropped from the
-        # whole tree), one with bodies (TensorIterator, Loop, If: ir.bodies reads them
-        # from the tree) and one the pieces cannot take (which words its errors as well)
+        # parsed whole: a file of one piece, one with comments, PIs or CDATA (dropped or
+        # refused in the whole tree), one with bodies (TensorIterator, Loop, If: ir.bodies
+        # reads them from the tree) and one the pieces cannot take (which words its errors)
         markup = parse.check_prolog(xml_bytes, file)
         parsed = None
         if not (markup or len(xml_bytes) <= parse.STREAM_PIECE or reader.has_bodies):
@@ -171,6 +181,7 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
     G.graph["xml_path"] = file
     G.graph["bin_path"] = bin_path
     G.graph["weights"] = weights
+    G.graph["bin_stat"] = bin_stat  # the .bin of this read: const_value reads no other
     if reader.nested:  # bodies read the same weights; their lines past 65535 made exact
         share_source(G)
         fix_big_lines(xml_bytes, G)
@@ -215,8 +226,8 @@ class _Reader:
         self.file = file
         self.xml_bytes = xml_bytes
         #: whether the document may hold TensorIterator/Loop/If bodies (scanned once; a
-        #: body's reader is told)
-        self.has_bodies = b"body>" in xml_bytes if has_bodies is None else has_bodies
+        #: body's reader is told): a superset, any tag of a body's name in any spelling
+        self.has_bodies = may_hold_bodies(xml_bytes) if has_bodies is None else has_bodies
         self.bin_size = bin_size
         self.bin_name = bin_name
         self.nodes: dict[str, dict[str, Any]] = {}
@@ -279,6 +290,8 @@ class _Reader:
             nodes = streamed + nodes
         if self.has_bodies:  # TensorIterator, Loop, If: their bodies as graphs
             self.nested += read_bodies(self, layers)
+        else:  # no body tag anywhere: a layer that needs one is wrong
+            check_no_body_needed(self, nodes)
         self.check_overlaps()
         if edges is not None:
             edge_list = self.edges(edges)
@@ -444,10 +457,11 @@ class _Reader:
                           el, name, node_id)
 
     def odd_dim(self, el: etree._Element, node: dict[str, Any], node_id: str) -> int:
-        """A <dim> that is not plain digits: ``-1`` and padded integers are fine (as for
-        OpenVINO's stream parser), anything else is an error."""
+        """A <dim> that is not plain digits: ``-1`` and integers padded with ASCII
+        whitespace are fine (as for OpenVINO's stream parser, which refuses a no-break
+        space), anything else is an error."""
         text = el.text or ""
-        stripped = text.strip()
+        stripped = text.strip(" \t\n\r")
         if stripped == "-1":
             return -1
         if _is_uint(stripped) and int(stripped) <= _INT64_MAX:

@@ -15,7 +15,9 @@ flat ``uint8`` array of ``size`` bytes (``ceil(elements * bits / 8)``), not unpa
 (u1 is most-significant-bit first, u4/i4 low nibble first, as OpenVINO packs them).
 
 A Const ``size`` larger than its shape needs is accepted, as OpenVINO does (only the
-first ``ceil(n * bits / 8)`` bytes are used, and ``write_ir`` writes only those).
+first ``ceil(n * bits / 8)`` bytes are used, and ``write_ir`` writes only those). A
+``string`` Const is packed (a 4-byte string count, offsets, characters): its size must
+hold at least the count, whatever its shape, as OpenVINO checks.
 """
 
 from __future__ import annotations
@@ -33,10 +35,13 @@ from ..errors import IRError, IRStructureError, OutputError, WeightsError
 from .text import MAX_DIGITS, short
 
 __all__ = ["CONST_TYPES", "const_nbytes", "const_layout", "const_shape", "check_slice",
-           "check_bin_location", "weights_source", "weights_bytes", "const_value",
+           "check_bin_location", "bin_identity", "weights_source", "weights_bytes", "const_value",
            "element_type_of"]
 
 CONST_TYPES = ("Const", "Constant")
+#: Bytes of the string count a packed string tensor starts with (then its offsets and
+#: characters, which only the .bin holds).
+_STRING_HEADER = 4
 
 
 @cache
@@ -118,6 +123,10 @@ def const_layout(attrs: dict[str, Any]) -> tuple[ElementType, tuple[int, ...], i
         raise WeightsError(
             f"a Const's size must hold its shape × element size ({need} bytes for "
             f"{name} {list(shape)}), but got size={size}")
+    if need is None and size < _STRING_HEADER:
+        raise WeightsError(
+            f"a string Const's size must hold at least the {_STRING_HEADER}-byte string "
+            f"count its packed data starts with (OpenVINO refuses less), but got size={size}")
     return et, shape, offset, size
 
 
@@ -143,8 +152,10 @@ class _BinFile:
     memory map would end the process with SIGBUS. Each read checks the file's current
     size first and copies the bytes out (copy on read)."""
 
-    def __init__(self, path: str, xml_path: str | None) -> None:
+    def __init__(self, path: str, xml_path: str | None,
+                 identity: tuple[int, ...] | None = None) -> None:
         self.path, self.xml_path, self.fd = path, xml_path, None
+        self.identity = identity  # bin_identity() at the read, None: any file
         self.blocks: dict[int, bytes] = {}  # see raw()
 
     def _open(self) -> int:
@@ -157,10 +168,17 @@ class _BinFile:
             except OSError as err:
                 raise WeightsError(f"the weights file cannot be read: {err.strerror}",
                                    file=self.path) from err
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
                 os.close(fd)
                 raise WeightsError("the weights must be a regular file, but this is a "
                                    "device, FIFO or folder", file=self.path)
+            if self.identity is not None and _identity(st) != self.identity:
+                os.close(fd)
+                raise WeightsError(
+                    "the weights must be the file the model was read with, but it was "
+                    "replaced or changed since (another file, size or modification "
+                    "time); read the model again", file=self.path)
             self.fd = fd
         return self.fd
 
@@ -249,9 +267,22 @@ class _BufferSource:
         return self.buf[offset:offset + size].tobytes()
 
 
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def bin_identity(path: str) -> tuple[int, ...]:
+    """(device, inode, modification time in ns, size) of the .bin at ``path``: what a
+    read remembers, so that its Consts are never read from a file put there since (an
+    atomic rename, as every careful writer and ovgather itself replace a model).
+    The size is last (the reader's ``bin_size``)."""
+    return _identity(os.stat(path))
+
+
 def weights_source(G: nx.MultiDiGraph) -> _BinFile | _BufferSource | None:
     """Where the Const bytes come from: the in-memory ``weights`` buffer, else the .bin
-    (a reader opened on first use and kept in ``G.graph["bin_reader"]``), else None."""
+    (a reader opened on first use and kept in ``G.graph["bin_reader"]``; the file must
+    still be the one of ``G.graph["bin_stat"]`` when there is one), else None."""
     buf = G.graph.get("weights")
     if buf is not None:
         return _BufferSource(buf)
@@ -260,7 +291,8 @@ def weights_source(G: nx.MultiDiGraph) -> _BinFile | _BufferSource | None:
         return None
     reader = G.graph.get("bin_reader")
     if reader is None or reader.path != path:
-        reader = G.graph["bin_reader"] = _BinFile(path, G.graph.get("xml_path"))
+        reader = G.graph["bin_reader"] = _BinFile(path, G.graph.get("xml_path"),
+                                                  G.graph.get("bin_stat"))
     return reader
 
 

@@ -16,7 +16,7 @@ from .._lazy import numpy as np
 from ..atomic import AtomicOutput, same_file
 from ..element_types import ELEMENT_TYPES
 from ..errors import IRError, OutputError
-from ..graph import check_writable
+from ..graph import BODIES, check_writable
 from .bodies import body_lines
 from .parse import xml_parser
 from .text import join_names, xml_attrs
@@ -33,13 +33,20 @@ from .weights import (
 __all__ = ["write_ir"]
 
 
-def _check_fragment(text: str, where: str) -> None:
-    """An rt_info or extra fragment must itself be safe, well-formed XML."""
+def _check_fragment(text: str, where: str, kept: bool = False) -> None:
+    """An rt_info or extra fragment must itself be safe, well-formed XML. A ``kept``
+    element (read as text, not as graph) must hold no Const layer: its offsets point into
+    the source .bin, which this write repacks, so the copy would read other bytes (a
+    body the reader did not read as a graph is refused here, never written stale)."""
     try:
-        etree.fromstring(text.encode("utf-8"), xml_parser())
+        fragment = etree.fromstring(text.encode("utf-8"), xml_parser())
     except etree.XMLSyntaxError as err:
         raise OutputError(f"{where} must be well-formed XML text, but got {text[:60]!r}: "
                           f"{err.msg}") from err
+    if kept and fragment.xpath("descendant-or-self::layer[data/@offset]"):
+        raise OutputError(
+            f"{where} must not hold layers with .bin offsets (kept as text, they would "
+            f"point into the repacked .bin at other bytes), but got {text[:60]!r}")
 
 
 #: Bytes of a Const copied at a time by write_ir (a 2 GB Const is not held whole).
@@ -153,8 +160,11 @@ def _layer_xml(node: str, attrs: dict[str, Any], bins: _BinWriter) -> list[str]:
         lines.append("\t\t\t</output>")
     if attrs.get("bodies") is not None:  # TensorIterator, Loop, If
         lines.extend(body_lines(node, attrs, lambda body: _graph_lines(body, bins)))
+    elif attrs["type"] in BODIES:
+        raise OutputError(f"a {attrs['type']} must hold its bodies as graphs to be written, "
+                          "but it has none", layer_name=attrs.get("name"), layer_id=node)
     for text in attrs.get("extra_xml") or ():
-        _check_fragment(text, f"an extra element of layer {node}")
+        _check_fragment(text, f"an extra element of layer {node}", kept=True)
         lines.append(f"\t\t\t{text}")
     lines.append("\t\t</layer>")
     return lines
@@ -188,7 +198,7 @@ def _graph_lines(G: nx.MultiDiGraph, bins: _BinWriter) -> list[str]:
         lines.append(f"\t\t<edge{xml_attrs(edge)} />")
     lines.append("\t</edges>")
     for text in G.graph.get("extra_xml") or ():
-        _check_fragment(text, "an extra <net> element")
+        _check_fragment(text, "an extra <net> element", kept=True)
         lines.append(f"\t{text}")
     if G.graph.get("rt_info"):
         _check_fragment(G.graph["rt_info"], "the net's rt_info")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 #: body graph attributes that name the source, not the content
-_SOURCE = ("weights", "bin_reader", "xml_path", "bin_path")
+_SOURCE = ("weights", "bin_reader", "bin_stat", "xml_path", "bin_path")
 
 
 def graph_view(G: Any, skip: frozenset[str] | set[str] = frozenset(),
