@@ -56,10 +56,21 @@ def whole_number(text: str, digits: int = 19) -> int:
 
 # -- --shape ----------------------------------------------------------------------------------
 def _split_top(text: str) -> list[str]:
-    """Split on the commas that are not inside brackets."""
-    parts, depth, cur = [], 0, []
+    """Split on the commas that are neither inside brackets nor inside a quoted name."""
+    parts, depth, cur, quote, escaped = [], 0, [], None, False
     for ch in text:
-        if ch == "[":
+        if quote is not None:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+            cur.append(ch)
+            continue
+        if ch in "\"'" and not "".join(cur).strip():
+            quote = ch
+        elif ch == "[":
             depth += 1
         elif ch == "]":
             depth -= 1
@@ -68,6 +79,8 @@ def _split_top(text: str) -> list[str]:
             cur = []
         else:
             cur.append(ch)
+    if quote is not None:
+        raise UsageError(f"--shape has a quoted name without its closing {quote}: '{text}'")
     parts.append("".join(cur))
     return parts
 
@@ -76,17 +89,24 @@ def parse_shape_options(options: list[str]) -> dict[str, str]:
     """``["data[1,?,4],ids=2..8,3"]`` → ``{"data": "[1,?,4]", "ids": "2..8,3"}``.
 
     A comma-separated piece without ``=`` or ``[`` continues the previous shape, so a
-    bare ``NAME=2,?,4`` works too.
+    bare ``NAME=2,?,4`` works too. A name holding ``[``, ``]``, ``=``, ``,``, quotes or
+    spaces is written in double (or single) quotes, with ``\\"`` for a quote and ``\\\\``
+    for a backslash inside: ``"d[1]"=[2,3]``, ``'a,b'[4]``.
 
     >>> parse_shape_options(["data[1,?,4],ids=2..8,3", "x=[5]"])
     {'data': '[1,?,4]', 'ids': '2..8,3', 'x': '[5]'}
+    >>> parse_shape_options(['"d[1]"=[2,3],"a=b, c"[4]', "'say \\"hi\\"'=1"])
+    {'d[1]': '[2,3]', 'a=b, c': '[4]', 'say "hi"': '1'}
     """
     items: list[str] = []
     for option in options:
-        if option.count("[") != option.count("]"):
+        plain = '"' not in option and "'" not in option
+        if plain and option.count("[") != option.count("]"):
             raise UsageError(f"--shape has unbalanced brackets: '{option}'")
-        for piece in _split_top(option):
-            if items and "=" not in piece and "[" not in piece:
+        pieces = _split_top(option)
+        for piece in pieces:
+            quoted = piece.strip()[:1] in ("\"", "'")
+            if items and not quoted and "=" not in piece and "[" not in piece:
                 items[-1] += "," + piece
             else:
                 items.append(piece)
@@ -97,7 +117,37 @@ def parse_shape_options(options: list[str]) -> dict[str, str]:
     return out
 
 
+def _quoted_name(item: str) -> tuple[str, str]:
+    """The name in quotes at the start of ``item`` (unescaped) and the text after it."""
+    quote, name, i = item[0], [], 1
+    while i < len(item):
+        ch = item[i]
+        if ch == "\\" and i + 1 < len(item) and item[i + 1] in (quote, "\\"):
+            name.append(item[i + 1])
+            i += 2
+            continue
+        if ch == quote:
+            return "".join(name), item[i + 1:]
+        name.append(ch)
+        i += 1
+    raise UsageError(f"--shape has a quoted name without its closing {quote}: '{item}'")
+
+
 def _one_override(item: str) -> tuple[str, str]:
+    if item[:1] in ("\"", "'"):
+        name, rest = _quoted_name(item)
+        rest = rest.strip()
+        if rest.startswith("="):
+            shape = rest[1:]
+        elif rest.startswith("[") and rest.endswith("]"):
+            shape = rest
+        else:
+            raise UsageError(f"--shape takes \"NAME\"=SHAPE or \"NAME\"[SHAPE], but got '{item}'")
+        if not name or not shape.strip():
+            raise UsageError(f"--shape needs a name and a shape, but got '{item}'")
+        return name, shape.strip()
+    if item.count("[") != item.count("]"):
+        raise UsageError(f"--shape has unbalanced brackets: '{item}'")
     if "=" in item and ("[" not in item or item.index("=") < item.index("[")):
         name, _, shape = item.partition("=")
     elif item.endswith("]") and "[" in item:
