@@ -22,10 +22,11 @@ import importlib
 import importlib.util
 import sys
 import threading
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-__all__ = ["lazy_import", "numpy", "networkx"]
+__all__ = ["lazy_import", "submodule_exports", "numpy", "networkx"]
 
 
 class _Deferred(ModuleType):
@@ -51,6 +52,22 @@ def lazy_import(name: str) -> ModuleType:
     if importlib.util.find_spec(name) is None:  # pragma: no cover - a broken install
         raise ModuleNotFoundError(f"No module named {name!r}", name=name)
     return _Deferred(name)
+
+
+def submodule_exports(package: str, table: dict[str, str]) -> Callable[[str], Any]:
+    """A package's ``__getattr__`` (PEP 562) for names defined in its submodules that a
+    command may never need (``ir.write_ir`` for ``check``): ``table`` maps each name to
+    its submodule, imported on the name's first use."""
+
+    def __getattr__(name: str) -> Any:
+        module = table.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return __getattr__
 
 
 numpy = lazy_import("numpy")

@@ -61,9 +61,18 @@ disagreement with the runtime), 2 the input could not be used (one 'error:' line
 stderr). Every subcommand takes --json (one JSON document on stdout) and --debug."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: The subcommands and the module that registers each, in the order ``--help`` lists them.
+COMMANDS = {"check": "check", "infer": "check", "convert": "convert", "reshape": "reshape",
+            "validate": "validate", "explain": "explain", "extract": "extract", "show": "show"}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with ``command`` (the subcommand about to run) only that
+    subcommand's module is imported and registered, which spares a ``check`` the import
+    of the six others."""
+    from importlib import import_module
+
     from .. import __version__
-    from . import check, convert, explain, extract, reshape, show, validate
 
     parser = _Parser(prog="ovgather", epilog=EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -78,8 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 help="the subcommand to run",
                                 title="commands (ovgather COMMAND --help for each)")
     sub.required = True
-    for module in (check, convert, reshape, validate, explain, extract, show):
-        module.add_parsers(sub)
+    names = [COMMANDS[command]] if command in COMMANDS else dict.fromkeys(COMMANDS.values())
+    for name in names:
+        import_module(f"{__name__}.{name}").add_parsers(sub)
     return parser
 
 
@@ -109,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     argv, debug = _split_debug(list(sys.argv[1:] if argv is None else argv))
     try:
-        parser = build_parser()
+        parser = build_parser(argv[0] if argv else None)
         if not argv:  # `ovgather` alone: the usage and the commands, exit 2 (a usage error)
             parser.print_help(sys.stderr)
             return EXIT_BAD_INPUT

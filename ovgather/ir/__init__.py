@@ -4,14 +4,15 @@ written back. The only package that parses XML (lxml); it never infers shapes.
 The data flows ``parse`` (the hardened lxml parse) -> ``reader`` (the walk that builds the
 graph; ``bodies`` for TensorIterator, Loop and If; ``lines`` for exact lines) ->
 ``writer``; ``weights`` reads Const data from the .bin, ``text`` holds the text helpers
-they share, ``compiled`` the optional compiled walk."""
+they share, ``compiled`` the optional compiled walk. The writer is imported when first
+asked for: ``check`` only reads."""
 
+from .._lazy import submodule_exports
 from ..element_types import ELEMENT_TYPES, ElementType
 from .parse import MAX_XML_BYTES  # noqa: F401 (docs/safety.md names it)
 from .reader import parse_ir, read_ir, read_layer_graph  # noqa: F401
 from .text import join_names, split_names
 from .weights import const_nbytes, const_value, element_type_of, weights_bytes
-from .writer import write_ir
 
 __all__ = [
     "read_ir",
@@ -26,3 +27,5 @@ __all__ = [
     "ELEMENT_TYPES",
     "ElementType",
 ]
+
+__getattr__ = submodule_exports(__name__, {"write_ir": "writer"})

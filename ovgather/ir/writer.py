@@ -6,6 +6,7 @@ rt_info and other kept elements are checked to be well-formed XML again."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +14,9 @@ from lxml import etree
 
 from .._lazy import networkx as nx
 from .._lazy import numpy as np
-from ..atomic import AtomicOutput, same_file
 from ..element_types import ELEMENT_TYPES
 from ..errors import IRError, OutputError
 from ..graph import BODIES, check_writable
-from .bodies import body_lines
 from .parse import xml_parser
 from .text import join_names, xml_attrs
 from .weights import (
@@ -223,6 +222,8 @@ def write_ir(G: nx.MultiDiGraph, path: str | os.PathLike[str]) -> None:
     written under private temporary names and renamed at the end, the .bin first, so any
     failure or signal leaves the old files byte for byte and no temporary file behind.
     """
+    from ..atomic import AtomicOutput  # here: ``check`` reads, it never pays for writing
+
     xml_path = Path(path)
     bin_path = xml_path.with_suffix(".bin")
     _check_destination(G, xml_path, bin_path)
@@ -238,6 +239,8 @@ def _check_destination(G: nx.MultiDiGraph, xml_path: Path, bin_path: Path) -> No
     """Refuse an .xml that would be its own .bin, or a destination that is a file of
     the source model in the other role (``write_ir(G, "model.bin")`` would put XML over
     the weights it is about to copy)."""
+    from ..atomic import same_file
+
     if xml_path.suffix.lower() == ".bin" or same_file(xml_path, bin_path):
         raise OutputError("an IR's path must be the .xml (the .bin goes beside it), but "
                           "got a .bin path", file=str(xml_path))
@@ -254,3 +257,36 @@ def _check_destination(G: nx.MultiDiGraph, xml_path: Path, bin_path: Path) -> No
         if same_file(dest, src):
             raise OutputError(f"the destination must not overwrite the source model's "
                               f"{role}, but {dest} is {src}", file=str(xml_path))
+
+
+def body_lines(node: str, attrs: dict[str, Any], graph_lines: Callable[[nx.MultiDiGraph], list[str]]
+               ) -> list[str]:
+    """The XML lines of a layer's port maps, back edges and bodies (indented for a layer
+    child); ``graph_lines(G)`` gives the lines of a body's layers and edges."""
+    bodies = attrs["bodies"]
+    port_maps = attrs.get("port_maps") or {}
+    lines = []
+    kinds = BODIES.get(attrs["type"], tuple((name, "port_map") for name in bodies))
+    for body_tag, map_tag in kinds:
+        pm = port_maps.get(body_tag) or {}
+        lines.append(f"\t\t\t<{map_tag}>")
+        for tag in ("input", "output"):
+            for entry in pm.get(tag + "s") or ():
+                lines.append(f"\t\t\t\t<{tag}{xml_attrs(entry)} />")
+        lines.append(f"\t\t\t</{map_tag}>")
+    back = [e for edges in (attrs.get("back_edges") or {}).values() for e in edges]
+    if back or attrs["type"] in ("TensorIterator", "Loop"):
+        lines.append("\t\t\t<back_edges>")
+        lines.extend(f"\t\t\t\t<edge{xml_attrs(e)} />" for e in back)
+        lines.append("\t\t\t</back_edges>")
+    for body_tag, body in bodies.items():
+        try:
+            check_writable(body)
+        except OutputError as err:
+            raise OutputError(f"the {body_tag} of layer {node} ('{attrs.get('name')}'): "
+                              f"{err.message}", layer_name=err.layer_name,
+                              layer_id=err.layer_id) from None
+        lines.append(f"\t\t\t<{body_tag}{xml_attrs(body.graph.get('net_attrs') or {})}>")
+        lines.extend("\t\t\t" + line for line in graph_lines(body))
+        lines.append(f"\t\t\t</{body_tag}>")
+    return lines
