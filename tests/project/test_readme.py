@@ -152,7 +152,7 @@ def test_ci_installs_once_more_without_a_compiler_as_the_readme_says():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "CC=/bin/false" in ci and '"${bare[@]}" pip install -v .' in ci
     assert re.search(r'"\$\{bare\[@\]\}" ovgather check "\$nocc/src/ir_samples/\w+\.xml"', ci)
-    assert re.search(r'"\$\{bare\[@\]\}" python -m pytest .* tests/ir/test_ir_read\.py', ci)
+    assert re.search(r'"\$\{bare\[@\]\}" python -m pytest .* tests/ir/test_reader\.py', ci)
     assert "no C compiler reachable" in README and "pure-Python walk" in README
 
 
