@@ -39,7 +39,8 @@ def _cases(n: int) -> list[OpCase]:
 def test_many_layers_share_one_compile(monkeypatch):
     compiles = []
     real = runtime.compile_model
-    monkeypatch.setattr(runtime, "compile_model", lambda m, t: compiles.append(m) or real(m, t))
+    monkeypatch.setattr(runtime, "compile_model",
+                        lambda m, t, **k: compiles.append(m) or real(m, t, **k))
     runs = run_cases(_cases(60))
     assert len(compiles) == 1 and len(runs) == 60
     assert len(compiles[0].get_parameters()) == 120 and len(compiles[0].outputs) == 60
