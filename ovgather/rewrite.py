@@ -1,9 +1,12 @@
 """Graph surgery on an IR graph: free functions over the ``networkx.MultiDiGraph``.
 
 The surface is small on purpose (as onnx-graphsurgeon's): find layers, add a layer or a
-Const, insert a layer after an output port, replace a layer, remove a layer with the
-producers only it used, and re-infer the shapes afterwards. Every function edits the
-graph in place and follows the schema in :mod:`ovgather.graph`.
+Const, insert a layer after an output port, make the readers of one output read another,
+bypass, replace or remove a layer, drop what no output needs, set a Const's data, rename
+the model's inputs and outputs, and re-infer the shapes afterwards. Every function edits
+the graph in place and follows the schema in :mod:`ovgather.graph`; a wrong argument is a
+RewriteError naming the layer, raised before the graph changes. docs/api.md shows each
+function at work.
 
 One invariant holds after every call: the tensor names of a rewired output port, and the
 friendly name of the layer that produced it, move to the layer that now produces the
