@@ -29,7 +29,7 @@ True
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -204,9 +204,9 @@ def _out(G: nx.MultiDiGraph, node: Any, port: Any, role: str = "a layer") -> Por
 
 
 def _pair(ref: Any, role: str) -> tuple[Any, Any]:
-    if not isinstance(ref, tuple) or len(ref) != 2:
+    if not isinstance(ref, (tuple, list)) or len(ref) != 2:
         raise RewriteError(f"{role} must be a (layer id, port id) pair, but got {ref!r}")
-    return ref
+    return tuple(ref)
 
 
 # ---- adding ------------------------------------------------------------------------------
@@ -243,6 +243,15 @@ def add_layer(
     none: :func:`reinfer` fills them in). The friendly name defaults to
     the op type and is made unique.
     """
+    if data is not None and not isinstance(data, Mapping):
+        raise RewriteError(f"the data of a new {type} layer must be a dict of its <data> "
+                           f"attributes, but got {data!r}")
+    for what, value in (("inputs", inputs), ("outputs", outputs)):
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+            raise RewriteError(f"the {what} of a new {type} layer must be a list, but got "
+                               f"{value!r}")
+    if name is not None and not isinstance(name, str):
+        raise RewriteError(f"the name of a new {type} layer must be a string, but got {name!r}")
     in_ports = []
     for i, ref in enumerate(inputs):
         src, src_port = _pair(ref, f"input {i} of a new {type} layer")
@@ -263,7 +272,7 @@ def add_layer(
         data={key: str(value) for key, value in (data or {}).items()},
         inputs=in_ports, outputs=out_ports))
     for i, src in enumerate(inputs):
-        _edge(G, src, (node, i))
+        _edge(G, tuple(src), (node, i))
     return node
 
 
@@ -445,6 +454,9 @@ def replace_uses(G: nx.MultiDiGraph, old: tuple[str, int], new: tuple[str, int],
     (u, from_port), (v, to_port) = _pair(old, "the old output"), _pair(new, "the new output")
     _out(G, u, from_port, "the old output")
     _out(G, v, to_port, "the new output")
+    if (u, from_port) == (v, to_port):
+        raise RewriteError(f"an output cannot replace itself, but both are port {from_port}",
+                           layer_name=G.nodes[u]["name"], layer_id=u)
     moved = [(c, p) for c, p in consumers(G, u, from_port) if c != v]
     above = nx.ancestors(G, v) if moved else set()
     loops = sorted({c for c, _ in moved if c in above})
@@ -559,8 +571,9 @@ def set_const(G: nx.MultiDiGraph, node: str, array: Any) -> None:
                            layer_name=attrs.get("name"), layer_id=node)
     value = _const_array(array)
     element_type, precision = PRECISIONS[value.dtype.name]
-    attrs["data"]["element_type"] = element_type
-    attrs["data"]["shape"] = ", ".join(map(str, value.shape))
+    data = attrs.setdefault("data", {})
+    data["element_type"] = element_type
+    data["shape"] = ", ".join(map(str, value.shape))
     port = attrs["outputs"][0]
     port["precision"], port["dims"] = precision, tuple(value.shape)
     attrs["value"] = value

@@ -230,6 +230,12 @@ MISUSES = {
         G, "Relu", "opset1", inputs=[x]), "pair"),
     "add_layer missing port": (lambda G, x, r, o, w: add_layer(
         G, "Relu", "opset1", inputs=[(x, 5)]), "no output port 5"),
+    "add_layer data not a dict": (lambda G, x, r, o, w: add_layer(
+        G, "Relu", "opset1", data=["a"], inputs=[(x, 0)]), "data of a new Relu"),
+    "add_layer inputs not a list": (lambda G, x, r, o, w: add_layer(
+        G, "Relu", "opset1", inputs=5), "inputs of a new Relu"),
+    "add_layer name not text": (lambda G, x, r, o, w: add_layer(
+        G, "Relu", "opset1", inputs=[(x, 0)], name=3), "name of a new Relu"),
     "add_const object": (lambda G, x, r, o, w: add_const(G, [object()]), "dtype object"),
     "connect unknown layer": (lambda G, x, r, o, w: connect(G, ("99", 0), (r, 0)),
                               "'99'"),
@@ -246,6 +252,7 @@ MISUSES = {
     "replace_uses not a pair": (lambda G, x, r, o, w: replace_uses(G, r, (w, 0)), "pair"),
     "replace_uses no port": (lambda G, x, r, o, w: replace_uses(G, (r, 0), (w, 0)),
                              "no output port 0"),
+    "replace_uses itself": (lambda G, x, r, o, w: replace_uses(G, (r, 1), (r, 1)), "itself"),
     "rename_input unknown": (lambda G, x, r, o, w: rename_input(G, "nope", "y"), "'nope'"),
     "rename_input taken": (lambda G, x, r, o, w: rename_input(G, "x", "act"), "'act'"),
     "rename_input not text": (lambda G, x, r, o, w: rename_input(G, "x", 5), "string"),
