@@ -33,7 +33,10 @@ _PUBLIC: dict[str, str] = {
     "convert_gather_nd": ".passes", "ConvertGatherND": ".passes", "Pass": ".passes",
     "PassResult": ".passes", "find_layers": ".rewrite", "add_layer": ".rewrite",
     "add_const": ".rewrite", "insert_after": ".rewrite", "replace_layer": ".rewrite",
-    "remove_layer": ".rewrite", "reinfer": ".rewrite",
+    "remove_layer": ".rewrite", "reinfer": ".rewrite", "connect": ".rewrite",
+    "unique_name": ".rewrite", "editing": ".rewrite", "bypass": ".rewrite",
+    "replace_uses": ".rewrite", "rename_input": ".rewrite", "rename_output": ".rewrite",
+    "set_const": ".rewrite", "cleanup": ".rewrite",
     "reshape": ".passes", "ReshapeResult": ".passes",
     # OpenVINO in memory
     "from_openvino": ".runtime", "to_openvino": ".runtime", "load_model": ".runtime",
@@ -90,11 +93,20 @@ if TYPE_CHECKING:  # what type checkers and editors see
     from .rewrite import (  # noqa: F401
         add_const,
         add_layer,
+        bypass,
+        cleanup,
+        connect,
+        editing,
         find_layers,
         insert_after,
         reinfer,
         remove_layer,
+        rename_input,
+        rename_output,
         replace_layer,
+        replace_uses,
+        set_const,
+        unique_name,
     )
     from .runtime.interop import from_openvino, load_model, to_openvino  # noqa: F401
     from .shapes import Dimension, PartialShape  # noqa: F401

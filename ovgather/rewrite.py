@@ -1,9 +1,12 @@
 """Graph surgery on an IR graph: free functions over the ``networkx.MultiDiGraph``.
 
 The surface is small on purpose (as onnx-graphsurgeon's): find layers, add a layer or a
-Const, insert a layer after an output port, replace a layer, remove a layer with the
-producers only it used, and re-infer the shapes afterwards. Every function edits the
-graph in place and follows the schema in :mod:`ovgather.graph`.
+Const, insert a layer after an output port, make the readers of one output read another,
+bypass, replace or remove a layer, drop what no output needs, set a Const's data, rename
+the model's inputs and outputs, and re-infer the shapes afterwards. Every function edits
+the graph in place and follows the schema in :mod:`ovgather.graph`; a wrong argument is a
+RewriteError naming the layer, raised before the graph changes. docs/api.md shows each
+function at work.
 
 One invariant holds after every call: the tensor names of a rewired output port, and the
 friendly name of the layer that produced it, move to the layer that now produces the
@@ -26,7 +29,7 @@ True
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +38,7 @@ import numpy as np
 
 from .element_types import ELEMENT_TYPES
 from .errors import RewriteError
-from .graph import Port, consumers, new_layer, new_port, output_port
+from .graph import Port, consumers, new_layer, new_port, output_port, producer
 
 if TYPE_CHECKING:
     from .infer import CheckReport
@@ -48,10 +51,17 @@ __all__ = [
     "insert_after",
     "replace_layer",
     "remove_layer",
+    "bypass",
+    "replace_uses",
+    "rename_input",
+    "rename_output",
+    "set_const",
+    "cleanup",
     "reinfer",
     "unique_name",
     "editing",
     "PRECISIONS",
+    "SINKS",
 ]
 
 #: numpy dtype name -> (IR element_type, port precision), for Consts made from arrays.
@@ -146,15 +156,72 @@ def unique_name(G: nx.MultiDiGraph, base: str) -> str:
     return name
 
 
-def _port(port_id: int, spec: Port) -> Port:
-    return new_port(port_id, spec.get("precision"), tuple(int(d) for d in spec.get("dims", ())),
-                    list(spec.get("names", [])), spec.get("rt_info"),
-                    dict(spec.get("attrs", {})))
+def _port(port_id: int, spec: Port, op: str) -> Port:
+    """A port from a user's ``{"precision", "dims", "names"}`` dict, checked here so that a
+    wrong one is a RewriteError now, not a TypeError in a later walk."""
+    where = f"output {port_id} of a new {op} layer"
+    if not isinstance(spec, dict):
+        raise RewriteError(f"{where} must be a dict such as {{'precision': 'FP32', "
+                           f"'dims': (2, 3)}}, but got {spec!r}")
+    dims = spec.get("dims", ())
+    if dims is None:
+        dims = ()
+    if isinstance(dims, (str, bytes)) or not isinstance(dims, Iterable) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in dims):
+        raise RewriteError(f"the dims of {where} must be a sequence of ints (-1 for a "
+                           f"dynamic dim), but got {dims!r}")
+    precision = spec.get("precision")
+    if precision is not None and not isinstance(precision, str):
+        raise RewriteError(f"the precision of {where} must be text such as 'FP32', but got "
+                           f"{precision!r}")
+    names = spec.get("names") or []
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+        raise RewriteError(f"the names of {where} must be a list of strings, but got {names!r}")
+    return new_port(port_id, precision, tuple(int(d) for d in dims), list(names),
+                    spec.get("rt_info"), dict(spec.get("attrs") or {}))
+
+
+def _node(G: nx.MultiDiGraph, node: Any, role: str = "a layer") -> str:
+    """``node`` when the graph has it, else a RewriteError saying which argument is wrong."""
+    try:
+        known = node in G
+    except TypeError:  # an unhashable argument, say a list
+        known = False
+    if not known:
+        raise RewriteError(f"{role} must be a layer id of the graph, but got {node!r}")
+    return node
+
+
+def _out(G: nx.MultiDiGraph, node: Any, port: Any, role: str = "a layer") -> Port:
+    """The output port ``port`` of ``node``, or a RewriteError naming the layer."""
+    _node(G, node, role)
+    for p in G.nodes[node]["outputs"]:
+        if p["id"] == port:
+            return p
+    raise RewriteError(f"{role} has no output port {port!r} (its outputs: "
+                       f"{[p['id'] for p in G.nodes[node]['outputs']]})",
+                       layer_name=G.nodes[node].get("name"), layer_id=node)
+
+
+def _pair(ref: Any, role: str) -> tuple[Any, Any]:
+    if not isinstance(ref, (tuple, list)) or len(ref) != 2:
+        raise RewriteError(f"{role} must be a (layer id, port id) pair, but got {ref!r}")
+    return tuple(ref)
 
 
 # ---- adding ------------------------------------------------------------------------------
 def connect(G: nx.MultiDiGraph, src: tuple[str, int], dst: tuple[str, int]) -> None:
     """Add the edge from output port ``src = (layer, port)`` to input ``dst``."""
+    (u, from_port), (v, to_port) = _pair(src, "the source"), _pair(dst, "the target")
+    _out(G, u, from_port, "the source")
+    if all(p["id"] != to_port for p in G.nodes[_node(G, v, "the target")]["inputs"]):
+        raise RewriteError(f"the target has no input port {to_port!r} (its inputs: "
+                           f"{[p['id'] for p in G.nodes[v]['inputs']]})",
+                           layer_name=G.nodes[v].get("name"), layer_id=v)
+    _edge(G, src, dst)
+
+
+def _edge(G: nx.MultiDiGraph, src: tuple[str, int], dst: tuple[str, int]) -> None:
     (u, from_port), (v, to_port) = src, dst
     G.add_edge(u, v, key=(from_port, to_port), from_port=from_port, to_port=to_port, line=None)
 
@@ -172,25 +239,40 @@ def add_layer(
 
     Input ports get ids ``0..n-1`` and copy precision and dims from their producer;
     output ports continue the numbering (IR convention) and take ``precision``, ``dims``
-    and optionally ``names`` from the ``outputs`` dicts. The friendly name defaults to
+    and optionally ``names`` from the ``outputs`` dicts (``dims`` None or missing declare
+    none: :func:`reinfer` fills them in). The friendly name defaults to
     the op type and is made unique.
     """
-    node = _fresh_id(G)
+    if data is not None and not isinstance(data, Mapping):
+        raise RewriteError(f"the data of a new {type} layer must be a dict of its <data> "
+                           f"attributes, but got {data!r}")
+    for what, value in (("inputs", inputs), ("outputs", outputs)):
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+            raise RewriteError(f"the {what} of a new {type} layer must be a list, but got "
+                               f"{value!r}")
+    if name is not None and not isinstance(name, str):
+        raise RewriteError(f"the name of a new {type} layer must be a string, but got {name!r}")
     in_ports = []
-    for i, (src, src_port) in enumerate(inputs):
-        if src not in G:
+    for i, ref in enumerate(inputs):
+        src, src_port = _pair(ref, f"input {i} of a new {type} layer")
+        try:
+            known = src in G
+        except TypeError:
+            known = False
+        if not known:
             raise RewriteError(f"an input of a new {type} layer must be a layer of the graph, "
                                f"but got '{src}'")
-        producer_port = output_port(G, src, src_port)
-        in_ports.append(_port(i, {"precision": producer_port.get("precision"),
-                                  "dims": producer_port.get("dims", ())}))
-    out_ports = [_port(len(in_ports) + j, spec) for j, spec in enumerate(outputs)]
+        producer_port = _out(G, src, src_port, f"input {i} of a new {type} layer")
+        in_ports.append(new_port(i, producer_port.get("precision"),
+                                 producer_port.get("dims", ())))
+    out_ports = [_port(len(in_ports) + j, spec, type) for j, spec in enumerate(outputs)]
+    node = _fresh_id(G)
     G.add_node(node, **new_layer(
         unique_name(G, name or type), type, version,
         data={key: str(value) for key, value in (data or {}).items()},
         inputs=in_ports, outputs=out_ports))
     for i, src in enumerate(inputs):
-        connect(G, src, (node, i))
+        _edge(G, tuple(src), (node, i))
     return node
 
 
@@ -200,10 +282,7 @@ def add_const(G: nx.MultiDiGraph, array: Any, name: str | None = None) -> str:
     The element type, shape and port precision come from the array's dtype and shape;
     the data stays in the node's ``value`` attribute until the graph is written.
     """
-    value = np.asarray(array).copy(order="C")
-    if value.dtype.name not in PRECISIONS:
-        raise RewriteError(f"a Const holds one of the types {sorted(PRECISIONS)}, "
-                           f"but got dtype {value.dtype.name}")
+    value = _const_array(array)
     element_type, precision = PRECISIONS[value.dtype.name]
     node = add_layer(
         G, "Const", "opset1",
@@ -241,7 +320,7 @@ def _rewire(G: nx.MultiDiGraph, old: tuple[str, int], new: tuple[str, int],
         if consumer in skipped:
             continue
         G.remove_edge(old[0], consumer, key=(old[1], to_port))
-        connect(G, new, (consumer, to_port))
+        _edge(G, new, (consumer, to_port))
 
 
 def insert_after(
@@ -260,8 +339,14 @@ def insert_after(
     move to ``new``; with ``take_name`` so does the friendly name of ``node``. Layers in
     ``keep`` (say a ShapeOf that measures the old output) keep reading ``node:port``.
     """
+    _out(G, node, port, "the layer to insert after")
+    _node(G, new, "the inserted layer")
     if new_port is None:
+        if not G.nodes[new]["outputs"]:
+            raise RewriteError("an inserted layer needs an output, but it has none",
+                               layer_name=G.nodes[new]["name"], layer_id=new)
         new_port = G.nodes[new]["outputs"][0]["id"]
+    _out(G, new, new_port, "the inserted layer")
     if not G.has_edge(node, new) or all(k[0] != port for k in G[node][new]):
         raise RewriteError(
             f"a layer inserted after output port {port} must read that port, but layer "
@@ -278,6 +363,11 @@ def replace_layer(G: nx.MultiDiGraph, old: str, new: str) -> None:
     Output ports pair up by position, so ``new`` needs at least as many outputs as
     ``old`` has used ones.
     """
+    _node(G, old, "the replaced layer")
+    _node(G, new, "the replacement")
+    if old == new:
+        raise RewriteError("a layer cannot replace itself", layer_name=G.nodes[old]["name"],
+                           layer_id=old)
     if G.has_edge(old, new):
         raise RewriteError(
             f"a replacement cannot read the layer it replaces, but layer "
@@ -306,8 +396,7 @@ def remove_layer(G: nx.MultiDiGraph, node: str, keep_parameters: bool = True) ->
     A layer whose outputs are still read cannot be removed (replace it instead).
     Parameters stay unless ``keep_parameters`` is False: they are the model's inputs.
     """
-    if node not in G:
-        raise RewriteError(f"cannot remove layer id {node}: the graph has no such layer")
+    _node(G, node, "the removed layer")
     if G.out_degree(node):
         readers = sorted({v for _, v in G.out_edges(node)})
         raise RewriteError(
@@ -323,6 +412,208 @@ def remove_layer(G: nx.MultiDiGraph, node: str, keep_parameters: bool = True) ->
             if G.out_degree(u) == 0 and u not in todo and not (
                     keep_parameters and G.nodes[u].get("type") == "Parameter"):
                 todo.append(u)
+    return removed
+
+
+def bypass(G: nx.MultiDiGraph, node: str, input: int = 0) -> list[str]:  # noqa: A002
+    """Remove ``node`` and let every reader of its outputs read what feeds its input
+    port ``input`` (the position among its input ports); return the removed ids.
+
+    For a layer that passes its input through (a Convert to the same type, a Reshape to
+    the same shape, an Identity). The tensor names of its outputs move to the producer's
+    port, so the model's outputs keep their names; producers left unused (the Reshape's
+    shape Const) go with it, Parameters stay.
+    """
+    _node(G, node, "the bypassed layer")
+    attrs = G.nodes[node]
+    ports = attrs["inputs"]
+    if not isinstance(input, int) or not 0 <= input < len(ports):
+        raise RewriteError(f"a bypassed layer is skipped through one of its {len(ports)} "
+                           f"inputs, but input {input!r} was asked for",
+                           layer_name=attrs["name"], layer_id=node)
+    source = producer(G, node, ports[input]["id"])
+    if source is None:
+        raise RewriteError(f"input {input} of a bypassed layer must be connected, but it is "
+                           "not", layer_name=attrs["name"], layer_id=node)
+    for port in attrs["outputs"]:
+        _rewire(G, (node, port["id"]), source)
+        _take_names(G, (node, port["id"]), source, friendly=False)
+    return remove_layer(G, node)
+
+
+def replace_uses(G: nx.MultiDiGraph, old: tuple[str, int], new: tuple[str, int],
+                 take_names: bool = False) -> list[tuple[str, int]]:
+    """Make every consumer of output ``old = (layer, port)`` read output ``new`` instead;
+    return the ``(consumer, input port)`` pairs rewired.
+
+    The layer of ``new`` itself keeps reading ``old`` (so ``new`` may be computed from
+    it). With ``take_names`` the tensor names of ``old`` move to ``new`` as well (what the
+    model's outputs are called); the friendly names stay. ``old``'s layer is not removed:
+    :func:`cleanup` drops it once nothing needs it.
+    """
+    (u, from_port), (v, to_port) = _pair(old, "the old output"), _pair(new, "the new output")
+    _out(G, u, from_port, "the old output")
+    _out(G, v, to_port, "the new output")
+    if (u, from_port) == (v, to_port):
+        raise RewriteError(f"an output cannot replace itself, but both are port {from_port}",
+                           layer_name=G.nodes[u]["name"], layer_id=u)
+    moved = [(c, p) for c, p in consumers(G, u, from_port) if c != v]
+    above = nx.ancestors(G, v) if moved else set()
+    loops = sorted({c for c, _ in moved if c in above})
+    if loops:
+        raise RewriteError(
+            f"the new output must not depend on a consumer of the old one, but layer "
+            f"'{G.nodes[v]['name']}' (id {v}) reads layers {loops} that read it: the "
+            "graph would loop", layer_name=G.nodes[u]["name"], layer_id=u)
+    _rewire(G, (u, from_port), (v, to_port), skip=(v,))
+    if take_names:
+        _take_names(G, (u, from_port), (v, to_port), friendly=False)
+    return moved
+
+
+def _names_taken(G: nx.MultiDiGraph, name: str, besides: str) -> str | None:
+    """The id of a layer other than ``besides`` that has ``name`` as friendly name or as
+    a tensor name of one of its outputs, or None."""
+    for n, attrs in G.nodes(data=True):
+        if n != besides and (attrs.get("name") == name or any(
+                name in p.get("names", ()) for p in attrs.get("outputs", ()))):
+            return n
+    return None
+
+
+def _check_new_name(G: nx.MultiDiGraph, new: Any, besides: str, what: str) -> None:
+    if not isinstance(new, str) or not new:
+        raise RewriteError(f"the new name of {what} must be a non-empty string, but got "
+                           f"{new!r}", layer_name=G.nodes[besides]["name"], layer_id=besides)
+    other = _names_taken(G, new, besides)
+    if other is not None:
+        raise RewriteError(f"the new name of {what} must be free, but layer "
+                           f"'{G.nodes[other]['name']}' (id {other}) uses '{new}'",
+                           layer_name=G.nodes[besides]["name"], layer_id=besides)
+    index = _INDEXES.get(id(G))
+    if index:
+        index.names.add(new)
+
+
+def rename_input(G: nx.MultiDiGraph, old: str, new: str) -> str:
+    """Rename the model input ``old`` (a Parameter's friendly name or tensor name) to
+    ``new``; return the Parameter's id.
+
+    The friendly name and the tensor names of its output both become ``new`` (its
+    other tensor names go), so OpenVINO's ``model.inputs[i].get_any_name()`` and the
+    Parameter's ``get_friendly_name()`` say ``new``, and ``reshape``/``check(shapes=...)``
+    take it as the key. ``new`` must name no other layer or tensor.
+    """
+    params = [n for n, t in G.nodes(data="type") if t == "Parameter"]
+    found = [n for n in params if G.nodes[n]["name"] == old or any(
+        old in p["names"] for p in G.nodes[n]["outputs"])]
+    if not found:
+        known = sorted(G.nodes[n]["name"] for n in params)
+        raise RewriteError(f"rename_input takes the name of a model input, but '{old}' names "
+                           f"none (inputs: {known})")
+    node = found[0]
+    _check_new_name(G, new, node, f"input '{old}'")
+    G.nodes[node]["name"] = new
+    for port in G.nodes[node]["outputs"]:
+        port["names"] = [new]
+    return node
+
+
+def rename_output(G: nx.MultiDiGraph, old: str, new: str) -> str:
+    """Rename the model output ``old`` (a tensor name of the port feeding a Result, or
+    the Result's friendly name) to ``new``; return the Result's id.
+
+    The tensor names of the port feeding the Result become ``new`` (what OpenVINO's
+    ``model.outputs[i].get_names()`` shows), the Result's friendly name too, and so does
+    its ``output_names`` attribute when the IR has one (``layer_attrs``). Other readers of
+    that port see the same tensor: it has one set of names.
+    """
+    results = [n for n, t in G.nodes(data="type") if t == "Result"]
+    found = []
+    for r in results:
+        src = producer(G, r, G.nodes[r]["inputs"][0]["id"]) if G.nodes[r]["inputs"] else None
+        names = _out(G, *src)["names"] if src else []
+        if G.nodes[r]["name"] == old or old in names:
+            found.append((r, src))
+    if not found:
+        known = sorted({name for r in results for name in _output_names(G, r)})
+        raise RewriteError(f"rename_output takes the name of a model output, but '{old}' "
+                           f"names none (outputs: {known})")
+    node, src = found[0]
+    if src is None:
+        raise RewriteError("a renamed output must be fed by a layer, but this Result has no "
+                           "edge", layer_name=G.nodes[node]["name"], layer_id=node)
+    _check_new_name(G, new, node, f"output '{old}'")
+    _out(G, *src)["names"] = [new]
+    G.nodes[node]["name"] = new
+    layer_attrs = G.nodes[node].get("layer_attrs") or {}
+    if "output_names" in layer_attrs:
+        layer_attrs["output_names"] = new
+    return node
+
+
+def _output_names(G: nx.MultiDiGraph, result: str) -> list[str]:
+    src = producer(G, result, G.nodes[result]["inputs"][0]["id"]) if G.nodes[result][
+        "inputs"] else None
+    return [G.nodes[result]["name"], *(output_port(G, *src)["names"] if src else [])]
+
+
+def set_const(G: nx.MultiDiGraph, node: str, array: Any) -> None:
+    """Give Const ``node`` the data ``array``: its value, element type, shape attribute
+    and output port (precision, dims) change together, and the input ports that read it
+    take the new dims. ``write_ir`` writes the new bytes to the .bin; ``const_value``
+    reads them back. Run :func:`reinfer` when the shape changed what follows.
+    """
+    _node(G, node, "the Const to set")
+    attrs = G.nodes[node]
+    if attrs.get("type") not in ("Const", "Constant"):
+        raise RewriteError(f"set_const changes a Const, but this layer is a {attrs.get('type')}",
+                           layer_name=attrs.get("name"), layer_id=node)
+    value = _const_array(array)
+    element_type, precision = PRECISIONS[value.dtype.name]
+    data = attrs.setdefault("data", {})
+    data["element_type"] = element_type
+    data["shape"] = ", ".join(map(str, value.shape))
+    port = attrs["outputs"][0]
+    port["precision"], port["dims"] = precision, tuple(value.shape)
+    attrs["value"] = value
+    for _, consumer, key in G.out_edges(node, keys=True):
+        _copy_dims(G, (node, key[0]), (consumer, key[1]))
+
+
+def _const_array(array: Any) -> np.ndarray:
+    try:
+        value = np.asarray(array).copy(order="C")
+    except (TypeError, ValueError) as err:
+        raise RewriteError(f"a Const holds an array, but {array!r} is not one: {err}") from None
+    if value.dtype.name not in PRECISIONS:
+        raise RewriteError(f"a Const holds one of the types {sorted(PRECISIONS)}, "
+                           f"but got dtype {value.dtype.name}")
+    return value
+
+
+#: the op types that end a model: what they compute is kept by ``cleanup``
+SINKS = frozenset({"Result", "Assign"})
+
+
+def cleanup(G: nx.MultiDiGraph, keep_parameters: bool = True) -> list[str]:
+    """Remove every layer from which no Result or Assign (a sink) can be reached; return
+    the removed ids in graph order.
+
+    Parameters stay unless ``keep_parameters`` is False: they are the model's inputs,
+    and OpenVINO keeps an unused one.
+    """
+    needed: set[str] = set()
+    todo = [n for n, t in G.nodes(data="type") if t in SINKS]
+    while todo:
+        current = todo.pop()
+        if current in needed:
+            continue
+        needed.add(current)
+        todo.extend(u for u in G.predecessors(current) if u not in needed)
+    removed = [n for n, t in G.nodes(data="type") if n not in needed and not (
+        keep_parameters and t == "Parameter")]
+    G.remove_nodes_from(removed)
     return removed
 
 

@@ -228,6 +228,7 @@ def _topological_order(G: nx.MultiDiGraph) -> list[str]:
     if getattr(G, "in_order", False):
         return list(G._node)
     succ, pred = G._succ, G._pred
+    _check_edge_keys(G)
     position = {n: i for i, n in enumerate(G._node)}
     if all(position[u] < position[v] for u, targets in succ.items() for v in targets):
         return list(position)
@@ -242,6 +243,23 @@ def _topological_order(G: nx.MultiDiGraph) -> list[str]:
         raise IRStructureError("the edges of an IR must not form a cycle, but they do",
                                file=G.graph.get("xml_path"))
     return order
+
+
+def _check_edge_keys(G: nx.MultiDiGraph) -> None:
+    """Refuse an edge whose key is not the pair of port ids the schema asks for (a plain
+    ``G.add_edge(a, b)`` keys it 0): the walk reads the ports from the key. A graph the
+    reader built in order never gets here."""
+    for u, targets in G._succ.items():
+        for v, keyed in targets.items():
+            for key in keyed:
+                if type(key) is not tuple or len(key) != 2 or not all(
+                        isinstance(k, int) for k in key):
+                    raise IRStructureError(
+                        f"an edge is keyed by its (from_port, to_port) pair of ints, but the "
+                        f"edge {u} -> {v} has the key {key!r} (connect layers with "
+                        f"rewrite.connect, or G.add_edge(u, v, key=(from_port, to_port), "
+                        f"from_port=..., to_port=...))", file=G.graph.get("xml_path"),
+                        layer_name=G._node[v].get("name"), layer_id=v)
 
 
 def _infer_layer(G, node, attrs, preds, produced, overrides, nested=None, capture=None):
