@@ -45,7 +45,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises UsageError instead of printing usage and exiting."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message} (see: {self.prog} --help)")
+        raise UsageError(f"{self.prog}: {message}{_did_you_mean(message)} "
+                         f"(see: {self.prog} --help)")
 
     def _get_formatter(self) -> argparse.HelpFormatter:
         """Help text as wide as the terminal, but never wider than the 100 columns that
@@ -54,6 +55,25 @@ class _Parser(argparse.ArgumentParser):
 
         width = min(shutil.get_terminal_size().columns, output.WIDTH) - 2
         return self.formatter_class(prog=self.prog, width=width)
+
+
+def _did_you_mean(message: str) -> str:
+    """``; did you mean 'check'?`` for argparse's "invalid choice: 'chek' (choose from
+    'check', …)", when one choice is close; else nothing.
+
+    >>> _did_you_mean("invalid choice: 'chek' (choose from 'check', 'infer', 'show')")
+    "; did you mean 'check'?"
+    >>> _did_you_mean("invalid choice: 'zzz' (choose from 'check', 'infer')")
+    ''
+    """
+    import difflib
+    import re
+
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if found is None:
+        return ""
+    close = difflib.get_close_matches(found[1], re.findall(r"'([^']*)'", found[2]), n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 EPILOG = """exit codes: 0 all good, 1 the model has a problem (a mismatch, an invalid layer, a

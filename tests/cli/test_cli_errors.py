@@ -305,3 +305,16 @@ def test_subprocess_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> Non
     stderr = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141
     assert stderr == ""
+
+
+@pytest.mark.parametrize(("argv", "meant"), [(["chek", "m.xml"], "check"),
+                                            (["valdate", "m.xml"], "validate"),
+                                            (["show", "--format", "pgn", "m.xml", "-o", "x"],
+                                             "png")])
+def test_a_mistyped_choice_says_which_was_meant(argv, meant):
+    done = subprocess.run([sys.executable, "-m", "ovgather", *argv], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert f"did you mean '{meant}'?" in lines[0]
