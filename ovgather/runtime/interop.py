@@ -20,6 +20,7 @@ openvino is imported inside the functions, so ``import ovgather`` stays light.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -127,7 +128,24 @@ def _convert_onnx(path: Path) -> Any:
     except OvgatherError:
         raise
     except Exception as err:  # the ONNX frontend raises OpConversionFailure, GeneralFailure…
-        first = str(err).strip().splitlines()
-        text = next((line for line in first if line.strip()), type(err).__name__)
-        raise IRError(f"openvino.convert_model could not convert this ONNX model: {text}",
-                      file=str(path)) from err
+        raise IRError(f"openvino.convert_model could not convert this ONNX model: "
+                      f"{conversion_error(err)}", file=str(path)) from err
+
+
+def conversion_error(err: BaseException) -> str:
+    """What OpenVINO's frontend said, whole, on one line: every line of its message but
+    the ones that only locate its own source (``Check 'false' failed at src/…:151:``,
+    ``Exception from src/…``), which say nothing of the model.
+
+    >>> print(conversion_error(RuntimeError(
+    ...     "Check 'false' failed at src/a.cpp:151:\\nModel wasn't fully converted.\\n"
+    ...     "-- No conversion rule found for operations: FooBarOp-13\\n")))
+    Model wasn't fully converted. -- No conversion rule found for operations: FooBarOp-13
+    """
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    said = [line for line in lines if not _SOURCE_LINE.match(line)]
+    return " ".join(said or lines) or type(err).__name__
+
+
+#: A line of an OpenVINO error that only says where in OpenVINO's own source it was raised.
+_SOURCE_LINE = re.compile(r"(?:Exception from|Check '.*' failed at) src/\S+:\d+:?$")

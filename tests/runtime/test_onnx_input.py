@@ -126,3 +126,17 @@ def test_cli_validate_runs_onnx_models(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)["models"][0]
     assert code == 0 and out["path"] == str(path)
     assert out["summary"]["ok"] == out["summary"]["layers"] >= 1
+
+
+def test_an_onnx_conversion_error_keeps_what_the_frontend_said(tmp_path, capsys):
+    """The frontend's message, not its first line (the C++ file it was raised in)."""
+    node = helper.make_node("NoSuchOp", ["x"], ["y"])
+    graph = helper.make_graph([node], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    path = tmp_path / "unsupported.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("error:")
+    assert "NoSuchOp" in err and "failed at src/" not in err
