@@ -78,9 +78,42 @@ def neighbourhood(G: nx.MultiDiGraph, node: str, depth: int) -> set[str]:
 
 
 def _with_consts(G: nx.MultiDiGraph, keep: set[str]) -> set[str]:
-    """``keep`` plus every Const feeding a kept layer: a cut never turns weights into inputs."""
-    consts = {u for n in keep for u in G.predecessors(n) if G.nodes[u]["type"] in _CONST_TYPES}
-    return keep | consts
+    """``keep`` plus every constant subgraph feeding a kept layer (a Const, and the
+    Convert, Subtract, Multiply… that decompress FP16 or INT8 weights from Consts): a cut
+    never turns weights into inputs."""
+    memo: dict[str, bool] = {}
+    todo = list(keep)
+    while todo:
+        n = todo.pop()
+        for u in G.predecessors(n):
+            if u not in keep and _constant(G, u, memo):
+                keep.add(u)
+                todo.append(u)
+    return keep
+
+
+def _constant(G: nx.MultiDiGraph, u: str, memo: dict[str, bool]) -> bool:
+    """Whether ``u`` is a Const or computes from Consts only (a walk with its own stack,
+    as :func:`_from_shape_of`)."""
+    stack, entered = [u], set()
+    while stack:
+        n = stack[-1]
+        if n in memo:
+            stack.pop()
+            continue
+        feeds = list(G.predecessors(n))
+        if G.nodes[n]["type"] in _CONST_TYPES or not feeds:
+            memo[n] = G.nodes[n]["type"] in _CONST_TYPES
+            stack.pop()
+            continue
+        todo = [v for v in feeds if v not in memo]
+        if todo and n not in entered:
+            entered.add(n)
+            stack.extend(todo)
+            continue
+        memo[n] = all(memo.get(v, False) for v in feeds)
+        stack.pop()
+    return memo[u]
 
 
 def _is_shape_tensor(G: nx.MultiDiGraph, u: str, port_id: int, memo: dict[str, bool]) -> bool:

@@ -239,3 +239,26 @@ def test_extract_with_shape_overrides_cuts_at_the_reshaped_shapes(tmp_path: Path
     sub_ops = {op.get_friendly_name(): op for op in sub.get_ops()}
     assert str(sub_ops["pick_rows_nd8"].get_output_partial_shape(0)) == \
         str(full_ops["pick_rows_nd8"].get_output_partial_shape(0)) == "[4,2,4]"
+
+
+def test_extract_keeps_the_decompression_of_fp16_weights(tmp_path: Path) -> None:
+    """Saved with FP16 weights, a MatMul reads Const(f16) -> Convert(f32): the cut keeps
+    both, so the weights stay weights (no Parameter stands for them) and the layer runs
+    like the full model."""
+    rng = np.random.default_rng(0)
+    x = ov.opset8.parameter([2, 16], np.float32, name="x")
+    weights = ov.opset8.constant(rng.standard_normal((16, 8)).astype(np.float32))
+    hidden = ov.opset8.relu(ov.opset8.matmul(x, weights, False, False, name="mm"))
+    path = tmp_path / "fp16.xml"
+    ov.save_model(ov.Model([hidden], [x]), str(path), compress_to_fp16=True)
+    full = read_ir(path)
+    assert any(a["type"] == "Convert" for _, a in full.nodes(data=True))
+    mm = next(n for n, a in full.nodes(data=True) if a["type"] == "MatMul")
+    out = tmp_path / "cut.xml"
+    write_extract(full, full.nodes[mm]["name"], out, depth=0)
+    cut = ov.Core().read_model(str(out))
+    assert len(cut.get_parameters()) == 1  # x alone: the weights were not cut off
+    feed = rng.standard_normal((2, 16)).astype(np.float32)
+    got = ov.Core().compile_model(cut, "CPU")(feed)[0]
+    full_out = ov.Core().compile_model(ov.Core().read_model(str(path)), "CPU")(feed)[0]
+    np.testing.assert_allclose(np.maximum(got, 0), full_out, rtol=1e-5, atol=1e-5)
