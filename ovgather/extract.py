@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import os
+from collections.abc import Callable
 
 import networkx as nx
 
@@ -93,25 +94,39 @@ def _with_consts(G: nx.MultiDiGraph, keep: set[str]) -> set[str]:
 
 
 def _constant(G: nx.MultiDiGraph, u: str, memo: dict[str, bool]) -> bool:
-    """Whether ``u`` is a Const or computes from Consts only (a walk with its own stack,
-    as :func:`_from_shape_of`)."""
+    """Whether ``u`` is a Const or computes from Consts only."""
+    def leaf(n: str) -> bool | None:
+        if G.nodes[n]["type"] in _CONST_TYPES:
+            return True
+        return None if G._pred[n] else False
+
+    return _upstream(u, memo, leaf, lambda n: list(G.predecessors(n)), all)
+
+
+def _upstream(u: str, memo: dict[str, bool], leaf: Callable[[str], bool | None],
+              feeds: Callable[[str], list[str]], combine: Callable[..., bool]) -> bool:
+    """A yes/no answer about ``u`` made from its feeds' answers: ``leaf(n)`` answers a
+    layer on its own (None: ask its feeds), ``combine`` (``any``/``all``) joins the
+    feeds' answers. A walk with its own stack (shape chains can be thousands of layers
+    deep), each layer's answer kept in ``memo``."""
     stack, entered = [u], set()
     while stack:
         n = stack[-1]
         if n in memo:
             stack.pop()
             continue
-        feeds = list(G.predecessors(n))
-        if G.nodes[n]["type"] in _CONST_TYPES or not feeds:
-            memo[n] = G.nodes[n]["type"] in _CONST_TYPES
+        known = leaf(n)
+        if known is not None:
+            memo[n] = known
             stack.pop()
             continue
-        todo = [v for v in feeds if v not in memo]
+        fed = feeds(n)
+        todo = [v for v in fed if v not in memo]
         if todo and n not in entered:
             entered.add(n)
             stack.extend(todo)
             continue
-        memo[n] = all(memo.get(v, False) for v in feeds)
+        memo[n] = combine(memo.get(v, False) for v in fed)
         stack.pop()
     return memo[u]
 
@@ -129,28 +144,15 @@ def _small_int(G: nx.MultiDiGraph, u: str, port_id: int) -> bool:
 
 
 def _from_shape_of(G: nx.MultiDiGraph, u: str, memo: dict[str, bool]) -> bool:
-    """Whether ``u`` computes from a ShapeOf through small integer tensors: a walk with
-    its own stack (shape chains can be thousands of layers deep)."""
-    stack, entered = [u], set()
-    while stack:
-        n = stack[-1]
-        if n in memo:
-            stack.pop()
-            continue
+    """Whether ``u`` computes from a ShapeOf through small integer tensors."""
+    def leaf(n: str) -> bool | None:
         t = G.nodes[n]["type"]
-        if t in ("ShapeOf", "Parameter"):
-            memo[n] = t == "ShapeOf"
-            stack.pop()
-            continue
-        feeds = [v for v, fp, _ in g.input_edges(G, n) if _small_int(G, v, fp)]
-        todo = [v for v in feeds if v not in memo]
-        if todo and n not in entered:
-            entered.add(n)
-            stack.extend(todo)
-            continue
-        memo[n] = any(memo.get(v, False) for v in feeds)
-        stack.pop()
-    return memo[u]
+        return t == "ShapeOf" if t in ("ShapeOf", "Parameter") else None
+
+    def feeds(n: str) -> list[str]:
+        return [v for v, fp, _ in g.input_edges(G, n) if _small_int(G, v, fp)]
+
+    return _upstream(u, memo, leaf, feeds, any)
 
 
 def _with_shape_subgraphs(G: nx.MultiDiGraph, keep: set[str]) -> set[str]:
