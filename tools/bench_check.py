@@ -53,7 +53,7 @@ print(time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exit
 """
 
 
-def _run(cmd: list[str]) -> tuple[float, float, int]:
+def measured_run(cmd: list[str]) -> tuple[float, float, int]:
     """(wall seconds, peak RSS in MiB, exit code) of one process, from outside the repo
     so that the installed package is what runs."""
     done = subprocess.run([sys.executable, "-c", _LAUNCHER, *cmd], capture_output=True,
@@ -65,13 +65,13 @@ def _run(cmd: list[str]) -> tuple[float, float, int]:
 def bench_processes(xml: Path, repeat: int) -> dict[str, float]:
     ours = [console_script(), "check", "--json", str(xml)]
     theirs = [sys.executable, "-c", f"import openvino as ov; ov.Core().read_model({str(xml)!r})"]
-    _run(ours), _run(theirs)  # warm the file cache and the bytecode
+    measured_run(ours), measured_run(theirs)  # warm the file cache and the bytecode
     rows = []
     for _ in range(repeat):
-        t_ours, m_ours, rc = _run(ours)
+        t_ours, m_ours, rc = measured_run(ours)
         if rc not in (0, 1):
             raise SystemExit(f"ovgather check exited {rc} on {xml}")
-        t_theirs, m_theirs, _ = _run(theirs)
+        t_theirs, m_theirs, _ = measured_run(theirs)
         rows.append((t_ours, t_theirs, m_ours, m_theirs))
     ours_t, theirs_t, ours_m, theirs_m = (statistics.median(c) for c in zip(*rows, strict=True))
     ratio = statistics.median(a / b for a, b, _, _ in rows)

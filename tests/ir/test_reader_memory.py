@@ -5,11 +5,11 @@ of the same command on a ten-layer file)."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bench_check import measured_run  # tools/, on the path through conftest.py
 
 #: The documented figures (docs/safety.md), with room for the noise of one run.
 PER_BYTE = {(): 55 * 1.1, ("--json",): 85 * 1.1}
@@ -24,24 +24,12 @@ def _bare_layers(path: Path, n: int) -> Path:
     return path
 
 
-#: Started as a small process of its own, which starts the command and prints the peak
-#: resident set of it alone: Linux carries a process's peak over fork and exec, so the
-#: command started straight from pytest (big by now) would report pytest's peak.
-_LAUNCHER = """
-import os, subprocess, sys
-proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-_, status, usage = os.wait4(proc.pid, 0)
-print(usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))
-"""
-
-
 def _peak_bytes(args: list[str]) -> int:
-    """The peak resident set of ``ovgather check ARGS`` in a process of its own."""
-    done = subprocess.run([sys.executable, "-c", _LAUNCHER, sys.executable, "-m", "ovgather",
-                           "check", *args], capture_output=True, text=True, check=True)
-    peak, code = map(int, done.stdout.split())
+    """The peak resident set of ``ovgather check ARGS`` in a process of its own, measured
+    as the check benchmark measures it."""
+    _, peak_mib, code = measured_run([sys.executable, "-m", "ovgather", "check", *args])
     assert code == 0
-    return peak
+    return int(peak_mib * 2**20)
 
 
 @pytest.mark.parametrize("options", list(PER_BYTE), ids=["human", "json"])
