@@ -159,12 +159,15 @@ class ReshapeError(RewriteError):
     """New input shapes that a layer's rule rejects (the model cannot be reshaped).
 
     ``blockers`` lists every such layer (``id``, ``name``, ``type``, ``line``, ``why``;
-    ``hint`` when ``--fix`` knows a rewrite upstream), the first of them in the message.
+    ``sizes`` when it fails only at some sizes of a dynamic dim; ``hint``), the first of
+    them in the message. ``fixes``: the rewrites tried before giving up (with ``--fix``).
     """
 
-    def __init__(self, message: str, blockers: list | None = None, **where) -> None:
+    def __init__(self, message: str, blockers: list | None = None,
+                 fixes: list | None = None, **where) -> None:
         super().__init__(message, **where)
         self.blockers = list(blockers or [])
+        self.fixes = list(fixes or [])
 
 
 class OutputError(OvgatherError):

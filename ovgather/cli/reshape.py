@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import ReshapeError, UsageError
 from .common import EXIT_OK, EXIT_PROBLEM, add_json, check_output, parse_shape_options
 from .models import add_model_argument, load
-from .output import Progress, print_json, say, say_record
+from .output import Progress, print_json, say, say_record, warning
 
 __all__ = ["add_parsers", "run"]
 
@@ -87,38 +87,49 @@ def run(args: argparse.Namespace) -> int:
         bar.update()
     if args.json:
         print_json(_doc(args, shapes, written, result.changed, result.fixes, [],
-                        result.report.summary))
+                        result.report.summary, result.warnings))
     else:
+        for text in result.warnings:
+            warning(text)
         _print_human(args, result, written)
     return EXIT_OK
 
 
-def _doc(args, shapes, written, changed, fixes, blocked, summary) -> dict[str, Any]:
+def _doc(args, shapes, written, changed, fixes, blocked, summary, warnings=()
+         ) -> dict[str, Any]:
     return {"path": args.model, "output": written, "shapes": shapes,
-            "dry_run": bool(args.dry_run), "modified": bool(changed or fixes),
-            "fixes": fixes, "changed": changed, "blocked": blocked, "summary": summary}
+            "dry_run": bool(args.dry_run), "modified": bool(changed or fixes) and not blocked,
+            "fixes": fixes, "changed": changed, "blocked": blocked, "summary": summary,
+            "warnings": list(warnings)}
 
 
 def _blocked(args: argparse.Namespace, shapes: dict[str, str], err: ReshapeError) -> int:
     if args.json:
-        print_json(_doc(args, shapes, None, [], [], err.blockers, None))
-    else:
-        for row in err.blockers:
-            line = f"line {row['line']}, " if row.get("line") is not None else ""
-            say(f"blocked: {row['type']} '{row['name']}' ({line}id {row['id']}): {row['why']}")
-            if "hint" in row:
-                say(f"  hint: {row['hint']}")
-        # a model problem (exit 1), as check's invalid layers: stdout, not an error line
-        say_record(f"{args.model}: cannot be reshaped: {len(err.blockers)} layer(s) block "
-                   "it; nothing written")
+        print_json(_doc(args, shapes, None, [], err.fixes, err.blockers, None))
+        return EXIT_PROBLEM
+    for fx in err.fixes:
+        _say_fix(fx, "fix (tried, not kept)")
+    for row in err.blockers:
+        line = f"line {row['line']}, " if row.get("line") is not None else ""
+        say(f"blocked: {row['type']} '{row['name']}' ({line}id {row['id']}): {row['why']}")
+        if "hint" in row:
+            say(f"  hint: {row['hint']}")
+    # a model problem (exit 1), as check's invalid layers: stdout, not an error line
+    tried = f" after {len(err.fixes)} fix(es)" if err.fixes else ""
+    say_record(f"{args.model}: cannot be reshaped: {len(err.blockers)} layer(s) block "
+               f"it{tried}; nothing written")
     return EXIT_PROBLEM
+
+
+def _say_fix(fx: dict[str, Any], word: str = "fix") -> None:
+    line = f"line {fx['line']}, " if fx.get("line") is not None else ""
+    say(f"{word}: {fx['type']} '{fx['name']}' ({line}id {fx['id']}): {fx['before']} -> "
+        f"{fx['after']}")
 
 
 def _print_human(args: argparse.Namespace, result: Any, written: str | None) -> None:
     for fx in result.fixes:
-        line = f"line {fx['line']}, " if fx.get("line") is not None else ""
-        say(f"fix: {fx['type']} '{fx['name']}' ({line}id {fx['id']}): {fx['before']} -> "
-            f"{fx['after']}")
+        _say_fix(fx)
     repair = not args.shape  # then each rewritten dim is news; after new shapes, the inputs
     for row in result.changed:
         if row["type"] == "Parameter":

@@ -11,18 +11,13 @@ static size or ``-1``). With no new shapes it repairs: the dims ``check`` calls 
 
 A layer whose rule the new shapes break (say a MatMul after a flatten written as
 ``[1,-1]`` once the batch is 2) blocks the reshape: :class:`~ovgather.errors.ReshapeError`
-names it, and ``G`` is left as it was. With ``fix=True`` the usual culprits upstream are
-rewritten first, each so that at the old shapes it computes exactly what it did:
-
-* a Reshape whose Const target hard-codes a size that now varies gets ``0`` (copy the
-  input dim, ``special_zero=true``) where the size sits at the same position, or a target
-  built at run time from ``ShapeOf`` of its input where it moved;
-* a Broadcast whose Const target hard-codes a size of its data input that now varies
-  gets ``1`` there and ``bidirectional`` mode (which keeps the data's size).
-
-A constant-folded shape subgraph ends in such a Const target, so it is covered too.
-Fixes are applied only when the model is blocked without them, and only to layers
-upstream of a blocking layer: a model that reshapes cleanly is never rewritten.
+names it, and ``G`` is left as it was. A dynamic dim (``?``, ``1..8``) is proved across
+its range: a layer that fails at one of the sizes ``reshape_range`` tries (the old one, 1,
+2, 3, the bounds) blocks it too, since the runtime will meet those sizes. With
+``fix=True`` the usual culprits upstream are rewritten first (``reshape_fixes``), each so
+that at the old shapes it computes exactly what it did. Fixes are applied only when the
+model is blocked without them, and only to layers upstream of a blocking layer: a model
+that reshapes cleanly is never rewritten.
 
 >>> import networkx as nx
 >>> from ovgather.rewrite import add_layer
@@ -46,14 +41,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
-import numpy as np
 
-from ..errors import OvgatherError, ReshapeError
-from ..graph import consumers, input_edges, locate, output_port, producer
-from ..infer import CheckReport, check, infer_shapes, shape_reaching
-from ..rewrite import add_const, editing, remove_layer
+from ..errors import ReshapeError
+from ..graph import input_edges, locate, output_port
+from ..infer import CheckReport, check, infer_shapes
+from ..rewrite import editing
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
-from .building import concat, shape_of, slice_of
+from .reshape_fixes import apply_fix, culprits
+from .reshape_range import Probe, changed_sizes, failures, shared_dim_warnings
 
 __all__ = ["reshape", "ReshapeResult", "shape_attribute", "reshape_effect"]
 
@@ -69,11 +64,13 @@ class ReshapeResult:
     ``name``, ``type``, ``port``, ``before`` and ``after`` as shape texts, ``?`` for a
     ``-1`` dim; a Parameter's texts are its ``shape`` attribute). ``fixes``: one record
     per layer ``fix=True`` rewrote (``id``, ``name``, ``type``, ``line``, ``before``,
-    ``after``, ``why``). ``report``: ``check`` of the rewritten graph.
+    ``after``, ``why``). ``warnings``: inputs left out of the new shapes that likely share
+    a dim with one given. ``report``: ``check`` of the rewritten graph.
     """
 
     changed: list[dict[str, Any]] = field(default_factory=list)
     fixes: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     report: CheckReport | None = None
 
     @property
@@ -93,16 +90,16 @@ def reshape(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = None,
     """
     shapes = dict(shapes or {})
     report = check(G, shapes)
+    blockers = _blockers(G, shapes, report)
     fixes: list[dict[str, Any]] = []
-    if _blockers(report) and fix:
+    if blockers and fix:
         H = copy.deepcopy(G)
-        fixes, report = _fix_until_clean(H, shapes, report)
-        if not _blockers(report):
+        fixes, report, blockers = _fix_until_clean(H, shapes, report)
+        if not blockers:
             _take_over(G, H)
-    blockers = _blockers(report)
     if blockers:
-        raise _blocked(G, report, blockers)
-    result = ReshapeResult(fixes=fixes)
+        raise _blocked(G, blockers, fixes, fix)
+    result = ReshapeResult(fixes=fixes, warnings=shared_dim_warnings(G, shapes))
     old = infer_shapes(G)
     with editing(G):
         result.changed = _write_dims(G, report, old, _overridden(G, shapes))
@@ -122,30 +119,58 @@ def shape_attribute(shape: PartialShape) -> str:
 
 
 # ---- blockers ---------------------------------------------------------------------------
-def _blockers(report: CheckReport) -> list[Any]:
-    return [lr for lr in report.layers if lr.status == "invalid"]
+@dataclass
+class _Blocker:
+    """An invalid layer: at the requested shapes, or (``probe``) at static sizes inside
+    a requested dynamic range. ``report`` is the check at those shapes."""
+
+    layer: Any
+    report: CheckReport
+    probe: Probe | None = None
 
 
-def _blocked(G: nx.MultiDiGraph, report: CheckReport, blockers: list[Any]) -> ReshapeError:
+def _blockers(G: nx.MultiDiGraph, shapes: dict[str, Any], report: CheckReport
+              ) -> list[_Blocker]:
+    """The invalid layers at the requested shapes; when there are none, those invalid
+    at a probe of a dynamic range (the first probe where each fails)."""
+    found = [_Blocker(lr, report) for lr in report.layers if lr.status == "invalid"]
+    if found:
+        return found
+    seen: set[str] = set()
+    for probe, at, bad in failures(G, shapes, report):
+        found += [_Blocker(lr, at, probe) for lr in bad if lr.id not in seen]
+        seen |= {lr.id for lr in bad}
+    return found
+
+
+def _blocked(G: nx.MultiDiGraph, blockers: list[_Blocker], fixes: list[dict[str, Any]],
+             fixed: bool) -> ReshapeError:
+    """The error naming every blocker, with one hint each: the layers upstream that a
+    fix could rewrite (without ``--fix``), or that no fix covers it (with it)."""
     path = G.graph.get("xml_path")
-    culprits = _culprits(G, report, {lr.id for lr in blockers})
     rows = []
-    for lr in blockers:
-        row = {"id": lr.id, "name": lr.name, "type": lr.type, "line": lr.line,
-               "why": lr.message}
+    for b in blockers:
+        lr = b.layer
+        why = lr.message if b.probe is None else f"at {b.probe.label}: {lr.message}"
+        row = {"id": lr.id, "name": lr.name, "type": lr.type, "line": lr.line, "why": why}
+        if b.probe is not None:
+            row["sizes"] = {name: str(shape) for name, shape in b.probe.shapes.items()}
         above = nx.ancestors(G, lr.id) if lr.id in G else set()  # a body layer: none
-        upstream = [c for c in culprits if c in above | {lr.id}]
-        if upstream:
+        upstream = [c for c in culprits(G, b.report, {lr.id}) if c in above | {lr.id}]
+        if upstream and not fixed:
             names = ", ".join(f"{G.nodes[c]['type']} '{G.nodes[c]['name']}' (id {c})"
                               for c in upstream)
-            row["hint"] = f"{names} hard-codes a size that now varies; --fix rewrites it"
+            row["hint"] = f"{names} hard-codes the old size; --fix rewrites it"
+        elif fixed:
+            row["hint"] = ("no fix covers this layer: it needs the old size itself, or a "
+                           "constant sized by it that ovgather cannot rewrite")
         rows.append(row)
     first = rows[0]
     more = f" (and {len(rows) - 1} more layer(s))" if len(rows) > 1 else ""
-    hint = f"; {first['hint']}" if "hint" in first else ""
+    hint = f"; {first['hint']}" if "hint" in first and not fixed else ""
     return ReshapeError(
         f"the model cannot be reshaped: {first['type']} rejects the new shapes: "
-        f"{first['why']}{hint}{more}", rows, file=path, line=first["line"],
+        f"{first['why']}{hint}{more}", rows, fixes=fixes, file=path, line=first["line"],
         layer_name=first["name"], layer_id=first["id"])
 
 
@@ -255,199 +280,31 @@ def _take_over(G: nx.MultiDiGraph, H: nx.MultiDiGraph) -> None:
 
 # ---- fixes --------------------------------------------------------------------------------
 def _fix_until_clean(G: nx.MultiDiGraph, shapes: dict[str, Any], report: CheckReport
-                     ) -> tuple[list[dict[str, Any]], CheckReport]:
+                     ) -> tuple[list[dict[str, Any]], CheckReport, list[_Blocker]]:
+    """Fix the culprits of the first shapes that fail (the requested ones, else a probe)
+    round by round; the fixes made, the report at the requested shapes, what still blocks."""
     fixes: list[dict[str, Any]] = []
+    blockers = _blockers(G, shapes, report)
+    sizes = changed_sizes(G, shapes)
     for _ in range(MAX_ROUNDS):
-        blockers = {lr.id for lr in _blockers(report)}
         if not blockers:
             break
-        culprits = _culprits(G, report, blockers)
-        if not culprits:
+        failing = blockers[0].report
+        ids = {b.layer.id for b in blockers if b.report is failing}
+        # a layer fixed once follows its input: fixing it again would guess on a guess
+        done = {fx["id"] for fx in fixes}
+        found = [c for c in culprits(G, failing, ids, sizes) if c not in done]
+        if not found:
             break
-        old, new = infer_shapes(G), {lr.id: lr.inferred_shapes for lr in report.layers}
+        old, new = infer_shapes(G), {lr.id: lr.inferred_shapes for lr in failing.layers}
         with editing(G):
-            round_fixes = [f for node in culprits
-                           if (f := _FIXERS[G.nodes[node]["type"]](G, node, old, new))]
+            round_fixes = [f for node in found if (f := apply_fix(G, node, old, new, sizes))]
         if not round_fixes:
             break
         fixes += round_fixes
         report = check(G, shapes)
-    return fixes, report
-
-
-def _culprits(G: nx.MultiDiGraph, report: CheckReport, blockers: set[str]) -> list[str]:
-    """Fixable layers (a Const target that hard-codes a size that now varies) upstream of
-    a blocking layer, or blocking themselves, in walk order."""
-    upstream: set[str] = set(blockers)
-    for b in blockers:
-        if b in G:  # a layer inside a body has no top-level ancestors of its own
-            upstream |= nx.ancestors(G, b)
-    old = infer_shapes(G)
-    new = {lr.id: lr.inferred_shapes for lr in report.layers}
-    return [lr.id for lr in report.layers if lr.id in upstream and lr.type in _FIXERS
-            and _plan_target(G, lr.id, old, new)]
-
-
-def _const_target(G: nx.MultiDiGraph, node: str) -> tuple[str, list[int]] | None:
-    """The Const feeding input 1 of ``node`` and its values, when it is a 1-D integer."""
-    from ..ir import const_value
-
-    edges = input_edges(G, node)
-    if len(edges) < 2 or G.nodes[edges[1][0]]["type"] not in ("Const", "Constant"):
-        return None
-    try:
-        value = const_value(G, edges[1][0])
-    except OvgatherError:
-        return None
-    if value.ndim != 1 or value.dtype.kind not in "iu":
-        return None
-    return edges[1][0], [int(v) for v in value]
-
-
-def _varying(old: PartialShape | None, new: PartialShape | None) -> dict[int, int]:
-    """Input dim position -> its old static size, for the dims the new shapes change."""
-    if old is None or new is None or old.rank is None or new.rank != old.rank:
-        return {}
-    return {j: a.lo for j, (a, b) in enumerate(zip(old.dims, new.dims, strict=True))
-            if a.is_static and a != b}
-
-
-def _plan_target(G, node, old, new) -> list[tuple[str, int]] | None:
-    """For each target entry: ``("copy", j)`` (input dim j, which now varies) or
-    ``("const", value)``; None when no entry hard-codes a varying size."""
-    attrs = G.nodes[node]
-    target = _const_target(G, node)
-    if target is None:
-        return None
-    _, values = target
-    varying = _varying(shape_reaching(G, node, 0, old), shape_reaching(G, node, 0, new))
-    if not varying:
-        return None
-    if attrs["type"] == "Broadcast":
-        return _plan_broadcast(attrs, values, varying, shape_reaching(G, node, 0, old).rank)
-    zero_copies = (attrs.get("data") or {}).get("special_zero") == "true"
-    if not zero_copies and 0 in values:
-        return None  # a literal 0 size: a target with copies would change its meaning
-    used: set[int] = set()
-    plan: list[tuple[str, int]] = []
-    for i, t in enumerate(values):
-        j = None
-        if t > 0:
-            if varying.get(i) == t and i not in used:
-                j = i
-            else:
-                j = next((k for k, v in varying.items() if v == t and k not in used), None)
-        if j is None:
-            plan.append(("const", t))
-        else:
-            used.add(j)
-            plan.append(("copy", j))
-    return plan if used else None
-
-
-def _plan_broadcast(attrs, values, varying, rank):
-    mode = (attrs.get("data") or {}).get("mode", "numpy")
-    if mode not in ("numpy", "bidirectional") or rank is None or len(values) < rank:
-        return None
-    shift = len(values) - rank
-    plan = [("copy", i - shift) if i >= shift and varying.get(i - shift) == t
-            else ("const", t) for i, t in enumerate(values)]
-    return plan if any(kind == "copy" for kind, _ in plan) else None
-
-
-def _layer_record(G, node, before, after, why) -> dict[str, Any]:
-    attrs = G.nodes[node]
-    return {"id": node, "name": attrs["name"], "type": attrs["type"],
-            "line": attrs.get("line"), "before": before, "after": after, "why": why}
-
-
-def _text(values: list) -> str:
-    return "[" + ",".join(map(str, values)) + "]"
-
-
-def _fix_reshape(G, node, old, new) -> dict[str, Any] | None:
-    plan = _plan_target(G, node, old, new)
-    if plan is None:
-        return None
-    const, values = _const_target(G, node)
-    data = G.nodes[node]["data"]
-    before = f"target {_text(values)}, special_zero={data.get('special_zero', 'false')}"
-    moved = [j for kind, j in plan if kind == "copy"]
-    why = (f"the target hard-codes input dim(s) {', '.join(map(str, moved))}, which the new "
-           "shapes change")
-    if all(j == i for i, (kind, j) in enumerate(plan) if kind == "copy"):
-        zeros = [0 if kind == "copy" else v for kind, v in plan]
-        _swap_target(G, node, const, add_const(G, np.array(zeros, dtype=_dtype(G, const)),
-                                               name=f"{G.nodes[node]['name']}/target"))
-        data["special_zero"] = "true"
-        return _layer_record(G, node, before, f"target {_text(zeros)}, special_zero=true", why)
-    target = _shape_of_target(G, node, plan)
-    after = "target " + _text([f"shape[{v}]" if kind == "copy" else str(v)
-                               for kind, v in plan])
-    _swap_target(G, node, const, target)
-    return _layer_record(G, node, before, f"{after} (ShapeOf of its input), special_zero="
-                         f"{data.get('special_zero', 'false')}", why)
-
-
-def _fix_broadcast(G, node, old, new) -> dict[str, Any] | None:
-    plan = _plan_target(G, node, old, new)
-    if plan is None:
-        return None
-    const, values = _const_target(G, node)
-    attrs = G.nodes[node]
-    data = attrs["data"]
-    before = f"target {_text(values)}, mode={data.get('mode', 'numpy')}"
-    ones = [1 if kind == "copy" else v for kind, v in plan]
-    _swap_target(G, node, const, add_const(G, np.array(ones, dtype=_dtype(G, const)),
-                                           name=f"{attrs['name']}/target"))
-    data["mode"] = "bidirectional"
-    attrs["version"] = "opset3"
-    moved = [j for kind, j in plan if kind == "copy"]
-    return _layer_record(G, node, before, f"target {_text(ones)}, mode=bidirectional",
-                         f"the target hard-codes data dim(s) {', '.join(map(str, moved))}, "
-                         "which the new shapes change")
-
-
-_FIXERS = {"Reshape": _fix_reshape, "Broadcast": _fix_broadcast}
-
-
-def _dtype(G: nx.MultiDiGraph, const: str) -> np.dtype:
-    from ..ir import const_value
-
-    return const_value(G, const).dtype
-
-
-def _swap_target(G: nx.MultiDiGraph, node: str, old: str, new: str) -> None:
-    """Feed input 1 of ``node`` from ``new`` instead of the Const ``old`` (removed when
-    nothing else reads it)."""
-    port = G.nodes[node]["inputs"][1]["id"]
-    src = producer(G, node, port)
-    G.remove_edge(src[0], node, key=(src[1], port))
-    new_port = G.nodes[new]["outputs"][0]["id"]
-    G.add_edge(new, node, key=(new_port, port), from_port=new_port, to_port=port, line=None)
-    if not consumers(G, old, src[1]) and G.out_degree(old) == 0:
-        remove_layer(G, old)
-
-
-def _shape_of_target(G: nx.MultiDiGraph, node: str, plan: list[tuple[str, int]]) -> str:
-    """``Concat`` of Const runs and single dims of ``ShapeOf(input 0)``: the target with
-    its copies measured at run time (passes.building). It is i64 whatever
-    the old Const was: Reshape takes any integer target."""
-    name = G.nodes[node]["name"]
-    u, from_port, _ = input_edges(G, node)[0]
-    rank = len(output_port(G, u, from_port)["dims"]) or None
-    shape = shape_of(G, (u, from_port), rank, f"{name}/input_shape")
-    parts: list[str] = []
-    run: list[int] = []
-    for kind, v in [*plan, ("end", 0)]:
-        if kind != "const" and run:
-            parts.append(add_const(G, np.array(run, dtype=np.int64), name=f"{name}/sizes"))
-            run = []
-        if kind == "const":
-            run.append(v)
-        elif kind == "copy":
-            parts.append(slice_of(G, shape, v, v + 1, f"{name}/dim{v}"))
-    return concat(G, parts, len(plan), f"{name}/target")
+        blockers = _blockers(G, shapes, report)
+    return fixes, report, blockers
 
 
 # ---- what new shapes change, without rewriting -----------------------------------------

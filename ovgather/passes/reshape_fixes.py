@@ -1,0 +1,370 @@
+"""The rewrites ``reshape(..., fix=True)`` applies to the layers that block new shapes.
+
+Each fix makes a layer follow the input at run time where it hard-coded a size from
+the old shapes, and computes exactly what it did at the old shapes:
+
+* a **Reshape** whose Const target hard-codes a size that now varies gets ``0`` (copy the
+  input dim, ``special_zero=true``) where the size sits at the same position, or a target
+  built at run time from ``ShapeOf`` of its input where it moved;
+* a **Broadcast** whose Const target hard-codes a size of its data input that now varies
+  gets ``1`` there and ``bidirectional`` mode (which keeps the data's size);
+* a **Concat**, **GatherElements**, or **Gather**/**GatherND** with batch dims, whose
+  constant input has size 1 where another input now varies (a ViT's class token
+  ``[1,1,D]`` concatenated to a batch of patches, position ids gathered per row) gets
+  that input broadcast to the other's size, measured by ``ShapeOf`` at run time: each
+  row then reads the same constant, as the one row did.
+
+A constant-folded shape subgraph ends in such a Const target, so it is covered too.
+:func:`culprits` finds the fixable layers upstream of the blocking ones; :func:`apply_fix`
+rewrites one and returns the record the CLI prints as a ``fix:`` line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from ..element_types import is_real
+from ..errors import OvgatherError
+from ..graph import consumers, input_edges, output_port, producer
+from ..infer import CheckReport, infer_shapes, shape_reaching, shapes_reaching
+from ..rewrite import add_const, add_layer, remove_layer
+from ..shapes import PartialShape
+from .building import concat, first_output, shape_of, slice_of
+
+__all__ = ["culprits", "apply_fix", "FIXABLE"]
+
+
+def culprits(G: nx.MultiDiGraph, report: CheckReport, blockers: set[str],
+             sizes: frozenset[int] = frozenset({1})) -> list[str]:
+    """Fixable layers upstream of a blocking layer, or blocking themselves, in walk
+    order: those :func:`apply_fix` can rewrite, given the report of the new shapes."""
+    upstream: set[str] = set(blockers)
+    for b in blockers:
+        if b in G:  # a layer inside a body has no top-level ancestors of its own
+            upstream |= nx.ancestors(G, b)
+    old = infer_shapes(G)
+    new = {lr.id: lr.inferred_shapes for lr in report.layers}
+    return [lr.id for lr in report.layers if lr.id in upstream and lr.type in FIXABLE
+            and _PLANS[lr.type](G, lr.id, old, new, sizes)]
+
+
+def apply_fix(G: nx.MultiDiGraph, node: str, old: dict, new: dict,
+              sizes: frozenset[int] = frozenset({1})) -> dict[str, Any] | None:
+    """Rewrite the culprit ``node`` (``old``/``new``: layer id -> inferred output shapes
+    at the old and the new input shapes; ``sizes``: the old sizes of the input dims that
+    change); the ``fix:`` record, or None when no fix fits."""
+    return _FIXERS[G.nodes[node]["type"]](G, node, old, new, sizes)
+
+
+def _const_target(G: nx.MultiDiGraph, node: str) -> tuple[str, list[int]] | None:
+    """The Const feeding input 1 of ``node`` and its values, when it is a 1-D integer."""
+    from ..ir import const_value
+
+    edges = input_edges(G, node)
+    if len(edges) < 2 or G.nodes[edges[1][0]]["type"] not in ("Const", "Constant"):
+        return None
+    try:
+        value = const_value(G, edges[1][0])
+    except OvgatherError:
+        return None
+    if value.ndim != 1 or value.dtype.kind not in "iu":
+        return None
+    return edges[1][0], [int(v) for v in value]
+
+
+def _varying(old: PartialShape | None, new: PartialShape | None) -> dict[int, int]:
+    """Input dim position -> its old static size, for the dims the new shapes change."""
+    if old is None or new is None or old.rank is None or new.rank != old.rank:
+        return {}
+    return {j: a.lo for j, (a, b) in enumerate(zip(old.dims, new.dims, strict=True))
+            if a.is_static and a != b}
+
+
+def _plan_target(G, node, old, new, sizes=frozenset({1})) -> list[tuple[str, int]] | None:
+    """For each target entry: ``("copy", j)`` (input dim j, which now varies) or
+    ``("const", value)``; None when no entry hard-codes a varying size. ``sizes``: the
+    old sizes of the input dims the reshape changes (a batch of 1)."""
+    attrs = G.nodes[node]
+    target = _const_target(G, node)
+    if target is None:
+        return None
+    _, values = target
+    before, after = shape_reaching(G, node, 0, old), shape_reaching(G, node, 0, new)
+    varying = _varying(before, after)
+    if not varying:
+        return None
+    if attrs["type"] == "Broadcast":
+        return _plan_broadcast(attrs, values, varying, before.rank)
+    zero_copies = (attrs.get("data") or {}).get("special_zero") == "true"
+    if not zero_copies and 0 in values:
+        return None  # a literal 0 size: a target with copies would change its meaning
+    in_place = [("copy", i) if t > 0 and varying.get(i) == t else ("const", t)
+                for i, t in enumerate(values)]
+    if any(kind == "copy" for kind, _ in in_place):
+        return in_place
+    inferred = _infer_entry(values, _count(after), sizes)
+    return inferred or _moved(values, varying) or _infer_entry(values, _count(after), None)
+
+
+def _count(shape: PartialShape) -> int | None:
+    if shape.rank is None or not all(d.is_static for d in shape.dims):
+        return None
+    return int(np.prod([d.lo for d in shape.dims], dtype=np.int64))
+
+
+def _infer_entry(values: list[int], count: int | None, sizes) -> list[tuple[str, int]] | None:
+    """A batch folded into another input dim (``[B*S,D]`` into ``[1,S,D]``): the target
+    entry that held the old batch (one of ``sizes``; None: the first entry) becomes
+    ``-1``, which at the old shapes computes the same size. Needs a target with no ``-1``
+    whose other entries divide the new element count."""
+    if -1 in values or count is None or not values:
+        return None
+    i = next((i for i, t in enumerate(values) if t in sizes), None) if sizes else 0
+    rest = int(np.prod([t for k, t in enumerate(values) if k != i], dtype=np.int64)) \
+        if i is not None else 0
+    if i is None or rest <= 0 or count % rest:
+        return None
+    return [("const", -1 if k == i else t) for k, t in enumerate(values)]
+
+
+def _moved(values: list[int], varying: dict[int, int]) -> list[tuple[str, int]] | None:
+    """Target entries that hold the old size of a varying input dim at another position
+    copy that dim (a ShapeOf-built target)."""
+    used: set[int] = set()
+    plan: list[tuple[str, int]] = []
+    for t in values:
+        j = next((k for k, v in varying.items() if v == t and k not in used), None) \
+            if t > 0 else None
+        if j is None:
+            plan.append(("const", t))
+        else:
+            used.add(j)
+            plan.append(("copy", j))
+    return plan if used else None
+
+
+def _plan_broadcast(attrs, values, varying, rank):
+    mode = (attrs.get("data") or {}).get("mode", "numpy")
+    if mode not in ("numpy", "bidirectional") or rank is None or len(values) < rank:
+        return None
+    shift = len(values) - rank
+    plan = [("copy", i - shift) if i >= shift and varying.get(i - shift) == t
+            else ("const", t) for i, t in enumerate(values)]
+    return plan if any(kind == "copy" for kind, _ in plan) else None
+
+
+def _layer_record(G, node, before, after, why) -> dict[str, Any]:
+    attrs = G.nodes[node]
+    return {"id": node, "name": attrs["name"], "type": attrs["type"],
+            "line": attrs.get("line"), "before": before, "after": after, "why": why}
+
+
+def _text(values: list) -> str:
+    return "[" + ",".join(map(str, values)) + "]"
+
+
+def _fix_reshape(G, node, old, new, sizes=frozenset({1})) -> dict[str, Any] | None:
+    plan = _plan_target(G, node, old, new, sizes)
+    if plan is None:
+        return None
+    const, values = _const_target(G, node)
+    data = G.nodes[node]["data"]
+    before = f"target {_text(values)}, special_zero={data.get('special_zero', 'false')}"
+    moved = [j for kind, j in plan if kind == "copy"]
+    if not moved:  # one entry now -1: the batch folded into another dim
+        after = [v for _, v in plan]
+        _swap_target(G, node, const, add_const(G, np.array(after, dtype=_dtype(G, const)),
+                                               name=f"{G.nodes[node]['name']}/target"))
+        return _layer_record(G, node, before, f"target {_text(after)}, special_zero="
+                             f"{data.get('special_zero', 'false')}",
+                             "the target hard-codes the old batch, which its input now "
+                             "carries folded into another dim")
+    why = (f"the target hard-codes input dim(s) {', '.join(map(str, moved))}, which the new "
+           "shapes change")
+    if all(j == i for i, (kind, j) in enumerate(plan) if kind == "copy"):
+        zeros = [0 if kind == "copy" else v for kind, v in plan]
+        _swap_target(G, node, const, add_const(G, np.array(zeros, dtype=_dtype(G, const)),
+                                               name=f"{G.nodes[node]['name']}/target"))
+        data["special_zero"] = "true"
+        return _layer_record(G, node, before, f"target {_text(zeros)}, special_zero=true", why)
+    target = _shape_of_target(G, node, plan)
+    after = "target " + _text([f"shape[{v}]" if kind == "copy" else str(v)
+                               for kind, v in plan])
+    _swap_target(G, node, const, target)
+    return _layer_record(G, node, before, f"{after} (ShapeOf of its input), special_zero="
+                         f"{data.get('special_zero', 'false')}", why)
+
+
+def _fix_broadcast(G, node, old, new, sizes=None) -> dict[str, Any] | None:
+    plan = _plan_target(G, node, old, new)
+    if plan is None or all(kind == "const" for kind, _ in plan):
+        return None
+    const, values = _const_target(G, node)
+    attrs = G.nodes[node]
+    data = attrs["data"]
+    before = f"target {_text(values)}, mode={data.get('mode', 'numpy')}"
+    ones = [1 if kind == "copy" else v for kind, v in plan]
+    _swap_target(G, node, const, add_const(G, np.array(ones, dtype=_dtype(G, const)),
+                                           name=f"{attrs['name']}/target"))
+    data["mode"] = "bidirectional"
+    attrs["version"] = "opset3"
+    moved = [j for kind, j in plan if kind == "copy"]
+    return _layer_record(G, node, before, f"target {_text(ones)}, mode=bidirectional",
+                         f"the target hard-codes data dim(s) {', '.join(map(str, moved))}, "
+                         "which the new shapes change")
+
+
+def _dtype(G: nx.MultiDiGraph, const: str) -> np.dtype:
+    from ..ir import const_value
+
+    return const_value(G, const).dtype
+
+
+def _swap_target(G: nx.MultiDiGraph, node: str, old: str, new: str) -> None:
+    """Feed input 1 of ``node`` from ``new`` instead of the Const ``old`` (removed when
+    nothing else reads it)."""
+    port = G.nodes[node]["inputs"][1]["id"]
+    src = producer(G, node, port)
+    G.remove_edge(src[0], node, key=(src[1], port))
+    new_port = G.nodes[new]["outputs"][0]["id"]
+    G.add_edge(new, node, key=(new_port, port), from_port=new_port, to_port=port, line=None)
+    if not consumers(G, old, src[1]) and G.out_degree(old) == 0:
+        remove_layer(G, old)
+
+
+def _shape_of_target(G: nx.MultiDiGraph, node: str, plan: list[tuple[str, int]]) -> str:
+    """``Concat`` of Const runs and single dims of ``ShapeOf(input 0)``: the target with
+    its copies measured at run time (passes.building). It is i64 whatever
+    the old Const was: Reshape takes any integer target."""
+    name = G.nodes[node]["name"]
+    u, from_port, _ = input_edges(G, node)[0]
+    rank = len(output_port(G, u, from_port)["dims"]) or None
+    shape = shape_of(G, (u, from_port), rank, f"{name}/input_shape")
+    parts: list[str] = []
+    run: list[int] = []
+    for kind, v in [*plan, ("end", 0)]:
+        if kind != "const" and run:
+            parts.append(add_const(G, np.array(run, dtype=np.int64), name=f"{name}/sizes"))
+            run = []
+        if kind == "const":
+            run.append(v)
+        elif kind == "copy":
+            parts.append(slice_of(G, shape, v, v + 1, f"{name}/dim{v}"))
+    return concat(G, parts, len(plan), f"{name}/target")
+
+
+
+
+# ---- a constant input that must follow another input's size -------------------------
+def _int_attr(attrs: dict, name: str, default: int) -> int | None:
+    try:
+        return int((attrs.get("data") or {}).get(name, default))
+    except ValueError:
+        return None
+
+
+def _matched_dims(attrs: dict, before: list[PartialShape]) -> set[int] | None:
+    """The dims the inputs ``before`` (the positions :data:`_MATCHED` names) must agree
+    on: all but the axis (Concat, GatherElements), the batch dims (Gather, GatherND)."""
+    op, rank = attrs["type"], before[0].rank
+    if op in ("Concat", "GatherElements"):
+        axis = _int_attr(attrs, "axis", 0)
+        if axis is None or any(s.rank != rank for s in before):
+            return None
+        return set(range(rank)) - {axis % rank if rank else 0}
+    batch = _int_attr(attrs, "batch_dims", 0)
+    if batch is None:
+        return None
+    if batch < 0:  # counted from the end of the indices (Gather-8)
+        batch += before[1].rank
+    return set(range(max(batch, 0)))
+
+
+#: layer type -> the input positions whose matched dims must agree (None: all inputs)
+_MATCHED = {"Concat": None, "GatherElements": (0, 1), "Gather": (0, 1), "GatherND": (0, 1)}
+
+
+def _is_constant(G: nx.MultiDiGraph, node: str) -> bool:
+    """``node`` is computed from Consts only (a Const, a decompression chain …)."""
+    return not any(G.nodes[n]["type"] in ("Parameter", "ReadValue")
+                   for n in nx.ancestors(G, node) | {node})
+
+
+def _plan_sibling(G, node, old, new, sizes=None) -> list[tuple[int, int, list[int]]] | None:
+    """``(constant input, varying input, dims)`` triples, by input position: a constant
+    input whose size-1 dims must equal those of another input, which were 1 and now vary."""
+    attrs = G.nodes[node]
+    positions = _MATCHED[attrs["type"]] or range(len(attrs["inputs"]))
+    reaching = (shapes_reaching(G, node, old), shapes_reaching(G, node, new))
+    if any(len(found) != len(attrs["inputs"]) for found in reaching):
+        return None
+    before, after = ([found[i][2] for i in positions] for found in reaching)
+    if any(s is None or s.rank is None for s in before + after):
+        return None
+    matched = _matched_dims(attrs, before)
+    if not matched:
+        return None
+    varying = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+    plan = []
+    for c, position in enumerate(positions):
+        u, from_port, _ = reaching[0][position]
+        if c in varying or not _is_constant(G, u):
+            continue
+        precision = output_port(G, u, from_port).get("precision") or ""
+        if attrs["type"] == "Concat" and not is_real(precision):
+            continue  # integers joined to data are index tuples ([[0]] for row 0): not rows
+        for s in varying:
+            dims = [d for d in sorted(matched) if d < before[c].rank and d < before[s].rank
+                    and before[c].dims[d] == 1 and before[s].dims[d] == 1
+                    and after[s].dims[d] != 1]
+            if dims:
+                plan.append((position, positions[s], dims))
+                break
+    return plan or None
+
+
+def _fix_sibling(G, node, old, new, sizes=None) -> dict[str, Any] | None:
+    plan = _plan_sibling(G, node, old, new)
+    if plan is None:
+        return None
+    name = G.nodes[node]["name"]
+    done = []
+    ports = [p["id"] for p in G.nodes[node]["inputs"]]
+    for const_at, source_at, dims in plan:
+        const_port, source_port = ports[const_at], ports[source_at]
+        u, fp = producer(G, node, const_port)
+        s, sp = producer(G, node, source_port)
+        port = output_port(G, u, fp)
+        sizes = list(port["dims"])
+        shape = shape_of(G, (s, sp), len(sizes), f"{name}/input{source_port}_shape")
+        parts: list[str] = []
+        for d, size in enumerate(sizes):
+            parts.append(slice_of(G, shape, d, d + 1, f"{name}/input{source_port}_dim{d}")
+                         if d in dims else
+                         add_const(G, np.array([size], dtype=np.int64), name=f"{name}/size{d}"))
+        target = concat(G, parts, len(sizes), f"{name}/input{const_port}_target")
+        tiled = add_layer(G, "Broadcast", "opset3", data={"mode": "numpy"},
+                          inputs=[(u, fp), (target, first_output(G, target))],
+                          outputs=[{"precision": port.get("precision"), "dims": tuple(sizes)}],
+                          name=f"{name}/input{const_port}_broadcast")
+        G.remove_edge(u, node, key=(fp, const_port))
+        out = first_output(G, tiled)
+        G.add_edge(tiled, node, key=(out, const_port), from_port=out, to_port=const_port,
+                   line=None)
+        done.append(f"input {const_port} {_text(sizes)} broadcast to input {source_port}'s "
+                    f"dim(s) {', '.join(map(str, dims))}")
+    dims_text = ", ".join(str(d) for _, _, ds in plan for d in ds)
+    return _layer_record(G, node, "constant input(s) of the old size", "; ".join(done),
+                         f"a constant input has size 1 at dim(s) {dims_text}, which must "
+                         "follow another input that the new shapes change")
+
+
+_PLANS = {"Reshape": _plan_target, "Broadcast": _plan_target,
+          **dict.fromkeys(_MATCHED, _plan_sibling)}
+_FIXERS = {"Reshape": _fix_reshape, "Broadcast": _fix_broadcast,
+           **dict.fromkeys(_MATCHED, _fix_sibling)}
+#: the layer types a fix can rewrite
+FIXABLE = frozenset(_FIXERS)

@@ -1,0 +1,173 @@
+"""Prove a reshape to a dynamic dim across its range, the way the runtime will meet it.
+
+A dynamic dim (``?``, ``1..8``) hides the sizes a model will really run at: a ViT's class
+token, a constant ``[1,1,D]``, merges with a ``?`` batch (shape inference says the batch
+is 1), so ``Model.reshape([-1,3,32,32])`` succeeds and the compiled model fails at batch
+2. :func:`probes` picks representative static sizes inside each requested range — the
+old size, 1, 2, 3 and the interval's bounds — and :func:`failures` runs ovgather's own
+shape inference at each of them (no compile): a layer that is invalid at one of them
+blocks the reshape as surely as one invalid at the requested shapes.
+
+Only a dim the reshape widens is probed: one that was static (or a narrower interval)
+and now is a range. A dim that was dynamic already and stays inside its old range meets
+no size the model did not meet before, and ties between inputs (a data batch that must
+equal an index batch) stay the model's own. Every probed dim of a probe takes the same
+size (two inputs that share a batch stay equal); the "old size" probe gives each dim the
+static size it had before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+
+from ..infer import CheckReport, check
+from ..shapes import INF, Dimension, PartialShape, ShapeLike, as_partial_shape
+
+__all__ = ["Probe", "probes", "failures", "shared_dim_warnings", "changed_sizes", "SIZES"]
+
+#: the sizes every dynamic dim is tried at (besides its old size and its bounds)
+SIZES = (1, 2, 3)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Static input shapes inside the requested ranges, and how to name them."""
+
+    shapes: dict[str, PartialShape]
+
+    @property
+    def label(self) -> str:
+        return ", ".join(f"{name}{shape}" for name, shape in self.shapes.items())
+
+
+def _old_shapes(G: nx.MultiDiGraph, shapes: Mapping[str, Any]) -> dict[str, PartialShape]:
+    """Each requested name -> its Parameter's shape as the model declares it now."""
+    out = {}
+    for _, attrs in G.nodes(data=True):
+        if attrs.get("type") != "Parameter":
+            continue
+        text = (attrs.get("data") or {}).get("shape")
+        names = [attrs["name"], *(n for p in attrs["outputs"] for n in p.get("names") or ())]
+        for name in names:
+            if name in shapes:
+                out[name] = (PartialShape.parse(f"[{text}]") if text is not None
+                             else PartialShape.dynamic())
+    return out
+
+
+def _pick(dim: Dimension, old: Dimension | None, size: int | None) -> int:
+    """``size`` (or the old static size when None) clamped into ``dim``'s interval."""
+    if size is None:
+        size = old.lo if old is not None and old.is_static else 1
+    hi = dim.hi if dim.hi < INF else size
+    return min(max(size, dim.lo, 1), hi)
+
+
+def _widened(shapes: dict[str, PartialShape], old: dict[str, PartialShape]
+             ) -> dict[str, list[Dimension | None]]:
+    """Per input, per dim: the old dim where the new one is a range that reaches beyond
+    it (probe it), else None."""
+    out = {}
+    for name, shape in shapes.items():
+        if shape.rank is None:
+            continue
+        before = old.get(name)
+        same_rank = before is not None and before.rank == shape.rank
+        out[name] = [
+            None if d.is_static or (same_rank and before.dims[i].lo <= d.lo
+                                    and d.hi <= before.dims[i].hi)
+            else before.dims[i] if same_rank else Dimension.dynamic()
+            for i, d in enumerate(shape.dims)]
+    return out
+
+
+def probes(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> list[Probe]:
+    """The shapes to prove ``shapes`` at: each widened dim at a static size, the other
+    dims as given; none when no dim is widened. A dynamic rank (``...``) stays as given."""
+    new = {name: as_partial_shape(s) for name, s in shapes.items()}
+    widened = _widened(new, _old_shapes(G, new))
+    probed = [(name, i) for name, dims in widened.items() for i, d in enumerate(dims)
+              if d is not None]
+    if not probed:
+        return []
+    # a batch of 0 is inside ``?`` but no one runs it: the low end counts from 1
+    ends = [e for name, i in probed for e in (new[name].dims[i].lo, new[name].dims[i].hi)
+            if 0 < e < INF]
+    found: dict[tuple, Probe] = {}
+    for size in (None, *SIZES, *ends):
+        picked = {name: PartialShape([
+            d if widened[name][i] is None else Dimension.static(_pick(d, widened[name][i], size))
+            for i, d in enumerate(new[name].dims)]) for name in widened}
+        key = tuple((n, str(s)) for n, s in picked.items())
+        found.setdefault(key, Probe(picked))
+    return list(found.values())
+
+
+def failures(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike], report: CheckReport
+             ) -> list[tuple[Probe, CheckReport, list[Any]]]:
+    """``(probe, its report, its invalid layers)`` for each probe where a layer valid at
+    the requested shapes (``report``) is invalid."""
+    fine = {lr.id for lr in report.layers if lr.status != "invalid"}
+    out = []
+    for probe in probes(G, shapes):
+        at = check(G, {**shapes, **probe.shapes})
+        bad = [lr for lr in at.layers if lr.status == "invalid" and lr.id in fine]
+        if bad:
+            out.append((probe, at, bad))
+    return out
+
+
+def shared_dim_warnings(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> list[str]:
+    """A warning per Parameter left out of ``shapes`` that has, at a position where a
+    given input changes, the same old size: most likely a batch or a sequence the two
+    share (``input_ids`` reshaped, ``attention_mask`` left at the old size)."""
+    new = {name: as_partial_shape(s) for name, s in shapes.items()}
+    old = _old_shapes(G, new)
+    given_ids = set()
+    changed: list[tuple[str, int, int, str]] = []  # (name, position, old size, new dim)
+    for node, attrs in G.nodes(data=True):
+        if attrs.get("type") != "Parameter":
+            continue
+        names = [attrs["name"], *(n for p in attrs["outputs"] for n in p.get("names") or ())]
+        name = next((n for n in names if n in new), None)
+        if name is None:
+            continue
+        given_ids.add(node)
+        before, after = old[name], new[name]
+        if before.rank is None or before.rank != after.rank:
+            continue
+        changed += [(name, i, a.lo, str(b)) for i, (a, b) in
+                    enumerate(zip(before.dims, after.dims, strict=True))
+                    if a.is_static and a != b]
+    warnings = []
+    for node, attrs in G.nodes(data=True):
+        if attrs.get("type") != "Parameter" or node in given_ids:
+            continue
+        text = (attrs.get("data") or {}).get("shape")
+        shape = PartialShape.parse(f"[{text}]") if text is not None else None
+        if shape is None or shape.rank is None:
+            continue
+        for name, i, size, after in changed:
+            if i < shape.rank and shape.dims[i].is_static and shape.dims[i].lo == size:
+                warnings.append(
+                    f"input '{attrs['name']}' {shape} keeps its size {size} at dim {i}, where "
+                    f"'{name}' changes from {size} to {after}: if the two share that dim, "
+                    "give it in --shape too")
+                break
+    return warnings
+
+
+def changed_sizes(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> frozenset[int]:
+    """The old static sizes of the input dims ``shapes`` changes (a batch of 1: {1})."""
+    new = {name: as_partial_shape(s) for name, s in shapes.items()}
+    out = set()
+    for name, before in _old_shapes(G, new).items():
+        after = new[name]
+        if before.rank is not None and before.rank == after.rank:
+            out |= {a.lo for a, b in zip(before.dims, after.dims, strict=True)
+                    if a.is_static and a != b}
+    return frozenset(out or {1})

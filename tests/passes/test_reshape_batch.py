@@ -1,0 +1,50 @@
+"""``reshape --fix`` to a new batch never exits 0 with a model that fails or differs.
+
+Every model whose inputs are static with a batch of 1 (the samples, the static
+``ir_corpus`` exports) is reshaped through the CLI to batch 3 and to a dynamic batch
+``?``. Exit 0 promises that OpenVINO runs the written model at every batch inside the
+request (1, 2 and 3 for ``?``) and that each row equals that row run alone through the
+original model: the outputs at the old size are unchanged, and no row leaks into
+another. Exit 1 must name a layer that really blocks: OpenVINO refuses the original
+model at the sizes the blocker names. The checks live in ``tools/reshape_survey.py``,
+which prints the figures for the README.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from reshape_survey import (
+    BATCHES,
+    ROOT,
+    batch_one_models,
+    batch_shapes,
+    openvino_refuses,
+    reshape_args,
+    rows_differ,
+)
+
+from ovgather.cli import main
+
+MODELS = batch_one_models()
+
+
+def test_the_survey_covers_samples_and_real_models():
+    kinds = {p.relative_to(ROOT).parts[0] for p in MODELS}
+    assert kinds == {"ir_samples", "ir_corpus"} and len(MODELS) >= 10
+
+
+@pytest.mark.parametrize("batch", list(BATCHES))
+@pytest.mark.parametrize("xml", MODELS, ids=lambda p: str(p.relative_to(ROOT).with_suffix("")))
+def test_reshape_fix_batch_runs_or_names_a_real_blocker(xml, batch, tmp_path, capsys):
+    shapes = batch_shapes(xml, batch)
+    out = tmp_path / "out.xml"
+    code = main(reshape_args(xml, shapes, out))
+    doc = json.loads(capsys.readouterr().out)
+    assert code in (0, 1), doc
+    if code == 1:
+        assert doc["blocked"] and doc["output"] is None and not out.exists()
+        assert openvino_refuses(xml, shapes, doc["blocked"]), doc["blocked"][0]
+        return
+    assert rows_differ(xml, out, BATCHES[batch]) is None

@@ -1,0 +1,166 @@
+"""Survey ``ovgather reshape --fix`` to a new batch on every batch-1 model, as a user runs it.
+
+Every sample and ``ir_corpus`` model whose inputs are static with a batch of 1 is reshaped
+by the installed console script to batch 3 and to a dynamic batch ``?``. A pair is
+*verified* when the command exits 0 and OpenVINO runs the written model at every batch
+inside the request (3, or 1, 2 and 3 for ``?``) with each row equal to that row run alone
+through the original model; *refused* when it exits 1 and OpenVINO refuses the original
+model at the sizes the blocker names; anything else is a *lie* (exit 0 with a model that
+fails or differs, or a refusal OpenVINO does not share). Prints one line per pair and the
+figures the README quotes. ``tests/passes/test_reshape_batch.py`` runs the same checks.
+
+    python tools/reshape_survey.py [--models ir_corpus/vit/pytorch_static.xml ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ov.Core()
+CPU = {"INFERENCE_NUM_THREADS": 1, "INFERENCE_PRECISION_HINT": "f32"}
+SEED = 5
+BATCHES = {"3": (3,), "?": (1, 2, 3)}
+
+
+def batch_one_models() -> list[Path]:
+    """The models whose inputs are static with a batch of 1 (dim 0 of a sample such as
+    ``data[1000,256,10,2]`` is no batch: its constant indices address those rows)."""
+    found = []
+    for xml in sorted((ROOT / "ir_samples").rglob("*.xml")) + sorted(
+            (ROOT / "ir_corpus").rglob("*.xml")):
+        shapes = [i.get_partial_shape() for i in CORE.read_model(str(xml)).inputs]
+        if all(s.is_static and s.rank.get_length() and s[0].get_length() == 1 for s in shapes):
+            found.append(xml)
+    return found
+
+
+def batch_shapes(xml: Path, batch: str) -> dict[str, str]:
+    """Every input with dim 0 set to ``batch``, as ``--shape`` texts."""
+    return {i.get_any_name(): "[" + ",".join([batch] + [str(d) for d in
+                                              i.get_partial_shape().to_shape()[1:]]) + "]"
+            for i in CORE.read_model(str(xml)).inputs}
+
+
+def reshape_args(xml: Path, shapes: dict[str, str], out: Path) -> list[str]:
+    args = ["reshape", str(xml), "--fix", "--json", "-o", str(out)]
+    for name, shape in shapes.items():
+        args += ["--shape", f"{name}={shape}"]
+    return args
+
+
+def _feeds(model: ov.Model, batch: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    feeds = {}
+    for inp in model.inputs:
+        shape = [batch, *inp.get_partial_shape().to_shape()[1:]]
+        dtype = inp.get_element_type().to_dtype()
+        if "mask" in inp.get_any_name():
+            feeds[inp.get_any_name()] = np.ones(shape, dtype)
+        elif dtype.kind in "iub":
+            feeds[inp.get_any_name()] = rng.integers(0, 2, shape).astype(dtype)
+        else:
+            feeds[inp.get_any_name()] = rng.standard_normal(shape).astype(dtype)
+    return feeds
+
+
+def _run(compiled: ov.CompiledModel, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    request = compiled.create_infer_request()
+    request.infer(feeds)
+    return [np.array(request.get_output_tensor(i).data) for i in range(len(compiled.outputs))]
+
+
+def rows_differ(original: Path, written: Path, batches: tuple[int, ...]) -> str | None:
+    """None when, at each batch, every output of ``written`` is the rows of ``original``
+    run one by one, stacked (a batch folded into a leading dim stacks the same way; a
+    cross-row output such as CLIP's image-text logits is compared on its diagonal);
+    else what differs. A run that fails raises RuntimeError."""
+    one = CORE.compile_model(str(original), "CPU", CPU)
+    many = CORE.compile_model(str(written), "CPU", CPU)
+    rng = np.random.default_rng(SEED)
+    for batch in batches:
+        feeds = _feeds(CORE.read_model(str(original)), batch, rng)
+        got = _run(many, feeds)
+        rows = [_run(one, {k: v[r:r + 1] for k, v in feeds.items()}) for r in range(batch)]
+        for i, out in enumerate(got):
+            want = np.concatenate([row[i] for row in rows], axis=0)
+            if out.ndim >= 2 and out.shape[:2] == (batch, batch) != want.shape[:2]:
+                out = out[np.arange(batch), np.arange(batch)][:, None]
+            if out.shape != want.shape:
+                return f"batch {batch}, output {i}: shape {out.shape}, rows give {want.shape}"
+            if not np.allclose(out, want, rtol=2e-3, atol=2e-3, equal_nan=True):
+                worst = float(np.nanmax(np.abs(out - want)))
+                return f"batch {batch}, output {i}: rows differ by up to {worst:.3g}"
+    return None
+
+
+def openvino_refuses(original: Path, shapes: dict[str, str], blocked: list[dict]) -> bool:
+    """OpenVINO refuses the original model at the sizes the first blocker names: its
+    shape inference at those static sizes, else compiling and running there."""
+    sizes = {**shapes, **blocked[0].get("sizes", {})}
+    model = CORE.read_model(str(original))
+    try:
+        model.reshape({k: ov.PartialShape(v) for k, v in sizes.items()})
+        compiled = CORE.compile_model(model, "CPU", CPU)
+        _run(compiled, {k: np.zeros(ov.PartialShape(v).to_shape(),
+                                    compiled.input(k).get_element_type().to_dtype())
+                        for k, v in sizes.items()})
+    except RuntimeError:
+        return True
+    return False
+
+
+def survey(xml: Path, batch: str, command: list[str], tmp: Path) -> tuple[str, str]:
+    """``(verdict, detail)`` for one model and batch, running ``command`` + the args."""
+    shapes = batch_shapes(xml, batch)
+    out = tmp / "out.xml"
+    done = subprocess.run([*command, *reshape_args(xml, shapes, out)], capture_output=True,
+                          text=True)
+    if done.returncode not in (0, 1):
+        return "lie", f"exit {done.returncode}: {done.stderr.strip()[:200]}"
+    doc = json.loads(done.stdout)
+    if done.returncode == 1:
+        first = doc["blocked"][0]
+        if openvino_refuses(xml, shapes, doc["blocked"]):
+            return "refused", f"{first['type']} '{first['name']}'"
+        return "lie", f"refused, but OpenVINO runs it: {first['why'][:160]}"
+    try:
+        wrong = rows_differ(xml, out, BATCHES[batch])
+    except RuntimeError as err:
+        return "lie", f"exit 0, but the run fails: {str(err).splitlines()[0][:160]}"
+    if wrong:
+        return "lie", f"exit 0, but {wrong}"
+    return "verified", f"{len(doc['fixes'])} fix(es)"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="*", type=Path)
+    args = parser.parse_args()
+    command = [shutil.which("ovgather") or sys.executable] + \
+        ([] if shutil.which("ovgather") else ["-m", "ovgather"])
+    counts = {"verified": 0, "refused": 0, "lie": 0}
+    for xml in args.models or batch_one_models():
+        for batch in BATCHES:
+            with tempfile.TemporaryDirectory() as tmp:
+                verdict, detail = survey(xml.resolve(), batch, command, Path(tmp))
+            counts[verdict] += 1
+            print(f"{verdict:9} {xml.relative_to(ROOT) if xml.is_absolute() else xml} "
+                  f"[{batch}]: {detail}", flush=True)
+    total = sum(counts.values())
+    print(f"{total} model x batch pairs: {counts['verified']} changed and verified "
+          f"({100 * counts['verified'] / max(total, 1):.0f}%), {counts['refused']} refused "
+          f"with a real blocker, {counts['lie']} wrong")
+    return 1 if counts["lie"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
