@@ -53,7 +53,7 @@ from .reshape_range import Probe, changed_sizes, failures, shared_dim_warnings
 __all__ = ["reshape", "ReshapeResult", "shape_attribute", "reshape_effect"]
 
 #: how many rounds of fixes before giving up (each round fixes every culprit it sees)
-MAX_ROUNDS = 8
+MAX_ROUNDS = 32
 
 
 @dataclass
@@ -296,6 +296,9 @@ def _fix_until_clean(G: nx.MultiDiGraph, shapes: dict[str, Any], report: CheckRe
         found = [c for c in culprits(G, failing, ids, sizes) if c not in done]
         if not found:
             break
+        # targets first: a constant compared with a shape that is still wrong upstream
+        # would be tiled or broadcast by the wrong count
+        found = [c for c in found if G.nodes[c]["type"] in ("Reshape", "Broadcast")] or found
         old, new = infer_shapes(G), {lr.id: lr.inferred_shapes for lr in failing.layers}
         with editing(G):
             round_fixes = [f for node in found if (f := apply_fix(G, node, old, new, sizes))]

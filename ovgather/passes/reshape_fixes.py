@@ -12,7 +12,11 @@ the old shapes, and computes exactly what it did at the old shapes:
   constant input has size 1 where another input now varies (a ViT's class token
   ``[1,1,D]`` concatenated to a batch of patches, position ids gathered per row) gets
   that input broadcast to the other's size, measured by ``ShapeOf`` at run time: each
-  row then reads the same constant, as the one row did.
+  row then reads the same constant, as the one row did (an integer Concat of zeros, the
+  row number a batch-1 trace wrote, becomes the row numbers 0..B-1);
+* an attention mask (ScaledDotProductAttention) whose constant input holds the whole of a dim
+  that now carries several rows folded in (Swin's window mask ``[nW,…]`` against scores
+  ``[B*nW,…]``) gets that input tiled once per row.
 
 A constant-folded shape subgraph ends in such a Const target, so it is covered too.
 :func:`culprits` finds the fixable layers upstream of the blocking ones; :func:`apply_fix`
@@ -98,6 +102,8 @@ def _plan_target(G, node, old, new, sizes=frozenset({1})) -> list[tuple[str, int
         return None
     if attrs["type"] == "Broadcast":
         return _plan_broadcast(attrs, values, varying, before.rank)
+    if _grows_in_front(old.get(node), new.get(node)):
+        return None
     zero_copies = (attrs.get("data") or {}).get("special_zero") == "true"
     if not zero_copies and 0 in values:
         return None  # a literal 0 size: a target with copies would change its meaning
@@ -107,6 +113,18 @@ def _plan_target(G, node, old, new, sizes=frozenset({1})) -> list[tuple[str, int
         return in_place
     inferred = _infer_entry(values, _count(after), sizes)
     return inferred or _moved(values, varying) or _infer_entry(values, _count(after), None)
+
+
+def _grows_in_front(before: list | None, after: list | None) -> bool:
+    """The Reshape's output already follows the input in its first dim only (a ``-1``
+    there takes the rows: ``[-1,1,16,16]`` of ``[B,9,1,16,16]``): it needs no fix."""
+    if not before or not after or before[0] is None or after[0] is None:
+        return False
+    b, a = before[0], after[0]
+    if b.rank is None or b.rank != a.rank or not b.rank:
+        return False
+    return b.dims[0] != a.dims[0] and all(x == y for x, y in zip(b.dims[1:], a.dims[1:],
+                                                                  strict=True))
 
 
 def _count(shape: PartialShape) -> int | None:
@@ -166,10 +184,71 @@ def _text(values: list) -> str:
     return "[" + ",".join(map(str, values)) + "]"
 
 
+# ---- a target built by a Concat whose constant parts hard-code old sizes -----------------
+def _target_parts(G: nx.MultiDiGraph, node: str) -> tuple[str, list] | None:
+    """The Concat (axis 0, one reader) building input 1 of ``node`` from one-element
+    inputs, and per part its Const value or None (computed at run time)."""
+    from ..ir import const_value
+
+    edges = input_edges(G, node)
+    if len(edges) < 2 or G.nodes[edges[1][0]]["type"] != "Concat" \
+            or G.out_degree(edges[1][0]) != 1:
+        return None
+    concat_node = edges[1][0]
+    parts: list = []
+    for u, fp, _ in sorted(input_edges(G, concat_node), key=lambda e: e[2]):
+        if tuple(output_port(G, u, fp)["dims"]) != (1,):
+            return None
+        try:
+            value = const_value(G, u) if G.nodes[u]["type"] in ("Const", "Constant") else None
+        except OvgatherError:
+            value = None
+        parts.append(int(value[0]) if value is not None else None)
+    return concat_node, parts
+
+
+def _plan_parts(G, node, old, new) -> list[int] | None:
+    """The Concat parts that hold, at their own position, the old size of an input dim
+    that now varies (``[1, H//w, W//w, C]`` of a ``[B,…]`` input): they copy that dim."""
+    found = _target_parts(G, node)
+    if found is None or _grows_in_front(old.get(node), new.get(node)):
+        return None
+    varying = _varying(shape_reaching(G, node, 0, old), shape_reaching(G, node, 0, new))
+    copies = [i for i, t in enumerate(found[1]) if t is not None and t > 0
+              and varying.get(i) == t]
+    return copies or None
+
+
+def _fix_parts(G, node, old, new) -> dict[str, Any] | None:
+    copies = _plan_parts(G, node, old, new)
+    if copies is None:
+        return None
+    concat_node, parts = _target_parts(G, node)
+    name = G.nodes[node]["name"]
+    u, from_port, _ = input_edges(G, node)[0]
+    shape = shape_of(G, (u, from_port), None, f"{name}/input_shape")
+    ports = [p["id"] for p in G.nodes[concat_node]["inputs"]]
+    for i in copies:
+        src = producer(G, concat_node, ports[i])
+        G.remove_edge(src[0], concat_node, key=(src[1], ports[i]))
+        dim = slice_of(G, shape, i, i + 1, f"{name}/dim{i}")
+        out = first_output(G, dim)
+        G.add_edge(dim, concat_node, key=(out, ports[i]), from_port=out, to_port=ports[i],
+                   line=None)
+        if G.out_degree(src[0]) == 0:
+            remove_layer(G, src[0])
+    shown = ["?" if t is None else str(t) for t in parts]
+    after = [f"shape[{i}]" if i in copies else t for i, t in enumerate(shown)]
+    return _layer_record(G, node, f"target [{','.join(shown)}] (a Concat)",
+                         f"target [{','.join(after)}] (ShapeOf of its input)",
+                         f"the target's constant part(s) {', '.join(map(str, copies))} hold "
+                         "input dims that the new shapes change")
+
+
 def _fix_reshape(G, node, old, new, sizes=frozenset({1})) -> dict[str, Any] | None:
     plan = _plan_target(G, node, old, new, sizes)
     if plan is None:
-        return None
+        return _fix_parts(G, node, old, new) if G.nodes[node]["type"] == "Reshape" else None
     const, values = _const_target(G, node)
     data = G.nodes[node]["data"]
     before = f"target {_text(values)}, special_zero={data.get('special_zero', 'false')}"
@@ -287,6 +366,20 @@ def _matched_dims(attrs: dict, before: list[PartialShape]) -> set[int] | None:
 _MATCHED = {"Concat": None, "GatherElements": (0, 1), "Gather": (0, 1), "GatherND": (0, 1)}
 
 
+def _row_zero(G: nx.MultiDiGraph, node: str) -> bool:
+    """An integer Const of zeros: in a Concat of index tuples, the row number of a model
+    traced at batch 1 (``x[arange(B), eos]`` exported as ``[[0], eos]``)."""
+    from ..ir import const_value
+
+    if G.nodes[node]["type"] not in ("Const", "Constant"):
+        return False
+    try:
+        value = const_value(G, node)
+    except OvgatherError:
+        return False
+    return value.dtype.kind in "iu" and value.size > 0 and not value.any()
+
+
 def _is_constant(G: nx.MultiDiGraph, node: str) -> bool:
     """``node`` is computed from Consts only (a Const, a decompression chain …)."""
     return not any(G.nodes[n]["type"] in ("Parameter", "ReadValue")
@@ -314,8 +407,8 @@ def _plan_sibling(G, node, old, new, sizes=None) -> list[tuple[int, int, list[in
         if c in varying or not _is_constant(G, u):
             continue
         precision = output_port(G, u, from_port).get("precision") or ""
-        if attrs["type"] == "Concat" and not is_real(precision):
-            continue  # integers joined to data are index tuples ([[0]] for row 0): not rows
+        if attrs["type"] == "Concat" and not is_real(precision) and not _row_zero(G, u):
+            continue  # integers joined to data are index tuples: only row 0's is known
         for s in varying:
             dims = [d for d in sorted(matched) if d < before[c].rank and d < before[s].rank
                     and before[c].dims[d] == 1 and before[s].dims[d] == 1
@@ -346,25 +439,125 @@ def _fix_sibling(G, node, old, new, sizes=None) -> dict[str, Any] | None:
                          if d in dims else
                          add_const(G, np.array([size], dtype=np.int64), name=f"{name}/size{d}"))
         target = concat(G, parts, len(sizes), f"{name}/input{const_port}_target")
+        rows = G.nodes[node]["type"] == "Concat" and not is_real(port.get("precision") or "")
+        source = (u, fp)
+        if rows:  # the row numbers 0..B-1 where the batch-1 trace wrote 0
+            source = _row_numbers(G, u, fp, shape, dims[0], len(sizes), f"{name}/rows")
         tiled = add_layer(G, "Broadcast", "opset3", data={"mode": "numpy"},
-                          inputs=[(u, fp), (target, first_output(G, target))],
+                          inputs=[source, (target, first_output(G, target))],
                           outputs=[{"precision": port.get("precision"), "dims": tuple(sizes)}],
                           name=f"{name}/input{const_port}_broadcast")
         G.remove_edge(u, node, key=(fp, const_port))
         out = first_output(G, tiled)
         G.add_edge(tiled, node, key=(out, const_port), from_port=out, to_port=const_port,
                    line=None)
-        done.append(f"input {const_port} {_text(sizes)} broadcast to input {source_port}'s "
-                    f"dim(s) {', '.join(map(str, dims))}")
+        if rows and G.out_degree(u) == 0:
+            remove_layer(G, u)
+        done.append(f"input {const_port} {_text(sizes)} " + (
+            f"made the row numbers along input {source_port}'s dim {dims[0]}" if rows else
+            f"broadcast to input {source_port}'s dim(s) {', '.join(map(str, dims))}"))
     dims_text = ", ".join(str(d) for _, _, ds in plan for d in ds)
     return _layer_record(G, node, "constant input(s) of the old size", "; ".join(done),
                          f"a constant input has size 1 at dim(s) {dims_text}, which must "
                          "follow another input that the new shapes change")
 
 
-_PLANS = {"Reshape": _plan_target, "Broadcast": _plan_target,
-          **dict.fromkeys(_MATCHED, _plan_sibling)}
+def _row_numbers(G: nx.MultiDiGraph, const: str, port: int, shape: str, dim: int, rank: int,
+                 name: str) -> tuple[str, int]:
+    """``Range(0, shape[dim])`` of the Const's element type, as a rank-``rank`` tensor
+    laid along ``dim`` (sizes 1 elsewhere), for the Broadcast to spread."""
+    from ..element_types import element_type_name
+
+    etype = element_type_name(output_port(G, const, port).get("precision"))
+    size = slice_of(G, shape, dim, dim + 1, f"{name}/count")
+    axis = add_const(G, np.array([0], dtype=np.int64), name=f"{name}/axis")
+    stop = add_layer(G, "Squeeze", "opset1", inputs=[(size, first_output(G, size)), (axis, 0)],
+                     outputs=[{"precision": "I64", "dims": ()}], name=f"{name}/stop")
+    start, step = (add_const(G, np.array(v, dtype=np.int64), name=f"{name}/{what}")
+                   for what, v in (("start", 0), ("step", 1)))
+    numbers = add_layer(G, "Range", "opset4", data={"output_type": etype},
+                        inputs=[(start, 0), (stop, first_output(G, stop)), (step, 0)],
+                        outputs=[{"precision": output_port(G, const, port).get("precision"),
+                                  "dims": (-1,)}], name=f"{name}/range")
+    laid = add_const(G, np.array([-1 if k == dim else 1 for k in range(rank)], dtype=np.int64),
+                     name=f"{name}/laid")
+    out = add_layer(G, "Reshape", "opset1", data={"special_zero": "false"},
+                    inputs=[(numbers, first_output(G, numbers)), (laid, 0)],
+                    outputs=[{"precision": output_port(G, const, port).get("precision"),
+                              "dims": tuple(-1 if k == dim else 1 for k in range(rank))}],
+                    name=name)
+    return out, first_output(G, out)
+
+
+# ---- a constant that repeats per row of a batch folded into another dim ------------------
+#: layer type -> (varying input, constant input, trailing dims that are no batch dims).
+#: Only attention masks: a constant operand of an elementwise op that matches a grown dim
+#: is as often a bias over features (``[1,48]`` after a flatten), which no tiling makes right
+_TILED = {"ScaledDotProductAttention": [(0, 3, 2)]}
+
+
+def _plan_tile(G, node, old, new, sizes=None) -> list[tuple[int, int, int, int, int]] | None:
+    """``(constant input, varying input, its dim, constant's dim, old size)``: a constant
+    whose dim held the whole of a dim that now carries several rows folded in (Swin's
+    window mask ``[nW,…]`` against attention scores ``[B*nW,…]``): it repeats per row."""
+    attrs = G.nodes[node]
+    reaching = (shapes_reaching(G, node, old), shapes_reaching(G, node, new))
+    for varying_at, const_at, inner in _TILED[attrs["type"]]:
+        if const_at >= len(reaching[0]) or len(reaching[0]) != len(reaching[1]):
+            continue
+        s_old, s_new, c_old = (reaching[0][varying_at][2], reaching[1][varying_at][2],
+                               reaching[0][const_at][2])
+        if any(x is None or x.rank is None for x in (s_old, s_new, c_old)) \
+                or s_old.rank != s_new.rank or not _is_constant(G, reaching[0][const_at][0]):
+            continue
+        for back in range(inner + 1, min(s_old.rank, c_old.rank) + 1):
+            ds, dc = s_old.rank - back, c_old.rank - back
+            k, was, now = c_old.dims[dc], s_old.dims[ds], s_new.dims[ds]
+            if k.is_static and k.lo > 1 and was == k and now.is_static and now.lo != k.lo \
+                    and now.lo % k.lo == 0:
+                return [(const_at, varying_at, ds, dc, k.lo)]
+    return None
+
+
+def _fix_tile(G, node, old, new, sizes=None) -> dict[str, Any] | None:
+    plan = _plan_tile(G, node, old, new)
+    if plan is None:
+        return None
+    (const_at, source_at, ds, dc, k), = plan
+    name = G.nodes[node]["name"]
+    ports = [p["id"] for p in G.nodes[node]["inputs"]]
+    u, fp = producer(G, node, ports[const_at])
+    s, sp = producer(G, node, ports[source_at])
+    port = output_port(G, u, fp)
+    rank = len(port["dims"])
+    shape = shape_of(G, (s, sp), None, f"{name}/input{ports[source_at]}_shape")
+    rows = slice_of(G, shape, ds, ds + 1, f"{name}/input{ports[source_at]}_dim{ds}")
+    per = add_const(G, np.array([k], dtype=np.int64), name=f"{name}/old_size")
+    count = add_layer(G, "Divide", "opset1", data={"m_pythondiv": "true"},
+                      inputs=[(rows, first_output(G, rows)), (per, 0)],
+                      outputs=[{"precision": "I64", "dims": (1,)}], name=f"{name}/rows")
+    parts = [count if d == dc else add_const(G, np.array([1], dtype=np.int64),
+                                             name=f"{name}/once{d}") for d in range(rank)]
+    repeats = concat(G, parts, rank, f"{name}/repeats")
+    tiled = add_layer(G, "Tile", "opset1", inputs=[(u, fp), (repeats, first_output(G, repeats))],
+                      outputs=[{"precision": port.get("precision"), "dims": tuple(port["dims"])}],
+                      name=f"{name}/input{ports[const_at]}_tiled")
+    G.remove_edge(u, node, key=(fp, ports[const_at]))
+    out = first_output(G, tiled)
+    G.add_edge(tiled, node, key=(out, ports[const_at]), from_port=out,
+               to_port=ports[const_at], line=None)
+    return _layer_record(G, node, f"constant input {ports[const_at]} {_text(port['dims'])}",
+                         f"input {ports[const_at]} tiled along dim {dc} by input "
+                         f"{ports[source_at]}'s dim {ds} / {k}",
+                         f"input {ports[source_at]}'s dim {ds} now holds several rows of "
+                         f"{k}, and the constant holds one")
+
+
+_PLANS = {"Reshape": lambda G, n, old, new, sizes=None: (_plan_target(G, n, old, new, sizes)
+                                                          or _plan_parts(G, n, old, new)),
+          "Broadcast": _plan_target,
+          **dict.fromkeys(_MATCHED, _plan_sibling), **dict.fromkeys(_TILED, _plan_tile)}
 _FIXERS = {"Reshape": _fix_reshape, "Broadcast": _fix_broadcast,
-           **dict.fromkeys(_MATCHED, _fix_sibling)}
+           **dict.fromkeys(_MATCHED, _fix_sibling), **dict.fromkeys(_TILED, _fix_tile)}
 #: the layer types a fix can rewrite
 FIXABLE = frozenset(_FIXERS)

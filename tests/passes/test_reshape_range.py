@@ -48,7 +48,7 @@ def test_probes_cover_old_size_small_sizes_and_bounds_of_widened_dims_only():
 
 
 def test_blocked_with_fix_lists_the_fixes_tried_and_one_plain_hint_per_blocker(capsys):
-    xml = ROOT / "ir_corpus/swin/pytorch_static.xml"
+    xml = ROOT / "ir_corpus/swin/onnx_static.xml"
     code = main(["reshape", str(xml), "--shape", "pixel_values[?,3,40,40]", "--fix",
                  "--dry-run"])
     out = capsys.readouterr().out
