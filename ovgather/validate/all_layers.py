@@ -58,7 +58,7 @@ from ..shapes import Dimension, PartialShape
 from .gathers import validate
 from .memory import DEFAULT_MEMORY_BUDGET, inputs_bytes, tensor_bytes
 from .report import PROBLEMS, LayerProof, ProofReport
-from .runner import Runs, fits, xml_file
+from .runner import Runs, fits, size_inputs, xml_file
 from .sizes import (
     concrete,
     fallback_sizes,
@@ -306,7 +306,8 @@ def _first_run(G, ports, t: _Try, label: str, k: int, budget: int, seed: int, ru
     if not chunks:
         return next(iter(over.values()), "no layer has an output to compare")
     try:
-        real = runs.shapes(chunks[0], t.sizes, seed, k, types)
+        real = runs.shapes(chunks[0], t.sizes, seed, k, types,
+                           size_inputs(G, t.sizes, t.rows or None))
     except OvgatherError as err:
         return err.message
     return _Ran(label, t, k, chunks[0], real)
@@ -324,12 +325,14 @@ def _run_every_chunk(G, ports, ran: Sequence[_Ran], budget: int, seed: int, runs
     need = max(inputs_bytes(r.t.sizes, types) for r in ran)
     chunks, over, peak = _plan(G, ports, [r.t.rows for r in ran], need, budget)
     why = {n: f"not run: {text}" for n, text in over.items()}
+    given = {r.label: size_inputs(G, r.t.sizes, r.t.rows or None) for r in ran}
     for part in chunks:
         for r in ran:
             if part == r.part:
                 continue
             try:
-                real[r.label].update(runs.shapes(part, r.t.sizes, seed, r.k, types))
+                real[r.label].update(runs.shapes(part, r.t.sizes, seed, r.k, types,
+                                                 given[r.label]))
             except OvgatherError as err:
                 for n, _ in part:
                     why.setdefault(n, f"not run at the {r.label} size: {err.message}")
