@@ -134,8 +134,9 @@ def run_request(compiled: Any, inputs: Sequence[np.ndarray]) -> Any:
     """An infer request of ``compiled`` that has run on ``inputs`` (its outputs are ready),
     each made a tensor of the element type the compiled model asks for (:func:`input_tensor`)."""
     request = compiled.create_infer_request()
+    ports = compiled.inputs  # a new list at each call: taken once
     for i, array in enumerate(inputs):
-        request.set_input_tensor(i, input_tensor(array, compiled.inputs[i].get_element_type()))
+        request.set_input_tensor(i, input_tensor(array, ports[i].get_element_type()))
     try:
         request.infer()
     except RuntimeError as err:
