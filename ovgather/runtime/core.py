@@ -115,13 +115,16 @@ def input_tensor(array: np.ndarray, etype: Any) -> Any:
     which need not be the Parameter's: an IR v10 keeps f32 at an input declared f16, and
     NumPy holds no bf16, f8, f4, nf4 or packed sub-byte integer to make the array in.
     Types NumPy holds take the values converted; bf16 takes the f32 values cut to their
-    upper half (its bits); the others take zero bits, a finite value in each of them
-    (0, or -1 for nf4, 2^-127 for f8e8m0), as for integers a valid index."""
+    upper half (its bits); strings are empty; the others take zero bits, a finite value
+    in each of them (0, or -1 for nf4, 2^-127 for f8e8m0), as for integers a valid
+    index."""
     ov, name = openvino(), etype.get_type_name()
     dtype = numpy_dtype(name) if etype.is_static() else None
     if dtype is not None or not etype.is_static():
         return ov.Tensor(np.array(array, dtype=dtype, order="C", copy=None))
     tensor = ov.Tensor(etype, list(np.shape(array)))
+    if name == "string":  # empty strings already
+        return tensor
     if name == "bf16":
         bits = np.asarray(array, dtype=np.float32).view(np.uint32) >> 16
         tensor.data.view(np.uint16)[...] = bits.astype(np.uint16)
@@ -133,11 +136,11 @@ def input_tensor(array: np.ndarray, etype: Any) -> Any:
 def run_request(compiled: Any, inputs: Sequence[np.ndarray]) -> Any:
     """An infer request of ``compiled`` that has run on ``inputs`` (its outputs are ready),
     each made a tensor of the element type the compiled model asks for (:func:`input_tensor`)."""
-    request = compiled.create_infer_request()
-    ports = compiled.inputs  # a new list at each call: taken once
-    for i, array in enumerate(inputs):
-        request.set_input_tensor(i, input_tensor(array, ports[i].get_element_type()))
-    try:
+    try:  # an input of dynamic element type compiles, but no request can be made for it
+        request = compiled.create_infer_request()
+        ports = compiled.inputs  # a new list at each call: taken once
+        for i, array in enumerate(inputs):
+            request.set_input_tensor(i, input_tensor(array, ports[i].get_element_type()))
         request.infer()
     except RuntimeError as err:
         raise RuntimeBridgeError(f"the CPU plugin failed to run: {first_line(err)}") from err

@@ -74,11 +74,24 @@ def test_bf16_inputs_carry_the_f32_values_cut_to_bf16():
     np.testing.assert_array_equal(out, cut)
 
 
-def test_an_input_the_plugin_cannot_take_is_not_run_with_its_reason(tmp_path, capsys):
-    """The CPU plugin compiles no u1 input: every layer is ``not run`` with its words."""
-    x = o13.parameter([2, 8], ov.Type.u1, name="x")
-    path = tmp_path / "u1.xml"
-    ov.save_model(ov.Model([o13.convert(x, "f32")], [x]), str(path))
+@pytest.mark.parametrize("etype", ["u1", "u2", "u3", "u6", "dynamic"])
+def test_an_input_the_plugin_cannot_take_is_not_run_with_its_reason(tmp_path, capsys, etype):
+    """The CPU plugin compiles no u1, u2, u3 or u6 input, and makes no request for an input
+    of dynamic element type: every layer is ``not run`` with the plugin's words."""
+    x = o13.parameter([2, 8], getattr(ov.Type, etype), name="x")
+    path = tmp_path / f"{etype}.xml"
+    ov.save_model(ov.Model([o13.shape_of(x), o13.concat([x, x], 0)], [x]), str(path))
     code, report = _validate(capsys, path, "--all-layers")
     assert code == 0 and {lp["status"] for lp in report["layers"]} == {"not run"}
-    assert "u1" in report["layers"][0]["message"]
+    assert report["layers"][0]["message"].startswith("not run: the CPU plugin could not") or \
+        "is_static" in report["layers"][0]["message"]
+
+
+def test_a_string_input_is_fed_empty_strings(tmp_path, capsys):
+    x = o13.parameter([2, 8], ov.Type.string, name="x")
+    path = tmp_path / "string.xml"
+    ov.save_model(ov.Model([o13.shape_of(x), o13.concat([x, x], 0)], [x]), str(path))
+    code = main(["validate", "--json", "--all-layers", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == ""  # no warning that strings are copied
+    assert {lp["status"] for lp in json.loads(out)["models"][0]["layers"]} == {"ok"}
