@@ -24,6 +24,7 @@ import math
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .core.dims import ceil_div, value_dims
+from .core.inputs import InputMaker
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import Tensor, computed_shape_bounds, exact_ints
 
@@ -120,4 +121,35 @@ def _col2im(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list
     return [Tensor(PartialShape.of(tuple(out)), ins[0].etype)]
 
 
-SPECS = specs_of({"ExtractImagePatches": _extract_image_patches, "Col2Im": _col2im})
+class _Col2ImInputs(InputMaker):
+    """Valid ``output_size`` and ``kernel_size`` for a run that feeds them (Parameters):
+    zeros, the usual integer input, make the CPU plugin divide by zero and end the
+    process."""
+
+    def size_values(self, shapes: list[list[int] | None], attrs: Attrs
+                    ) -> dict[int, list[int]]:
+        """By input position: a kernel of ones (every column dim divides by it) and, when
+        the data's shape is known, an output size ``[H, W]`` whose blocks number the
+        data's last dim (``W`` as small as the strides and pads allow)."""
+        values = {2: [1, 1]}
+        data = shapes[0] if shapes else None
+        if not data or len(data) not in (2, 3):
+            return values
+        begin, end = attrs.ints("pads_begin", (0, 0)), attrs.ints("pads_end", (0, 0))
+        strides = attrs.ints("strides", (1, 1))
+        if min(strides[:2], default=0) < 1:
+            return values
+        pads = [begin[d] + end[d] for d in range(2)]
+        for w in range(1, 4 * strides[1] + 2):
+            across = (w + pads[1] - 1) // strides[1] + 1
+            if across < 1 or data[-1] % across:
+                continue
+            h = (data[-1] // across - 1) * strides[0] + 1 - pads[0]
+            if h >= 1 and _blocks((h, w), (1, 1), attrs) == data[-1]:
+                values[1] = [h, w]
+                break
+        return values
+
+
+SPECS = [*specs_of({"ExtractImagePatches": _extract_image_patches}),
+         *specs_of({"Col2Im": _col2im}, {15: {"inputs": _Col2ImInputs()}})]

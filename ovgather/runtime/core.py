@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from ..element_types import numpy_dtype
 from ..errors import RuntimeBridgeError, UnsupportedOpError
 from ..ops.core import registry
 
-__all__ = ["openvino", "core", "cpu_config", "compile_model", "compile_crash", "run_request",
-           "first_line"]
+__all__ = ["openvino", "core", "cpu_config", "compile_model", "compile_crash", "input_tensor",
+           "run_request", "first_line"]
 
 
 @functools.cache
@@ -109,13 +110,37 @@ def compile_model(model: Any, threads: int | None, *, screen: bool = True) -> An
         raise RuntimeBridgeError(f"the CPU plugin could not compile: {first_line(err)}") from err
 
 
+def input_tensor(array: np.ndarray, etype: Any) -> Any:
+    """``array`` as a tensor of the element type ``etype`` the compiled model asks for,
+    which need not be the Parameter's: an IR v10 keeps f32 at an input declared f16, and
+    NumPy holds no bf16, f8, f4, nf4 or packed sub-byte integer to make the array in.
+    Types NumPy holds take the values converted; bf16 takes the f32 values cut to their
+    upper half (its bits); strings are empty; the others take zero bits, a finite value
+    in each of them (0, or -1 for nf4, 2^-127 for f8e8m0), as for integers a valid
+    index."""
+    ov, name = openvino(), etype.get_type_name()
+    dtype = numpy_dtype(name) if etype.is_static() else None
+    if dtype is not None or not etype.is_static():
+        return ov.Tensor(np.array(array, dtype=dtype, order="C", copy=None))
+    tensor = ov.Tensor(etype, list(np.shape(array)))
+    if name == "string":  # empty strings already
+        return tensor
+    if name == "bf16":
+        bits = np.asarray(array, dtype=np.float32).view(np.uint32) >> 16
+        tensor.data.view(np.uint16)[...] = bits.astype(np.uint16)
+    else:
+        tensor.data.view(np.uint8)[...] = 0
+    return tensor
+
+
 def run_request(compiled: Any, inputs: Sequence[np.ndarray]) -> Any:
-    """An infer request of ``compiled`` that has run on ``inputs`` (its outputs are ready)."""
-    request = compiled.create_infer_request()
-    ov = openvino()
-    for i, array in enumerate(inputs):
-        request.set_input_tensor(i, ov.Tensor(np.array(array, order="C", copy=None)))
-    try:
+    """An infer request of ``compiled`` that has run on ``inputs`` (its outputs are ready),
+    each made a tensor of the element type the compiled model asks for (:func:`input_tensor`)."""
+    try:  # an input of dynamic element type compiles, but no request can be made for it
+        request = compiled.create_infer_request()
+        ports = compiled.inputs  # a new list at each call: taken once
+        for i, array in enumerate(inputs):
+            request.set_input_tensor(i, input_tensor(array, ports[i].get_element_type()))
         request.infer()
     except RuntimeError as err:
         raise RuntimeBridgeError(f"the CPU plugin failed to run: {first_line(err)}") from err

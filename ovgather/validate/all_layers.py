@@ -44,6 +44,7 @@ Statuses, per layer:
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -57,10 +58,11 @@ from ..infer import check
 from ..shapes import Dimension, PartialShape
 from .gathers import validate
 from .memory import DEFAULT_MEMORY_BUDGET, inputs_bytes, tensor_bytes
-from .report import PROBLEMS, LayerProof, ProofReport
-from .runner import Runs, fits, xml_file
+from .report import PROBLEM_STATUSES, PROBLEMS, LayerProof, ProofReport
+from .runner import Runs, fits, size_inputs, xml_file
 from .sizes import (
     concrete,
+    dims,
     fallback_sizes,
     grown_sizes,
     parameter_shapes,
@@ -68,6 +70,7 @@ from .sizes import (
     pin_patterns,
     ranks,
     size_picks,
+    sweep_sizes,
 )
 
 __all__ = ["prove_all_layers"]
@@ -195,6 +198,7 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
     with xml_file(G) as xml:
         runs = Runs(xml, {n: G.nodes[n]["name"] for n in proofs}, threads)
         ran, last_error = _choose_sizes(G, ports, declared, memory_budget, seed, runs)
+        broken = _sweep(G, _first_call(G), ports, declared, ran, memory_budget, seed, runs)
         real, more, report.peak_bytes = _run_every_chunk(G, ports, ran, memory_budget,
                                                          seed, runs)
     why.update(more)
@@ -216,6 +220,7 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
         if not ran:
             lp.message = last_error or "not run: the runtime ran none of the input sizes tried"
         _judge(lp, declared.get(node))
+    report.failed = _blame(G, proofs, declared, broken, ran)
     _check_values(G, proofs, seed, memory_budget, threads)
     report.layers = [lp for node, lp in proofs.items()
                      for lp in (lp, *(b for b in inner if b.id.split("/", 1)[0] == node))]
@@ -306,10 +311,89 @@ def _first_run(G, ports, t: _Try, label: str, k: int, budget: int, seed: int, ru
     if not chunks:
         return next(iter(over.values()), "no layer has an output to compare")
     try:
-        real = runs.shapes(chunks[0], t.sizes, seed, k, types)
+        real = runs.shapes(chunks[0], t.sizes, seed, k, types,
+                           size_inputs(G, t.sizes, t.rows or None))
     except OvgatherError as err:
-        return err.message
+        return _RuntimeSaid(err.message)
     return _Ran(label, t, k, chunks[0], real)
+
+
+class _RuntimeSaid(str):
+    """Why the runtime failed at some sizes, in its words (not a budget's refusal)."""
+
+    __slots__ = ()
+
+
+@dataclass
+class _Broken:
+    """A size of the sweep the runtime failed at: the axis and size, what was tried, why."""
+
+    axis: int
+    size: int
+    t: _Try
+    error: str
+
+
+def _sweep(G, first, ports, declared, ran: list[_Ran], budget: int, seed: int,
+           runs: Runs) -> list[_Broken]:
+    """Try each dynamic axis that ran at no size above 1 at 1, 2 and 3 too
+    (``sizes.sweep_sizes``), whether ovgather's rules accept those sizes or not (the
+    runtime judges): each size that runs joins ``ran``, each it fails at is returned."""
+    if not ran:
+        return []
+    types, broken = parameter_types(G), []
+    tried = sweep_sizes(parameter_shapes(G), ran[0].t.rank, [r.t.sizes for r in ran])
+    for j, (axis, v, sizes) in enumerate(tried):
+        label = f"{_axis_word(axis)} {v}"
+        t = _try(first, declared, ran[0].t.rank, label, sizes)
+        result = _first_run(G, ports, t, label, len(ran) + 100 + j, budget, seed, runs, types)
+        if isinstance(result, _RuntimeSaid):
+            broken.append(_Broken(axis, v, t, str(result)))
+        elif isinstance(result, _Ran):
+            ran.append(result)
+    return broken
+
+
+def _axis_word(axis: int) -> str:
+    return "batch" if axis == 0 else f"dim {axis} ="
+
+
+def _blame(G, proofs: Mapping[str, LayerProof], declared: Mapping[str, Any],
+           broken: Sequence[_Broken], ran: Sequence[_Ran]) -> dict[str, dict[str, Any]]:
+    """The layers that break at a size of the sweep become ``fails at a size``: the one
+    the runtime's error names and those ovgather's rules reject at that size (the model
+    ran at the other sizes, so they ran there). The sizes failed at, by label, for the
+    report: the shapes, the runtime's error and the layers named."""
+    by_name = {lp.name: n for n, lp in proofs.items()}
+    params = parameter_shapes(G)
+    failed = {}
+    for axis in sorted({b.axis for b in broken}):
+        works = sorted({r.t.sizes[n].dims[axis].lo for r in ran for n, s in params.items()
+                        if axis < len(dims(s, r.t.rank))
+                        and not dims(s, r.t.rank)[axis].is_static})
+        culprits: dict[str, tuple[list[int], str]] = {}
+        for b in (b for b in broken if b.axis == axis):
+            named = {by_name[m] for m in re.findall(r"name '([^']+)'", b.error)
+                     if m in by_name}
+            found = dict.fromkeys(named, "the runtime fails here")
+            for node, row in b.t.rows.items():
+                if node in proofs and row.status == "invalid" and \
+                        getattr(declared.get(node), "status", "") != "invalid":
+                    found[node] = (f"{found.get(node, 'the run fails')} and ovgather's "
+                                   f"rules reject it: {row.message}")
+            for node, why in found.items():
+                culprits.setdefault(node, ([], why))[0].append(b.size)
+            failed[b.t.label] = {"sizes": b.t.texts, "message": b.error,
+                                 "layers": [proofs[n].name for n in found]}
+        for node, (sizes, why) in culprits.items():
+            lp = proofs[node]
+            text = (f"works at {_axis_word(axis)} {', '.join(map(str, works))}, fails at "
+                    f"{', '.join(map(str, sizes))} ({why})")
+            if lp.status in PROBLEM_STATUSES:
+                lp.message = f"{lp.message}; {text}"
+            else:
+                lp.status, lp.message = "fails at a size", text
+    return failed
 
 
 def _run_every_chunk(G, ports, ran: Sequence[_Ran], budget: int, seed: int, runs: Runs
@@ -324,12 +408,14 @@ def _run_every_chunk(G, ports, ran: Sequence[_Ran], budget: int, seed: int, runs
     need = max(inputs_bytes(r.t.sizes, types) for r in ran)
     chunks, over, peak = _plan(G, ports, [r.t.rows for r in ran], need, budget)
     why = {n: f"not run: {text}" for n, text in over.items()}
+    given = {r.label: size_inputs(G, r.t.sizes, r.t.rows or None) for r in ran}
     for part in chunks:
         for r in ran:
             if part == r.part:
                 continue
             try:
-                real[r.label].update(runs.shapes(part, r.t.sizes, seed, r.k, types))
+                real[r.label].update(runs.shapes(part, r.t.sizes, seed, r.k, types,
+                                                 given[r.label]))
             except OvgatherError as err:
                 for n, _ in part:
                     why.setdefault(n, f"not run at the {r.label} size: {err.message}")

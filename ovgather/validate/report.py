@@ -17,9 +17,10 @@ __all__ = ["STATUSES", "PROBLEMS", "LayerValidation", "ValidationReport", "PROOF
 
 STATUSES = ("ok", "mismatch", "invalid", "error", "skipped")
 PROBLEMS = ("mismatch", "invalid", "error")
-PROOF_STATUSES = ("ok", "looser", "shape differs", "values differ", "unchecked", "not run")
+PROOF_STATUSES = ("ok", "looser", "shape differs", "fails at a size", "values differ",
+                  "unchecked", "not run")
 #: The statuses that fail the proof (exit 1).
-PROBLEM_STATUSES = ("shape differs", "values differ")
+PROBLEM_STATUSES = ("shape differs", "fails at a size", "values differ")
 
 
 @dataclass
@@ -122,6 +123,9 @@ class ProofReport:
     mode: str = "all-layers"
     #: the most bytes of tensors one run was planned to hold (not in the JSON)
     peak_bytes: int = 0
+    #: sizes inside the dims' bounds the runtime failed at, by label: ``sizes`` (by
+    #: Parameter), ``message`` (the runtime's error), ``layers`` (the names blamed)
+    failed: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -135,11 +139,16 @@ class ProofReport:
 
     @property
     def ok(self) -> bool:
-        return not any(lp.status in PROBLEM_STATUSES for lp in self.layers)
+        """No layer's shape or values differ and the model runs at every size tried
+        that ran at some size (a size the runtime fails at is a problem even when no
+        layer can be named)."""
+        return not self.failed and not any(lp.status in PROBLEM_STATUSES
+                                           for lp in self.layers)
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "mode": self.mode, "sizes": self.sizes,
-                "summary": self.summary, "seconds": round(self.seconds, 3),
+                "sizes failed": self.failed, "summary": self.summary,
+                "seconds": round(self.seconds, 3),
                 "layers": [lp.to_dict() for lp in self.layers]}
 
 
@@ -153,9 +162,12 @@ def summary_line(report: ProofReport) -> str:
 
 
 def problem_rows(report: ProofReport) -> Sequence[str]:
-    """One line per layer whose shape or values differ: declared, inferred and real side
-    by side, or what the value check found."""
-    rows = []
+    """One line per size the runtime failed at without naming a layer, then one per
+    layer whose shape or values differ or that fails at a size: declared, inferred and
+    real side by side, or what the value check found."""
+    rows = [f"  fails at {label} ({', '.join(f'{n}={s}' for n, s in f['sizes'].items())}), "
+            f"no layer named: {f['message']}" for label, f in report.failed.items()
+            if not f["layers"]]
     for lp in report.layers:
         if lp.status not in PROBLEM_STATUSES:
             continue

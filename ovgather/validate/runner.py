@@ -13,10 +13,15 @@ import networkx as nx
 import numpy as np
 
 from .. import runtime
-from ..element_types import element_type_name, numpy_dtype
+from ..element_types import element_type_name, is_integral_number, numpy_dtype
+from ..errors import UnsupportedOpError
+from ..graph.schema import input_edges
+from ..infer import check
+from ..ops.core import registry
+from ..ops.core.spec import Attrs
 from ..shapes import PartialShape
 
-__all__ = ["Runs", "feeds", "fits", "xml_file"]
+__all__ = ["Runs", "feeds", "size_inputs", "fits", "xml_file"]
 
 
 def fits(shape: Sequence[int], inferred: PartialShape) -> bool:
@@ -41,12 +46,61 @@ def _zeros_or_noise(shape: PartialShape, etype: str, rng: np.random.Generator) -
 
 
 def feeds(sizes: Mapping[str, PartialShape], types: Mapping[str, str], seed: int,
-          k: int) -> dict[str, np.ndarray]:
-    """The inputs of the ``k``-th sizes tried (made again when needed, never kept): zeros
-    for integer and boolean types (a valid index, mask and token id for any size), small
-    random numbers for real types."""
+          k: int, given: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """The inputs of the ``k``-th sizes tried (made again when needed, never kept): the
+    ``given`` ones (:func:`size_inputs`), zeros for the other integer and boolean types (a
+    valid index, mask and token id for any size), small random numbers for real types."""
     rng = np.random.default_rng([seed, k])
-    return {n: _zeros_or_noise(s, types.get(n, "f32"), rng) for n, s in sizes.items()}
+    made = {n: _zeros_or_noise(s, types.get(n, "f32"), rng) for n, s in sizes.items()}
+    return {**made, **(given or {})}
+
+
+def size_inputs(G: nx.MultiDiGraph, sizes: Mapping[str, PartialShape],
+                rows: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
+    """Values for the integer Parameters that feed an op a size its spec's input maker
+    knows valid ones for (``size_values(shapes, attrs) -> {input position: values}``,
+    Col2Im's kernel: zeros there end the process), by friendly name. ``rows``:
+    ``check``'s layers at ``sizes`` by id, walked here when needed and not given."""
+    given: dict[str, np.ndarray] = {}
+    for p, attrs in G.nodes(data=True):
+        etype = (attrs.get("data") or {}).get("element_type", "f32")
+        if attrs["type"] != "Parameter" or not is_integral_number(etype) \
+                or numpy_dtype(element_type_name(etype)) is None:
+            continue
+        for _, v, key in G.out_edges(p, keys=True):
+            maker = _size_maker(G.nodes[v])
+            if maker is None:
+                continue
+            if rows is None:
+                rows = {lr.id: lr for lr in check(G, shapes=dict(sizes)).layers}
+            ins = input_edges(G, v)
+            shapes = [_inferred(G, rows, u, port) for u, port, _ in ins]
+            values = maker.size_values(shapes, Attrs(G.nodes[v].get("data") or {}))
+            at = [k for k, (_, _, to) in enumerate(ins) if to == key[1]]
+            if at and at[0] in values:
+                given[attrs["name"]] = np.array(values[at[0]],
+                                                dtype=numpy_dtype(element_type_name(etype)))
+    return given
+
+
+def _size_maker(attrs: Mapping[str, Any]) -> Any:
+    try:
+        spec = registry.find(attrs["type"], attrs.get("version"))
+    except UnsupportedOpError:
+        return None
+    maker = spec.inputs if spec is not None else None
+    return maker if hasattr(maker, "size_values") else None
+
+
+def _inferred(G: nx.MultiDiGraph, rows: Mapping[str, Any], node: str,
+              port_id: int) -> list[int] | None:
+    """The concrete shape ``check`` inferred at output port ``port_id`` of ``node``."""
+    row = rows.get(node)
+    ids = [p["id"] for p in G.nodes[node]["outputs"]]
+    if row is None or port_id not in ids or ids.index(port_id) >= len(row.inferred):
+        return None
+    shape = PartialShape.parse(row.inferred[ids.index(port_id)])
+    return shape.to_list() if shape.is_static else None
 
 
 class Runs:
@@ -73,14 +127,16 @@ class Runs:
         return self.runner
 
     def shapes(self, part: Sequence[tuple[str, int]], sizes: Mapping[str, PartialShape],
-               seed: int, k: int, types: Mapping[str, str]) -> dict[tuple[str, int], str]:
+               seed: int, k: int, types: Mapping[str, str],
+               given: Mapping[str, np.ndarray] | None = None) -> dict[tuple[str, int], str]:
         """The real shape of each port of ``part`` at ``sizes`` (on the inputs
-        :func:`feeds` makes for them); a port the runtime cannot be asked for is left out."""
+        :func:`feeds` makes for them, ``given`` among them); a port the runtime cannot be
+        asked for is left out."""
         runner = self._held(part)
         before = runner.compiles
         try:
             shapes = runner.shapes({n: [d.lo for d in v.dims] for n, v in sizes.items()},
-                                   lambda: feeds(sizes, types, seed, k))
+                                   lambda: feeds(sizes, types, seed, k, given))
         finally:
             self.compiles += runner.compiles - before
         return {(n, i): shapes[self.names[n], i] for n, i in part

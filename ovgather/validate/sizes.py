@@ -6,16 +6,17 @@ agree (a batch shared by two inputs, say) get the same value. ``validate --all-l
 takes low, mid and high sizes (:func:`size_picks`), pins the dims of one axis to a
 static size of the inputs when ovgather's rules reject a size (:func:`pin_patterns`),
 then falls back to other sizes (:func:`fallback_sizes`) and grows the one that runs
-(:func:`grown_sizes`). ``validate --whole-model`` needs one size that runs
-(:func:`one_size_tries`). A dynamic-rank input takes rank 3, 2, 4 or 1 in turn (the CPU
-plugin runs no dynamic-rank input).
+(:func:`grown_sizes`); a dynamic axis that none of those ran above 1 (a batch pinned to
+1, say) is tried at 1, 2 and 3 besides (:func:`sweep_sizes`). ``validate --whole-model``
+needs one size that runs (:func:`one_size_tries`). A dynamic-rank input takes rank 3, 2,
+4 or 1 in turn (the CPU plugin runs no dynamic-rank input).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import networkx as nx
 import numpy as np
@@ -26,7 +27,7 @@ from ..shapes import INF, Dimension, PartialShape
 
 __all__ = ["DYNAMIC_RANKS", "parameter_shapes", "parameter_types", "ranks", "dims",
            "size_picks", "input_sizes", "static_sizes", "pin_patterns", "fallback_sizes",
-           "grown_sizes", "one_size_tries", "concrete"]
+           "grown_sizes", "sweep_sizes", "one_size_tries", "concrete", "SWEEP"]
 
 #: Ranks tried for a dynamic-rank Parameter, in turn (the CPU plugin needs one).
 DYNAMIC_RANKS = (3, 2, 4, 1)
@@ -34,6 +35,9 @@ DYNAMIC_RANKS = (3, 2, 4, 1)
 MAX_PINNED = 24
 #: Sizes tried last: image sides and audio lengths that pass convolution and pooling.
 LARGER_SIZES = (32, 64, 224, 400, 1600)
+#: The sizes a dynamic axis is tried at when no size above 1 ran there: a model reshaped
+#: to a dynamic batch may still hold a constant that only batch 1 fits.
+SWEEP = (1, 2, 3)
 #: How many sizes --whole-model tries per rank before giving up.
 MAX_TRIES = 8
 
@@ -149,6 +153,38 @@ def grown_sizes(params: Mapping[str, PartialShape], rank: int,
             else Dimension.static(min(max(int(v.lo * factor), d.lo), d.hi))
             for i, (d, v) in enumerate(zip(dims(s, rank), ran[n].dims, strict=True))))
             for n, s in params.items()}
+
+
+def sweep_sizes(params: Mapping[str, PartialShape], rank: int,
+                ran: Sequence[Mapping[str, PartialShape]]
+                ) -> Iterator[tuple[int, int, dict[str, PartialShape]]]:
+    """``(axis, size, sizes)``: for each axis whose dynamic dims ran at no size above 1,
+    the first sizes of ``ran`` with those dims set to each size of :data:`SWEEP` that
+    every one of them allows and that has not run there.
+
+    >>> ran = [{"x": PartialShape.parse("[1,3,8]")}]
+    >>> [(a, v, str(s["x"])) for a, v, s in sweep_sizes({"x": PartialShape.parse("?,3,1..8")},
+    ...                                                   2, ran)]
+    [(0, 2, '[2,3,8]'), (0, 3, '[3,3,8]')]
+    """
+    if not ran:
+        return
+    shapes = {n: dims(s, rank) for n, s in params.items()}
+    axes = sorted({i for ds in shapes.values() for i, d in enumerate(ds) if not d.is_static})
+    for axis in axes:
+        at = [(n, ds[axis]) for n, ds in shapes.items()
+              if axis < len(ds) and not ds[axis].is_static]
+        seen = {sizes[n].dims[axis].lo for sizes in ran for n, _ in at}
+        if any(v > 1 for v in seen):
+            continue
+        for v in SWEEP:
+            if v in seen or not all(d.lo <= v <= d.hi for _, d in at):
+                continue
+            sizes = dict(ran[0])
+            for n, _ in at:
+                old = sizes[n].dims
+                sizes[n] = PartialShape.of(old[:axis] + (Dimension.static(v),) + old[axis + 1:])
+            yield axis, v, sizes
 
 
 def one_size_tries(params: Mapping[str, PartialShape], rng: np.random.Generator

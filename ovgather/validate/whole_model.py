@@ -19,7 +19,7 @@ from ..shapes import PartialShape
 from .gathers import body_gather_rows, body_gathers, gather_layers
 from .memory import DEFAULT_MEMORY_BUDGET, inputs_bytes, size_text, whole_run_bytes
 from .report import LayerValidation, ValidationReport
-from .runner import Runs, fits, xml_file
+from .runner import Runs, fits, size_inputs, xml_file
 from .sizes import one_size_tries, parameter_shapes, parameter_types
 
 __all__ = ["validate_whole_model"]
@@ -98,7 +98,7 @@ def _run_whole(G: nx.MultiDiGraph, nodes: list[str], seed: int, threads: int | N
         for k, (_rank, sizes) in enumerate(one_size_tries(params, np.random.default_rng(seed))):
             _check_budget(G, nodes, sizes, types, budget)
             try:
-                real = runs.shapes(part, sizes, seed, k, types)
+                real = runs.shapes(part, sizes, seed, k, types, size_inputs(G, sizes))
             except RuntimeBridgeError as err:
                 error = err
                 continue

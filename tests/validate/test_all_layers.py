@@ -107,12 +107,37 @@ def test_every_corpus_model_is_proved_layer_by_layer(path, capsys):
     are not run."""
     code, report = _proof_json(capsys, path)
     s = report["summary"]
-    assert code == 0, [lp for lp in report["layers"] if lp["status"].endswith("differ")]
+    assert s["shape differs"] == s["values differ"] == 0, [
+        lp for lp in report["layers"] if lp["status"].endswith("differ")]
+    assert code == (1 if report["sizes failed"] else 0)
+    for f in report["sizes failed"].values():  # an export that baked its batch in
+        assert f["layers"] and _openvino_fails_at(path, f["sizes"]), f
+    assert s["fails at a size"] == len({n for f in report["sizes failed"].values()
+                                        for n in f["layers"]})
+    assert all(_openvino_fails_at(path, sizes) is None for sizes in report["sizes"].values())
     assert s["unchecked"] == 0 and s["proved"] >= 0.95 * s["layers"] and s["compiles"] == 1
     assert all(lp["type"] == "Assign" and "state write" in lp["message"]
                for lp in report["layers"] if lp["status"] == "not run")
     assert len(report["sizes"]) >= (2 if _dynamic(report) else 1)
     assert s["values checked"] == sum(lp["type"] in GATHERS for lp in report["layers"])
+
+
+def _openvino_fails_at(xml: Path, sizes: dict[str, str]) -> str | None:
+    """OpenVINO's own error when it runs the IR on inputs of ``sizes`` (no ovgather):
+    zeros for integers, random numbers for reals; None when it runs."""
+    compiled = ov.Core().compile_model(str(xml), "CPU")
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for port in compiled.inputs:
+        shape = PartialShape.parse(sizes[port.get_node().get_friendly_name()]).to_list()
+        dtype = port.get_element_type().to_dtype()
+        feeds[port] = (rng.standard_normal(shape).astype(dtype) if dtype.kind == "f"
+                       else np.zeros(shape, dtype))
+    try:
+        compiled.create_infer_request().infer(feeds)
+    except RuntimeError as err:
+        return str(err)
+    return None
 
 
 @pytest.mark.parametrize("path", [ROOT / "ir_samples" / "mixed_ops.xml",
@@ -391,3 +416,59 @@ def test_a_wrong_reference_fails_the_proof_with_values_differ(capsys, monkeypatc
     bad = [lp for lp in report["layers"] if lp["status"] == "values differ"]
     assert code == 1 and bad and all(lp["values"]["status"] == "mismatch" for lp in bad)
     assert report["summary"]["values differ"] == len(bad)
+
+
+# -- a dynamic dim the model cannot run above 1 ----------------------------------------------
+def _vit_reshaped_by_openvino(tmp_path: Path) -> Path:
+    """The ViT of the corpus with a dynamic batch, by plain ``openvino.Model.reshape``: its
+    class token, a constant ``[1,1,32]`` concatenated to the patches, fits batch 1 only."""
+    model = ov.Core().read_model(str(ROOT / "ir_corpus" / "vit" / "pytorch_static.xml"))
+    model.reshape({model.inputs[0].any_name: [-1, 3, 32, 32]})
+    path = tmp_path / "vit_dynamic_batch.xml"
+    ov.save_model(model, str(path), compress_to_fp16=False)
+    return path
+
+
+def test_a_batch_that_runs_at_1_only_names_the_layers_that_break_above_it(tmp_path, capsys):
+    path = _vit_reshaped_by_openvino(tmp_path)
+    code, report = _proof_json(capsys, path)
+    assert code == 1 and list(report["sizes"]) == ["low"]
+    assert report["sizes"]["low"] == {"pixel_values": "[1,3,32,32]"}
+    failed = report["sizes failed"]
+    assert list(failed) == ["batch 2", "batch 3"]
+    for label, f in failed.items():  # OpenVINO itself fails there, and runs at batch 1
+        assert f["sizes"] == {"pixel_values": f"[{label[-1]},3,32,32]"}
+        assert "Concat" in _openvino_fails_at(path, f["sizes"])
+    assert _openvino_fails_at(path, report["sizes"]["low"]) is None
+    broken = [lp for lp in report["layers"] if lp["status"] == "fails at a size"]
+    assert [lp["type"] for lp in broken] == ["Concat"] and broken[0]["name"] in \
+        _openvino_fails_at(path, failed["batch 2"]["sizes"])
+    assert broken[0]["message"].startswith("works at batch 1, fails at 2, 3 (the runtime fails "
+                                           "here and ovgather's rules reject it: ")
+    assert all(f["layers"] == [broken[0]["name"]] for f in failed.values())
+    code, out, _ = _run(capsys, "validate", "--all-layers", str(path))
+    text = " ".join(out.split())
+    assert code == 1 and "1 fails at a size" in text
+    assert (f"fails at a size {broken[0]['name']} (line {broken[0]['line']}, id "
+            f"{broken[0]['id']}, Concat): declared [1,17,32]; works at batch 1, fails at 2, 3"
+            in text)
+
+
+def test_the_same_model_at_a_fixed_batch_of_1_is_not_swept(tmp_path, capsys):
+    """Static dims are the model's contract: no other size is tried."""
+    code, report = _proof_json(capsys, ROOT / "ir_corpus" / "vit" / "pytorch_static.xml")
+    assert code == 0 and list(report["sizes"]) == ["static"] and report["sizes failed"] == {}
+
+
+def test_a_dynamic_dim_is_swept_at_1_2_and_3_inside_its_bounds():
+    from ovgather.validate.sizes import sweep_sizes
+
+    def swept(shape: str, ran: str) -> list[tuple[int, int, str]]:
+        return [(axis, v, str(s["x"])) for axis, v, s in sweep_sizes(
+            {"x": PartialShape.parse(shape)}, 2, [{"x": PartialShape.parse(ran)}])]
+
+    assert swept("?,3", "[1,3]") == [(0, 2, "[2,3]"), (0, 3, "[3,3]")]
+    assert swept("1..2,3", "[1,3]") == [(0, 2, "[2,3]")]
+    assert swept("1..1,?", "[1,1]") == [(1, 2, "[1,2]"), (1, 3, "[1,3]")]
+    assert swept("2..8,?", "[2,5]") == []  # both already ran above 1
+    assert swept("?,?", "[1,4]") == [(0, 2, "[2,4]"), (0, 3, "[3,4]")]
