@@ -184,8 +184,8 @@ def extract(
     """A standalone graph of ``layer`` (name or id) and its ``depth``-neighbourhood.
 
     ``G.graph["extract_cuts"]`` of the result maps each new Parameter's name (the cut
-    tensor's name) to the ``(producer layer name, output index)`` it stands for in ``G``. ``shapes`` are the
-    ``--shape`` overrides used to infer the shapes at the cut.
+    tensor's name) to the ``(producer layer name, output index)`` it stands for in ``G``.
+    ``shapes`` are the ``--shape`` overrides used to infer the shapes at the cut.
     """
     target = find_layer(G, layer)
     keep = _with_consts(G, _with_shape_subgraphs(G, neighbourhood(G, target, depth)))
