@@ -495,14 +495,17 @@ def _check_new_name(G: nx.MultiDiGraph, new: Any, besides: str, what: str) -> No
         index.names.add(new)
 
 
-def rename_input(G: nx.MultiDiGraph, old: str, new: str) -> str:
+def rename_input(G: nx.MultiDiGraph, old: str, new: str, keep_old_names: bool = False) -> str:
     """Rename the model input ``old`` (a Parameter's friendly name or tensor name) to
     ``new``; return the Parameter's id.
 
-    The friendly name and the tensor names of its output both become ``new`` (its
-    other tensor names go), so OpenVINO's ``model.inputs[i].get_any_name()`` and the
-    Parameter's ``get_friendly_name()`` say ``new``, and ``reshape``/``check(shapes=...)``
-    take it as the key. ``new`` must name no other layer or tensor.
+    The friendly name and the tensor names of its output both become ``new``: every old
+    tensor name goes, so OpenVINO's ``model.inputs[i].get_names()`` is ``{new}``, its
+    ``get_any_name()`` and the Parameter's ``get_friendly_name()`` say ``new``, and
+    ``reshape``/``check(shapes=...)`` take it as the key. With ``keep_old_names`` the old
+    tensor names stay beside ``new`` (code that feeds the input by an old name keeps
+    working); ``get_any_name()`` is then the least of them in order, perhaps an old one.
+    ``new`` must name no other layer or tensor.
     """
     params = [n for n, t in G.nodes(data="type") if t == "Parameter"]
     found = [n for n in params if G.nodes[n]["name"] == old or any(
@@ -515,7 +518,8 @@ def rename_input(G: nx.MultiDiGraph, old: str, new: str) -> str:
     _check_new_name(G, new, node, f"input '{old}'")
     G.nodes[node]["name"] = new
     for port in G.nodes[node]["outputs"]:
-        port["names"] = [new]
+        kept = [n for n in port["names"] if n != new] if keep_old_names else []
+        port["names"] = [new, *kept]
     return node
 
 
