@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import openvino as ov
 import pytest
 from model_edits import doubled, round_trip
@@ -116,3 +117,19 @@ def test_an_onnx_model_compares_with_the_ir_openvino_makes_of_it(tmp_path, capsy
                  "--shape", "data=[4,3,5]"]) == 0
     out = capsys.readouterr().out
     assert "data[4,3,5], indices[4,2,1]" in out and "ok        out:" in out
+
+
+def test_a_model_the_cpu_plugin_cannot_compile_exits_2_naming_it(tmp_path, capsys):
+    """A Reshape to a target read at run time has an output of dynamic rank, which the
+    CPU plugin compiles nowhere (OpenVINO itself refuses it below)."""
+    data = ov.opset8.parameter([2, 3], np.float32, name="data")
+    target = ov.opset8.parameter([-1], np.int64, name="target")
+    model = ov.Model([ov.opset8.relu(ov.opset8.reshape(data, target, False))], [data, target])
+    path = tmp_path / "any_rank.xml"
+    ov.save_model(model, str(path))
+    with pytest.raises(RuntimeError, match="rank"):
+        ov.Core().compile_model(str(path), "CPU")
+    assert main(["compare", str(path), str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: the CPU plugin could not compile") and \
+        len(err.splitlines()) == 1
