@@ -7,10 +7,11 @@ Matching follows polygraphy's ``run --compare``:
   (the Parameter's friendly name or a tensor name, as OpenVINO shows them). Every input
   must find its partner, of the same element type and of partial shapes that can meet;
   otherwise the models cannot be fed alike and a CompareError says which input;
-- outputs by tensor name first; when names leave outputs of both models unpaired and the
-  two models have as many outputs, the unpaired ones pair up in order, as polygraphy falls
-  back on the output's position (``matched_by`` says ``position``). What still has no
-  partner is reported ``only in A`` / ``only in B`` and fails the comparison.
+- outputs as polygraphy's ``find_str_in_iterable`` pairs them: by a tensor name in common;
+  for an output of A without one, by a similar name (one name part of the other, case
+  aside), else the output of B at the same position, as long as that output of B has no
+  partner yet (``matched_by`` says which). What still has no partner is reported
+  ``only in A`` / ``only in B`` and fails the comparison (polygraphy only warns).
 
 The inputs are the ones ``validate --whole-model`` makes (``validate.runner.feeds``: small
 random floats, zeros for integer and boolean inputs, a valid index, mask and token id at
@@ -217,24 +218,39 @@ def _run_both(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, i
                              f"{error.message}", file=error.file) from error
 
 
+def _similar(a: Tensor, b: Tensor) -> bool:
+    """One name of either is part of a name of the other, case aside (polygraphy's fuzzy
+    step: ``logits`` and ``Logits:0``)."""
+    return any(x.lower() in y.lower() or y.lower() in x.lower()
+               for x in a.names for y in b.names)
+
+
 def _pair_outputs(outs_a: Sequence[Tensor], outs_b: Sequence[Tensor]
                   ) -> list[tuple[int | None, int | None, str | None]]:
-    """``(A's output position, B's, "name"|"position"|None)`` for every output of both."""
-    pairs: list[tuple[int | None, int | None, str | None]] = []
-    taken: set[int] = set()
+    """``(A's output position, B's, how)`` for every output of both: first every exact
+    name, then for each output of A left, in order, a similar name, then the output of B
+    at its position (``how``: ``name``, ``similar name``, ``position``; None alone)."""
+    partner: dict[int, tuple[int, str]] = {}
+    paired: set[int] = set()
+
+    def pair(i: int, j: int, how: str) -> None:
+        partner[i] = (j, how)
+        paired.add(j)
+
     for i, t in enumerate(outs_a):
-        j = next((j for j, u in enumerate(outs_b) if j not in taken and t.names & u.names),
-                 None)
-        if j is not None:
-            taken.add(j)
-        pairs.append((i, j, "name" if j is not None else None))
-    left_a = [k for k, (_, j, _) in enumerate(pairs) if j is None]
-    left_b = [j for j in range(len(outs_b)) if j not in taken]
-    if len(outs_a) == len(outs_b) and left_a:  # polygraphy's fallback: the same position
-        for k, j in zip(left_a, left_b, strict=True):
-            pairs[k] = (pairs[k][0], j, "position")
-        left_b = []
-    return pairs + [(None, j, None) for j in left_b]
+        named = [j for j, u in enumerate(outs_b) if j not in paired and t.names & u.names]
+        if named:
+            pair(i, named[0], "name")
+    for i, t in enumerate(outs_a):
+        if i in partner:
+            continue
+        similar = [j for j, u in enumerate(outs_b) if j not in paired and _similar(t, u)]
+        if similar:
+            pair(i, similar[0], "similar name")
+        elif i < len(outs_b) and i not in paired:
+            pair(i, i, "position")
+    return [(i, *partner.get(i, (None, None))) for i in range(len(outs_a))] + [
+        (None, j, None) for j in range(len(outs_b)) if j not in paired]
 
 
 def _verdict(outs_a: Sequence[Tensor], outs_b: Sequence[Tensor], ran_a: Sequence[np.ndarray],

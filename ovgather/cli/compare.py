@@ -84,8 +84,9 @@ def _print_human(report: Any) -> None:
         name = o.name if o.name_b in (None, o.name) else f"{o.name} / {o.name_b}"
         said = [f"max abs {o.max_abs:.3g}, max rel {o.max_rel:.3g}"] if o.max_abs is not None \
             else []
-        if o.matched_by == "position":
-            said.append("paired by position: no name in common")
+        if o.matched_by in ("similar name", "position"):
+            said.append(f"paired by {'a ' if o.matched_by != 'position' else ''}"
+                        f"{o.matched_by}: no name in common")
         if o.message:
             said.append(o.message)
         say(f"  {o.status:9s} {name}: {'; '.join(said)}")

@@ -90,6 +90,34 @@ def test_outputs_without_a_common_name_pair_by_position_when_the_counts_match(tm
     assert report.outputs[1].matched_by == "name"
 
 
+def test_a_similar_name_pairs_before_the_position_as_polygraphy_does(tmp_path):
+    a = ROOT / "ir_samples/mixed_ops.xml"
+    G = og.read_ir(a)
+    og.rename_output(G, "ranked_ge", "RANKED_GE:0")
+    og.write_ir(G, tmp_path / "b.xml")
+    report = og.compare(a, tmp_path / "b.xml")
+    assert report.ok
+    assert [(o.name, o.name_b, o.matched_by) for o in report.outputs] == [
+        ("ranked_ge", "RANKED_GE:0", "similar name"), ("first_rows_nd5", "first_rows_nd5", "name")]
+
+
+def test_the_position_pairs_even_when_the_counts_differ(tmp_path):
+    """polygraphy falls back on the output at the same position whenever that output has no
+    partner of its own: here B's only output, renamed, is A's first."""
+    a = ROOT / "ir_samples/mixed_ops.xml"
+    G = og.read_ir(a)
+    og.rename_output(G, "ranked_ge", "xyz")
+    gone = next(n for n in og.find_layers(G, type="Result")
+                if "first_rows_nd5" in output_port(G, *producer(G, n, 0))["names"])
+    og.remove_layer(G, gone)
+    og.cleanup(G)
+    og.write_ir(G, tmp_path / "b.xml")
+    report = og.compare(a, tmp_path / "b.xml")
+    assert [(o.name, o.name_b, o.status, o.matched_by) for o in report.outputs] == [
+        ("ranked_ge", "xyz", "ok", "position"),
+        ("first_rows_nd5", None, "only in A", None)]
+
+
 def test_an_output_missing_in_one_model_is_reported_and_fails(tmp_path):
     a = ROOT / "ir_samples/mixed_ops.xml"
     G = og.read_ir(a)
