@@ -78,57 +78,54 @@ def test_tolerances_decide_as_numpy_isclose(tmp_path):
     assert not og.compare(a, b, rtol=0, atol=largest * 0.99).ok
 
 
-def test_outputs_without_a_common_name_pair_by_position_when_the_counts_match(tmp_path):
-    a = ROOT / "ir_samples/mixed_ops.xml"
-    G = og.read_ir(a)
-    og.rename_output(G, "ranked_ge", "renamed")
+MIXED = ROOT / "ir_samples/mixed_ops.xml"
+
+
+def _edited(tmp_path: Path, rename: tuple[str, str] | None = None, drop: str | None = None
+            ) -> Path:
+    """mixed_ops (outputs ranked_ge, first_rows_nd5) with an output renamed and one dropped
+    (its Result removed, and what only it needed)."""
+    G = og.read_ir(MIXED)
+    if rename:
+        og.rename_output(G, *rename)
+    if drop:
+        og.remove_layer(G, next(n for n in og.find_layers(G, type="Result")
+                                if drop in output_port(G, *producer(G, n, 0))["names"]))
+        og.cleanup(G)
     og.write_ir(G, tmp_path / "b.xml")
-    report = og.compare(a, tmp_path / "b.xml")
-    assert report.ok
-    first = report.outputs[0]
-    assert (first.name, first.name_b, first.matched_by) == ("ranked_ge", "renamed", "position")
-    assert report.outputs[1].matched_by == "name"
+    return tmp_path / "b.xml"
+
+
+def _pairs(report) -> list[tuple]:
+    return [(o.name, o.name_b, o.status, o.matched_by) for o in report.outputs]
+
+
+def test_outputs_without_a_common_name_pair_by_position(tmp_path):
+    report = og.compare(MIXED, _edited(tmp_path, rename=("ranked_ge", "renamed")))
+    assert report.ok and _pairs(report) == [
+        ("ranked_ge", "renamed", "ok", "position"),
+        ("first_rows_nd5", "first_rows_nd5", "ok", "name")]
 
 
 def test_a_similar_name_pairs_before_the_position_as_polygraphy_does(tmp_path):
-    a = ROOT / "ir_samples/mixed_ops.xml"
-    G = og.read_ir(a)
-    og.rename_output(G, "ranked_ge", "RANKED_GE:0")
-    og.write_ir(G, tmp_path / "b.xml")
-    report = og.compare(a, tmp_path / "b.xml")
-    assert report.ok
-    assert [(o.name, o.name_b, o.matched_by) for o in report.outputs] == [
-        ("ranked_ge", "RANKED_GE:0", "similar name"), ("first_rows_nd5", "first_rows_nd5", "name")]
+    report = og.compare(MIXED, _edited(tmp_path, rename=("ranked_ge", "RANKED_GE:0")))
+    assert report.ok and _pairs(report) == [
+        ("ranked_ge", "RANKED_GE:0", "ok", "similar name"),
+        ("first_rows_nd5", "first_rows_nd5", "ok", "name")]
 
 
 def test_the_position_pairs_even_when_the_counts_differ(tmp_path):
     """polygraphy falls back on the output at the same position whenever that output has no
     partner of its own: here B's only output, renamed, is A's first."""
-    a = ROOT / "ir_samples/mixed_ops.xml"
-    G = og.read_ir(a)
-    og.rename_output(G, "ranked_ge", "xyz")
-    gone = next(n for n in og.find_layers(G, type="Result")
-                if "first_rows_nd5" in output_port(G, *producer(G, n, 0))["names"])
-    og.remove_layer(G, gone)
-    og.cleanup(G)
-    og.write_ir(G, tmp_path / "b.xml")
-    report = og.compare(a, tmp_path / "b.xml")
-    assert [(o.name, o.name_b, o.status, o.matched_by) for o in report.outputs] == [
-        ("ranked_ge", "xyz", "ok", "position"),
-        ("first_rows_nd5", None, "only in A", None)]
+    b = _edited(tmp_path, rename=("ranked_ge", "xyz"), drop="first_rows_nd5")
+    assert _pairs(og.compare(MIXED, b)) == [
+        ("ranked_ge", "xyz", "ok", "position"), ("first_rows_nd5", None, "only in A", None)]
 
 
 def test_an_output_missing_in_one_model_is_reported_and_fails(tmp_path):
-    a = ROOT / "ir_samples/mixed_ops.xml"
-    G = og.read_ir(a)
-    result = next(n for n in og.find_layers(G, type="Result")
-                  if "ranked_ge" in output_port(G, *producer(G, n, 0))["names"])
-    og.remove_layer(G, result)
-    og.cleanup(G)
-    og.write_ir(G, tmp_path / "b.xml")
-    assert len(ov.Core().read_model(str(tmp_path / "b.xml")).outputs) == 1
-    there = og.compare(a, tmp_path / "b.xml")
-    back = og.compare(tmp_path / "b.xml", a)
+    b = _edited(tmp_path, drop="ranked_ge")
+    assert len(ov.Core().read_model(str(b)).outputs) == 1
+    there, back = og.compare(MIXED, b), og.compare(b, MIXED)
     assert [(o.name, o.status) for o in there.outputs if o.status != "ok"] == [
         ("ranked_ge", "only in A")]
     assert [(o.name, o.status) for o in back.outputs if o.status != "ok"] == [
