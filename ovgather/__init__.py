@@ -40,6 +40,8 @@ _PUBLIC: dict[str, str] = {
     "reshape": ".passes", "ReshapeResult": ".passes",
     # OpenVINO in memory
     "from_openvino": ".runtime", "to_openvino": ".runtime", "load_model": ".runtime",
+    # two models on the runtime
+    "compare": ".comparison", "CompareReport": ".comparison",
     # shapes
     "Dimension": ".shapes", "PartialShape": ".shapes",
     # errors: the whole family (a small module with no imports of its own)
@@ -68,6 +70,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what type checkers and editors see
     from . import errors, graph, reference, shapes  # noqa: F401
+    from .comparison import CompareReport, compare  # noqa: F401
     from .errors import (  # noqa: F401
         IRError,
         IRStructureError,

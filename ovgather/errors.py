@@ -22,6 +22,7 @@ The tree::
     ├── RewriteError            a graph rewrite that cannot be applied
     ├── OutputError             an output file that cannot be written
     ├── UsageError              a bad command-line option or argument
+    ├── CompareError            two models that cannot be fed the same inputs
     └── RuntimeBridgeError      the OpenVINO runtime refused a model ovgather built
 """
 
@@ -43,6 +44,7 @@ __all__ = [
     "ReshapeError",
     "OutputError",
     "UsageError",
+    "CompareError",
     "RuntimeBridgeError",
 ]
 
@@ -176,6 +178,11 @@ class OutputError(OvgatherError):
 
 class UsageError(OvgatherError):
     """A bad command-line option or argument."""
+
+
+class CompareError(OvgatherError):
+    """Two models that cannot be fed the same inputs (``compare``): an input of one has no
+    partner of the same name, element type and shapes in the other."""
 
 
 class RuntimeBridgeError(OvgatherError):

@@ -5,8 +5,9 @@ edges of it (in either direction), every Const that feeds them, and the run-time
 subgraphs behind them (ShapeOf → … → a Reshape target), since a Parameter in their
 place would hide the rank OpenVINO needs. Where the cut
 crosses an edge into the kept part, a Parameter takes the producer's place, with the
-shape ovgather inferred for that tensor (so intervals survive) and its element type
-and tensor names; where it crosses an edge out of the kept part, a Result is added.
+shape ovgather inferred for that tensor (so intervals survive), its element type and
+tensor names, and the tensor's name as its own (what OpenVINO shows for that input);
+where it crosses an edge out of the kept part, a Result is added.
 OpenVINO reads and runs the result; feeding it the tensors the full model computes at
 the cut gives the same outputs (tests/views/test_extract.py proves it on every sample).
 
@@ -14,14 +15,14 @@ the cut gives the same outputs (tests/views/test_extract.py proves it on every s
 >>> from openvino import opset8
 >>> from ovgather.runtime import from_openvino
 >>> d = opset8.parameter([2, 3, 4], np.float32, name="data")
->>> r = opset8.relu(d); r.set_friendly_name("relu")
+>>> r = opset8.relu(d); r.set_friendly_name("relu"); r.output(0).set_names({"hidden"})
 >>> i = opset8.constant(np.array([[1], [0]], dtype=np.int64))
 >>> gnd = opset8.gather_nd(r, i, 1); gnd.set_friendly_name("gnd")
 >>> sub = extract(from_openvino(ov.Model([opset8.exp(gnd)], [d], "m")), "gnd", depth=0)
 >>> sorted(t for _, t in sub.nodes(data="type"))
 ['Const', 'GatherND', 'Parameter', 'Result']
->>> sub.graph["extract_cuts"]
-{'relu': ('relu', 0)}
+>>> sub.graph["extract_cuts"]  # the input at the cut is named after the tensor
+{'hidden': ('relu', 0)}
 """
 
 from __future__ import annotations
@@ -182,9 +183,9 @@ def extract(
 ) -> nx.MultiDiGraph:
     """A standalone graph of ``layer`` (name or id) and its ``depth``-neighbourhood.
 
-    ``G.graph["extract_cuts"]`` of the result maps each new Parameter's name to the
-    ``(producer layer name, output index)`` it stands for in ``G``. ``shapes`` are the
-    ``--shape`` overrides used to infer the shapes at the cut.
+    ``G.graph["extract_cuts"]`` of the result maps each new Parameter's name (the cut
+    tensor's name) to the ``(producer layer name, output index)`` it stands for in ``G``.
+    ``shapes`` are the ``--shape`` overrides used to infer the shapes at the cut.
     """
     target = find_layer(G, layer)
     keep = _with_consts(G, _with_shape_subgraphs(G, neighbourhood(G, target, depth)))
@@ -243,12 +244,18 @@ def _wire_inputs(G: nx.MultiDiGraph, H: nx.MultiDiGraph, n: str, keep: set[str],
 
 def _add_parameter(G: nx.MultiDiGraph, H: nx.MultiDiGraph, u: str, fp: int,
                    known: dict, new_id: str) -> str:
-    """A Parameter in place of output port ``fp`` of the cut-off layer ``u``."""
+    """A Parameter in place of output port ``fp`` of the cut-off layer ``u``, named after
+    the tensor it stands for: the port's tensor name that OpenVINO shows first
+    (``get_any_name()``, the least in order), so the cut's input is called what the
+    tensor is called in the original model. A port without tensor names lends the layer's
+    friendly name (``name.k`` for output k of a layer with several)."""
     port = g.output_port(G, u, fp)
     attrs = G.nodes[u]
     name = attrs["name"]
     if len(attrs["outputs"]) > 1:
         name = f"{name}.{_out_index(G, u, fp)}"
+    if port.get("names"):
+        name = min(port["names"])
     precision = port.get("precision")
     etype = (element_type_name(precision) if precision is not None else None) or "f32"
     out = new_port(0, port.get("precision") or precision_of(etype), (),

@@ -5,8 +5,9 @@ Const, insert a layer after an output port, make the readers of one output read 
 bypass, replace or remove a layer, drop what no output needs, set a Const's data, rename
 the model's inputs and outputs, and re-infer the shapes afterwards. Every function edits
 the graph in place and follows the schema in :mod:`ovgather.graph`; a wrong argument is a
-RewriteError naming the layer, raised before the graph changes. docs/api.md shows each
-function at work.
+RewriteError naming the layer, raised before the graph changes. A TensorIterator, Loop or
+If body is edited as the graph it is (``graph.locate`` finds it from a body path).
+docs/api.md shows each function at work.
 
 One invariant holds after every call: the tensor names of a rewired output port, and the
 friendly name of the layer that produced it, move to the layer that now produces the
@@ -38,7 +39,17 @@ import numpy as np
 
 from .element_types import ELEMENT_TYPES
 from .errors import RewriteError
-from .graph import Port, consumers, new_layer, new_port, output_port, producer
+from .graph import (
+    Port,
+    consumers,
+    inside_words,
+    locate,
+    new_layer,
+    new_port,
+    output_port,
+    producer,
+    walk_bodies,
+)
 
 if TYPE_CHECKING:
     from .infer import CheckReport
@@ -182,14 +193,31 @@ def _port(port_id: int, spec: Port, op: str) -> Port:
 
 
 def _node(G: nx.MultiDiGraph, node: Any, role: str = "a layer") -> str:
-    """``node`` when the graph has it, else a RewriteError saying which argument is wrong."""
+    """``node`` when the graph has it, else a RewriteError saying which argument is wrong
+    (for a body layer's path, how to reach the graph that holds it)."""
     try:
         known = node in G
     except TypeError:  # an unhashable argument, say a list
         known = False
     if not known:
+        if isinstance(node, str) and "/" in node and locate(G, node) is not None:
+            raise _body_path_error(G, node, role)
         raise RewriteError(f"{role} must be a layer id of the graph, but got {node!r}")
     return node
+
+
+def _body_path_error(G: nx.MultiDiGraph, path: str, role: str) -> RewriteError:
+    """A body layer is edited in its body's graph: the error says which graph and id."""
+    parts = path.split("/")
+    owner, body_name, inner = "/".join(parts[:-2]), parts[-2], parts[-1]
+    holder, owner_id = locate(G, owner)  # the layer holding the body: found with the path
+    attrs = holder.nodes[owner_id]
+    return RewriteError(
+        f"{role} must be a layer of the graph edited, but '{path}' is layer "
+        f"'{attrs['bodies'][body_name].nodes[inner]['name']}' "
+        f"{inside_words(attrs['type'])}: edit the body's own graph with the same "
+        f"functions (body, layer = og.graph.locate(G, '{path}'))",
+        layer_name=attrs["name"], layer_id=owner)
 
 
 def _out(G: nx.MultiDiGraph, node: Any, port: Any, role: str = "a layer") -> Port:
@@ -255,13 +283,7 @@ def add_layer(
     in_ports = []
     for i, ref in enumerate(inputs):
         src, src_port = _pair(ref, f"input {i} of a new {type} layer")
-        try:
-            known = src in G
-        except TypeError:
-            known = False
-        if not known:
-            raise RewriteError(f"an input of a new {type} layer must be a layer of the graph, "
-                               f"but got '{src}'")
+        _node(G, src, f"an input of a new {type} layer")
         producer_port = _out(G, src, src_port, f"input {i} of a new {type} layer")
         in_ports.append(new_port(i, producer_port.get("precision"),
                                  producer_port.get("dims", ())))
@@ -495,14 +517,17 @@ def _check_new_name(G: nx.MultiDiGraph, new: Any, besides: str, what: str) -> No
         index.names.add(new)
 
 
-def rename_input(G: nx.MultiDiGraph, old: str, new: str) -> str:
+def rename_input(G: nx.MultiDiGraph, old: str, new: str, keep_old_names: bool = False) -> str:
     """Rename the model input ``old`` (a Parameter's friendly name or tensor name) to
     ``new``; return the Parameter's id.
 
-    The friendly name and the tensor names of its output both become ``new`` (its
-    other tensor names go), so OpenVINO's ``model.inputs[i].get_any_name()`` and the
-    Parameter's ``get_friendly_name()`` say ``new``, and ``reshape``/``check(shapes=...)``
-    take it as the key. ``new`` must name no other layer or tensor.
+    The friendly name and the tensor names of its output both become ``new``: every old
+    tensor name goes, so OpenVINO's ``model.inputs[i].get_names()`` is ``{new}``, its
+    ``get_any_name()`` and the Parameter's ``get_friendly_name()`` say ``new``, and
+    ``reshape``/``check(shapes=...)`` take it as the key. With ``keep_old_names`` the old
+    tensor names stay beside ``new`` (code that feeds the input by an old name keeps
+    working); ``get_any_name()`` is then the least of them in order, perhaps an old one.
+    ``new`` must name no other layer or tensor.
     """
     params = [n for n, t in G.nodes(data="type") if t == "Parameter"]
     found = [n for n in params if G.nodes[n]["name"] == old or any(
@@ -515,7 +540,8 @@ def rename_input(G: nx.MultiDiGraph, old: str, new: str) -> str:
     _check_new_name(G, new, node, f"input '{old}'")
     G.nodes[node]["name"] = new
     for port in G.nodes[node]["outputs"]:
-        port["names"] = [new]
+        kept = [n for n in port["names"] if n != new] if keep_old_names else []
+        port["names"] = [new, *kept]
     return node
 
 
@@ -623,21 +649,27 @@ def reinfer(G: nx.MultiDiGraph, shapes: dict[str, Any] | None = None) -> CheckRe
 
     Layers added in memory (``line`` is None) take the dims inferred for their outputs
     (from the Parameters' own shapes, not from ``shapes``), and so do the input ports
-    they feed, so the written IR declares what OpenVINO will compute. Returns the
+    they feed, so the written IR declares what OpenVINO will compute; layers added inside
+    a TensorIterator, Loop or If body too (from the body's Parameters). Returns the
     ``infer.CheckReport`` of the updated graph under ``shapes``.
     """
     from . import infer
 
-    inferred = infer.infer_shapes(G)
-    for node, attrs in G.nodes(data=True):
-        if attrs.get("line") is not None:
-            continue
-        for port, shape in zip(attrs["outputs"], inferred.get(node, ()), strict=False):
+    for graph in (G, *(body for _, _, _, body in walk_bodies(G))):
+        added = [n for n, line in graph.nodes(data="line") if line is None]
+        if added:  # a body is inferred from its own Parameters, as check reads it
+            _declare(graph, added, infer.infer_shapes(graph))
+    return infer.check(G, shapes=shapes)
+
+
+def _declare(G: nx.MultiDiGraph, nodes: Iterable[str], inferred: Mapping[str, Any]) -> None:
+    """The inferred dims on the outputs of ``nodes`` and on the inputs they feed."""
+    for node in nodes:
+        for port, shape in zip(G.nodes[node]["outputs"], inferred.get(node, ()), strict=False):
             if shape.rank is not None:
                 port["dims"] = tuple(shape.to_ir_dims())
         for _, consumer, key in G.out_edges(node, keys=True):
             _copy_dims(G, (node, key[0]), (consumer, key[1]))
-    return infer.check(G, shapes=shapes)
 
 
 def _copy_dims(G: nx.MultiDiGraph, src: tuple[str, int], dst: tuple[str, int]) -> None:

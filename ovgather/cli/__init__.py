@@ -83,7 +83,8 @@ stderr). Every subcommand takes --json (one JSON document on stdout) and --debug
 
 #: The subcommands and the module that registers each, in the order ``--help`` lists them.
 COMMANDS = {"check": "check", "infer": "check", "convert": "convert", "reshape": "reshape",
-            "validate": "validate", "explain": "explain", "extract": "extract", "show": "show"}
+            "validate": "validate", "explain": "explain", "extract": "extract", "show": "show",
+            "compare": "compare"}
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -96,9 +97,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     parser = _Parser(prog="ovgather", epilog=EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter,
-                     description="Check, convert and validate OpenVINO IR models (MODEL.xml "
-                     "with its .bin beside it;\ncheck, infer, validate, explain, extract and "
-                     "show also take an .onnx model).")
+                     description="Check, convert, validate and compare OpenVINO IR models "
+                     "(MODEL.xml with its .bin beside it;\ncheck, infer, validate, explain, "
+                     "extract, show and compare also take an .onnx model).")
     parser.add_argument("--version", action="version", version=f"ovgather {__version__}",
                         help="print the version and exit")
     parser.add_argument("--debug", action="store_true",

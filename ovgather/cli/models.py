@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import UsageError
 from .output import Progress
 
-__all__ = ["add_model_argument", "load", "quiet_native_stderr"]
+__all__ = ["add_model_argument", "load", "quiet_native_stderr", "refuse_weights"]
 
 IR_HELP = "an OpenVINO IR: the .xml file, with its .bin beside it"
 ANY_HELP = ("the model: an OpenVINO IR .xml (its .bin beside it) or an .onnx file, which "
@@ -38,7 +38,7 @@ def add_model_argument(p: argparse.ArgumentParser, many: bool = False,
         p.add_argument("model", metavar="MODEL", help=text)
 
 
-def _refuse_weights(path: str) -> None:
+def refuse_weights(path: str) -> None:
     if path.lower().endswith(".bin"):
         xml = path[:-4] + ".xml"
         raise UsageError(f"this is the weights file of an IR; pass the .xml beside it: {xml}",
@@ -50,7 +50,7 @@ def load(path: str, progress: Progress | None = None, debug: bool = False,
     """Read ``path`` as the CLI does (see the module docstring); the progress bar, when
     there is one, names the step. ``plain``: an IR comes as a ``LayerGraph`` (no networkx
     import), for commands that only infer."""
-    _refuse_weights(path)
+    refuse_weights(path)
     onnx = path.lower().endswith(".onnx")
     if onnx and ir_only:
         raise UsageError("convert takes an IR .xml; .onnx is converted by check/validate "

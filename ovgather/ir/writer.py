@@ -259,6 +259,22 @@ def _check_destination(G: nx.MultiDiGraph, xml_path: Path, bin_path: Path) -> No
                               f"{role}, but {dest} is {src}", file=str(xml_path))
 
 
+def _check_port_map(body: nx.MultiDiGraph, port_map: dict[str, Any], back_edges: Any) -> None:
+    """Every layer the port map and the back edges name is a Parameter (an input) or a
+    Result (an output) of the body: an edit that removed or replaced one would otherwise
+    write an IR OpenVINO cannot read (its reader fails with ``unordered_map::at``)."""
+    named = [(entry.get("internal_layer_id"), want, f"port map <{tag[:-1]}>")
+             for tag, want in (("inputs", "Parameter"), ("outputs", "Result"))
+             for entry in port_map.get(tag) or ()]
+    named += [(edge.get(end), want, "back edge") for edge in back_edges
+              for end, want in (("from-layer", "Result"), ("to-layer", "Parameter"))]
+    for layer, want, what in named:
+        if layer not in body or body.nodes[layer]["type"] != want:
+            found = f"a {body.nodes[layer]['type']}" if layer in body else "no layer"
+            raise OutputError(f"a {what} must name a {want} of the body, but internal layer "
+                              f"{layer!r} is {found} (an edit removed or replaced it)")
+
+
 def body_lines(node: str, attrs: dict[str, Any], graph_lines: Callable[[nx.MultiDiGraph], list[str]]
                ) -> list[str]:
     """The XML lines of a layer's port maps, back edges and bodies (indented for a layer
@@ -282,6 +298,8 @@ def body_lines(node: str, attrs: dict[str, Any], graph_lines: Callable[[nx.Multi
     for body_tag, body in bodies.items():
         try:
             check_writable(body)
+            _check_port_map(body, port_maps.get(body_tag) or {},
+                            (attrs.get("back_edges") or {}).get(body_tag) or ())
         except OutputError as err:
             raise OutputError(f"the {body_tag} of layer {node} ('{attrs.get('name')}'): "
                               f"{err.message}", layer_name=err.layer_name,

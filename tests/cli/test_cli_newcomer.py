@@ -163,6 +163,7 @@ def _all_runs(sample: str, tmp: Path) -> list[list[str]]:
         ["show", sample, "--format", "dot", "-o", str(tmp / "m.dot")],
         ["reshape", sample, "-o", str(tmp / "reshaped.xml")],
         ["reshape", sample, "--shape", shape, "--fix", "-o", str(tmp / "any_size.xml")],
+        ["compare", sample, sample],
     ]
 
 
@@ -181,7 +182,10 @@ def test_every_human_line_of_every_subcommand_fits_100_columns(sample, tmp_path,
     for argv in _all_runs(sample, tmp_path):
         code = main(argv)
         out, err = capsys.readouterr()
-        assert code in (0, 1) and (out.strip() or err.strip()), (argv, err)
+        # a model no input size runs (dynamic_rank.xml: validate skips it too) cannot be
+        # compared: its one error line must fit as well
+        refused = argv[0] == "compare" and "none of the input sizes" in err
+        assert (code in (0, 1) or refused) and (out.strip() or err.strip()), (argv, err)
         wide = [line for line in (out + err).splitlines() if len(line) > WIDTH]
         assert not wide, (argv, wide)
         ran.add(argv[0])
@@ -361,7 +365,7 @@ def _argv(command: str, model: str, tmp: Path) -> list[str]:
     more = {"convert": ["--to", "opset5", "-o", str(tmp / "o.xml")],
             "reshape": ["-o", str(tmp / "r.xml")], "explain": ["--layer", "x"],
             "extract": ["--layer", "x", "-o", str(tmp / "e.xml")],
-            "show": ["-o", str(tmp / "s.dot")]}
+            "show": ["-o", str(tmp / "s.dot")], "compare": [model]}
     return [command, model, *more.get(command, [])]
 
 

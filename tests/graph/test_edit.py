@@ -107,6 +107,45 @@ def test_rename_input_is_what_openvino_shows_and_outputs_stay(model, tmp_path):
         str(d) for d in feed[0].shape)}).summary["invalid"] == 0
 
 
+def _two_named_input(tmp_path):
+    """A model whose input answers to the tensor names 'ids' and 'input_ids' (friendly
+    name 'ids'), as OpenVINO saves it."""
+    import openvino as ov
+
+    x = ov.opset8.parameter([2, 3], np.float32, name="ids")
+    x.output(0).set_names({"ids", "input_ids"})
+    path = tmp_path / "two.xml"
+    ov.save_model(ov.Model([ov.opset8.relu(x)], [x], "two"), str(path))
+    assert ov.Core().read_model(str(path)).inputs[0].get_names() == {"ids", "input_ids"}
+    return path
+
+
+@pytest.mark.parametrize("old", ["ids", "input_ids"])
+def test_rename_input_drops_every_old_tensor_name(old, tmp_path):
+    import openvino as ov
+
+    G = og.read_ir(_two_named_input(tmp_path))
+    rename_input(G, old, "tokens")
+    og.write_ir(G, tmp_path / "out.xml")
+    read = ov.Core().read_model(str(tmp_path / "out.xml"))
+    assert read.inputs[0].get_names() == {"tokens"}
+    assert read.get_parameters()[0].get_friendly_name() == "tokens"
+    with pytest.raises(RuntimeError):  # OpenVINO no longer knows the old name
+        read.input(old)
+
+
+def test_rename_input_keeps_the_old_tensor_names_when_asked(tmp_path):
+    import openvino as ov
+
+    G = og.read_ir(_two_named_input(tmp_path))
+    rename_input(G, "input_ids", "tokens", keep_old_names=True)
+    og.write_ir(G, tmp_path / "out.xml")
+    read = ov.Core().read_model(str(tmp_path / "out.xml"))
+    assert read.inputs[0].get_names() == {"tokens", "ids", "input_ids"}
+    assert read.get_parameters()[0].get_friendly_name() == "tokens"
+    assert read.input("input_ids").get_names() == read.input("tokens").get_names()
+
+
 def test_rename_output_is_what_openvino_shows(model, tmp_path):
     path, want, _, feed = model
     G = og.read_ir(path)

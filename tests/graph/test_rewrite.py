@@ -58,7 +58,7 @@ def test_add_layer_gives_fresh_ids_and_unique_names():
 
 def test_add_layer_rejects_an_unknown_producer():
     G, *_ = _relu_model()
-    with pytest.raises(RewriteError, match="must be a layer of the graph"):
+    with pytest.raises(RewriteError, match="must be a layer id of the graph, but got .99."):
         add_layer(G, "Relu", "opset1", inputs=[("99", 0)])
 
 

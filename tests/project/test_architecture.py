@@ -35,6 +35,7 @@ LAYERS = (
     {"passes", "extract", "explain"},
     {"show"},
     {"validate"},
+    {"comparison"},
     {"ovgather"},  # the package's __init__: the public surface, loaded lazily
     {"cli"},
     {"__main__"},

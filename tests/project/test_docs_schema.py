@@ -71,6 +71,9 @@ RUNS = [
     ("validate", ["validate", "ir_samples/if_gather.xml", "ir_samples/loop_gather.xml"]),
     ("validate", ["validate", "ir_samples/loop_gather.xml", "--all-layers"]),
     ("explain", ["explain", "ir_samples/loop_gather.xml", "--layer", "4/body/6"]),
+    ("compare", ["compare", "ir_samples/mixed_ops.xml", "ir_samples/wrong_mixed_ops_nd8_dim.xml",
+                 "--shape", "x=[3,3,8]"]),
+    ("compare", ["compare", "ir_samples/gather_nd5_bd3.xml", "ir_samples/gather_nd8_bd3.xml"]),
 ]
 
 

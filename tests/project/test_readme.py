@@ -54,6 +54,18 @@ def _console_examples(blocks: list[tuple[str, str]] = BLOCKS) -> list[tuple[str,
     return examples
 
 
+def _writers(command: str) -> list[str]:
+    """The earlier commands of ``command``'s console block that write a file it reads
+    (``-o FILE``): run first, as a reader of the README runs the block in order."""
+    for lang, body in BLOCKS:
+        commands = [c for c, _ in _console_examples([(lang, body)])]
+        if command in commands:
+            args = set(shlex.split(command))
+            earlier = commands[:commands.index(command)]
+            return [c for c in earlier if args & set(re.findall(r"-o (\S+)", c))]
+    return []
+
+
 def _followed_by_text(lang: str) -> list[tuple[str, str | None]]:
     out = []
     for i, (kind, body) in enumerate(BLOCKS):
@@ -96,6 +108,8 @@ def test_the_readme_has_examples_of_every_subcommand():
                          ids=[c for c, _ in _console_examples()])
 def test_console_example_prints_exactly_what_the_readme_shows(command, expected,
                                                               samples_copy):
+    for writer in _writers(command):
+        _run(writer, samples_copy)
     assert _run(command, samples_copy) == expected
     assert all(len(line) <= 100 for line in expected.splitlines())
 

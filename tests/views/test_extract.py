@@ -262,3 +262,61 @@ def test_extract_keeps_the_decompression_of_fp16_weights(tmp_path: Path) -> None
     got = ov.Core().compile_model(cut, "CPU")(feed)[0]
     full_out = ov.Core().compile_model(ov.Core().read_model(str(path)), "CPU")(feed)[0]
     np.testing.assert_allclose(np.maximum(got, 0), full_out, rtol=1e-5, atol=1e-5)
+
+
+def _cut_names(full: ov.Model, sub: ov.Model, cuts: dict) -> list[tuple[str, str, str, set]]:
+    """For each input of the cut that stands for a tensor of ``full``: the Parameter's
+    friendly name, the name OpenVINO shows for the input, the name it shows for that
+    tensor in ``full``, and the tensor names of both."""
+    ops = {op.get_friendly_name(): op for op in full.get_ops()}
+    rows = []
+    for p in sub.get_parameters():
+        if p.get_friendly_name() in cuts:
+            layer, index = cuts[p.get_friendly_name()]
+            tensor = ops[layer].output(index)
+            rows.append((p.get_friendly_name(), p.output(0).get_any_name(),
+                         tensor.get_any_name(), p.output(0).get_names() == tensor.get_names()))
+    return rows
+
+
+def test_a_cut_input_is_named_after_the_tensor_as_openvino_shows_it(tmp_path: Path,
+                                                                     capsys) -> None:
+    """The layer feeding the cut is 'relu'; its output tensor is 'hidden' and 'zeta':
+    OpenVINO shows 'hidden' for it, and so for the cut's input."""
+    d = ov.opset8.parameter([2, 3, 4], np.float32, name="data")
+    relu = ov.opset8.relu(d)
+    relu.set_friendly_name("relu")
+    relu.output(0).set_names({"zeta", "hidden"})
+    indices = ov.opset8.constant(np.array([[1], [0]], dtype=np.int64))
+    gnd = ov.opset8.gather_nd(relu, indices, 1)
+    gnd.set_friendly_name("gnd")
+    path = tmp_path / "m.xml"
+    ov.save_model(ov.Model([ov.opset8.exp(gnd)], [d], "m"), str(path))
+    full = ov.Core().read_model(str(path))
+    out = tmp_path / "cut.xml"
+    assert main(["extract", str(path), "--layer", "gnd", "--depth", "0", "-o", str(out),
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    sub = ov.Core().read_model(str(out))
+    shown = full.get_ops()[[op.get_friendly_name() for op in full.get_ops()].index(
+        "relu")].output(0).get_any_name()
+    assert shown == "hidden"
+    assert [p["name"] for p in doc["parameters"]] == [shown]
+    assert doc["parameters"][0]["stands_for"] == ["relu", 0]
+    assert sub.inputs[0].get_any_name() == sub.get_parameters()[0].get_friendly_name() == shown
+    assert sub.inputs[0].get_names() == {"hidden", "zeta"}
+
+
+def test_cut_inputs_of_a_corpus_model_carry_the_tensor_names_openvino_shows(
+        tmp_path: Path) -> None:
+    """bert's embedding sum reads two Gathers whose tensors are called '43' and '45' (their
+    layers '__module…/Gather'): the cut's inputs are called so, as OpenVINO shows them."""
+    path = ROOT / "ir_corpus" / "bert" / "pytorch_dynamic.xml"
+    out = tmp_path / "cut.xml"
+    H = write_extract(read_ir(path), "__module.model.embeddings/aten::add/Add", out, depth=0)
+    rows = _cut_names(ov.Core().read_model(str(path)), ov.Core().read_model(str(out)),
+                      H.graph["extract_cuts"])
+    assert len(rows) == 2
+    for friendly, shown, in_full, same_names in rows:
+        assert friendly == shown == in_full and same_names
+    assert sorted(r[0] for r in rows) == ["43", "45"]

@@ -1,0 +1,140 @@
+"""A whole model read from a file (an IR ``.xml`` or an ``.onnx`` model) or from a graph,
+run on the CPU plugin with every output returned: what ``compare`` runs on each side.
+
+Inputs and outputs are described as OpenVINO shows them (:class:`Tensor`): an input by its
+Parameter's friendly name and its tensor names, an output by its tensor names (the Result's
+friendly name only when the port has none, as a name OpenVINO made up says nothing about
+which tensor it is).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import IRError, RuntimeBridgeError
+from .core import compile_model, first_line, openvino, run_request
+from .interop import ONNX_SUFFIXES, _convert_onnx, to_openvino
+from .models import read_model
+
+__all__ = ["Tensor", "RunnableModel"]
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One input or output of a model: ``name`` the one OpenVINO shows first
+    (``get_any_name()``, or the friendly name), ``names`` every name it answers to,
+    ``shape`` its partial shape as text, ``element_type`` OpenVINO's name (``f32``)."""
+
+    name: str
+    names: frozenset[str]
+    shape: str
+    element_type: str
+
+
+def _input(param: Any) -> Tensor:
+    out = param.output(0)
+    names = set(out.get_names())
+    friendly = param.get_friendly_name()
+    name = out.get_any_name() if names else friendly
+    return Tensor(name, frozenset({friendly, *names}), str(param.get_partial_shape()),
+                  param.get_element_type().get_type_name())
+
+
+def _output(result: Any) -> Tensor:
+    out = result.output(0)
+    names = set(out.get_names())
+    name = out.get_any_name() if names else result.get_friendly_name()
+    return Tensor(name, frozenset(names or {name}), str(out.get_partial_shape()),
+                  out.get_element_type().get_type_name())
+
+
+def _read(source: Any) -> tuple[Any, str | None]:
+    """The ``openvino.Model`` of ``source`` (a path or an ovgather graph) and its path."""
+    if not isinstance(source, (str, os.PathLike)):
+        return to_openvino(source), source.graph.get("xml_path")
+    path = Path(source)
+    if not path.is_file():
+        raise IRError("the model file does not exist", file=str(path))
+    if path.suffix.lower() in ONNX_SUFFIXES:
+        return _convert_onnx(path), str(path)
+    return read_model(str(path)), str(path)
+
+
+class RunnableModel:
+    """A model as OpenVINO reads it, compiled on first :meth:`run` and run on inputs
+    given by position. ``inputs`` and ``outputs`` describe it (:class:`Tensor`).
+
+    A Parameter of dynamic rank is reshaped to each run's array before a compile (the
+    CPU plugin compiles no dynamic rank); otherwise one compile serves every size.
+    """
+
+    def __init__(self, source: Any, threads: int | None = None) -> None:
+        self.model, self.path = _read(source)
+        self.threads = threads
+        self._compiled: Any = None
+        self._ranks = [k for k, p in enumerate(self.model.get_parameters())
+                       if p.get_partial_shape().rank.is_dynamic]
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.inputs = [_input(p) for p in self.model.get_parameters()]
+        self.outputs = [_output(r) for r in self.model.get_results()]
+
+    def reshape(self, shapes: Mapping[int, str]) -> None:
+        """Set the partial shapes of the inputs at the positions of ``shapes``, as
+        ``openvino.Model.reshape`` does (OpenVINO's refusal is a RuntimeBridgeError)."""
+        if not shapes:
+            return
+        ov, params = openvino(), self.model.get_parameters()
+        try:
+            self.model.reshape({params[k].output(0): ov.PartialShape(text)
+                                for k, text in shapes.items()})
+        except RuntimeError as err:
+            asked = ", ".join(f"{self.inputs[k].name}={text}" for k, text in shapes.items())
+            raise RuntimeBridgeError(f"OpenVINO could not reshape the model to {asked}: "
+                                     f"{first_line(err)}", file=self.path) from err
+        self._ranks = [k for k in self._ranks if k not in shapes or
+                       params[k].get_partial_shape().rank.is_dynamic]
+        self._compiled = None
+        self._refresh()
+
+    def compile(self) -> None:
+        """Compile now when one compile serves every size (no input of dynamic rank), so
+        that a model the plugin refuses fails before any input is made."""
+        if not self._ranks and self._compiled is None:
+            self._compiled = self._compile()
+
+    def _compile(self) -> Any:
+        try:
+            return compile_model(self.model, self.threads)
+        except RuntimeBridgeError as err:
+            err.located(file=self.path)
+            raise
+
+    def run(self, feed: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Every output of the model (in ``outputs`` order) for the arrays of ``feed``."""
+        if self._ranks:
+            params = self.model.get_parameters()
+            try:
+                self.model.reshape({params[k].output(0): openvino().PartialShape(
+                    list(feed[k].shape)) for k in self._ranks})
+            except RuntimeError as err:
+                raise RuntimeBridgeError(f"OpenVINO refused the input ranks "
+                                         f"{[feed[k].ndim for k in self._ranks]}: "
+                                         f"{first_line(err)}", file=self.path) from err
+            self._compiled = self._compile()
+        else:
+            self.compile()
+        try:
+            request = run_request(self._compiled, feed)
+        except RuntimeBridgeError as err:
+            err.located(file=self.path)
+            raise
+        return [request.get_output_tensor(i).data.copy()
+                for i in range(len(self._compiled.outputs))]
