@@ -227,6 +227,29 @@ ARCHS: dict[str, Arch] = {a.name: a for a in [
          ("pytorch_dynamic", "onnx_static"),
          "two towers: argmax-pooled text (the EOS Gather), quick-GELU vision, matmul of "
          "normalized embeddings"),
+    # batch-1 exports whose constants bake the batch in: what ``reshape --fix`` meets
+    Arch("roberta", "RobertaModel", "RobertaConfig",
+         dict(vocab_size=300, num_hidden_layers=2, max_position_embeddings=40, pad_token_id=1,
+              **TEXT_SMALL),
+         (_ids("input_ids", high=300), _mask()), ("last_hidden_state", "pooler_output"),
+         ("pytorch_static", "onnx_static"),
+         "encoder whose position ids count the non-padding tokens (a cumulative sum "
+         "gathered per row), traced at batch 1"),
+    Arch("bart", "BartForConditionalGeneration", "BartConfig",
+         dict(vocab_size=300, d_model=32, encoder_layers=2, decoder_layers=2,
+              encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=64,
+              decoder_ffn_dim=64, max_position_embeddings=64),
+         (_ids("input_ids", high=300), _mask(), _ids("decoder_input_ids", seq=5, high=300)),
+         ("logits",), ("pytorch_static", "onnx_static"),
+         "encoder-decoder with learned positions and a causal decoder mask, traced at "
+         "batch 1", dict(use_cache=False)),
+    Arch("mistral", "MistralForCausalLM", "MistralConfig",
+         dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+              num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
+              sliding_window=8),
+         (_ids("input_ids", high=300), _mask()), ("logits",), ("pytorch_static",),
+         "decoder with a sliding-window causal mask and grouped-query attention, traced at "
+         "batch 1", dict(use_cache=False)),
 ]}
 
 

@@ -7,8 +7,8 @@ TensorIterator, Loop and If; ``report`` holds the verdicts and their comparison.
 
 from .inputs import shape_reaching, shapes_reaching, tensors_reaching
 from .report import STATUSES, CheckReport, LayerResult, known_ops, rule_words
-from .walk import body_runs, check, infer_shapes, input_tensors
+from .walk import all_tensors, body_runs, check, infer_shapes, input_tensors
 
-__all__ = ["LayerResult", "CheckReport", "check", "infer_shapes", "input_tensors",
+__all__ = ["LayerResult", "CheckReport", "check", "infer_shapes", "input_tensors", "all_tensors",
            "rule_words", "STATUSES", "known_ops", "body_runs", "tensors_reaching",
            "shapes_reaching", "shape_reaching"]

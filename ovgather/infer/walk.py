@@ -59,7 +59,7 @@ from .bodies import BodyRuns, infer_nested
 from .inputs import const_tensor, parameter_tensor, tensors_reaching
 from .report import CheckReport, LayerResult, compare_ports, declared_shape, dims_fit, port_type
 
-__all__ = ["check", "infer_shapes", "input_tensors", "body_runs"]
+__all__ = ["check", "infer_shapes", "input_tensors", "all_tensors", "body_runs"]
 
 
 # -- public entry points -----------------------------------------------------------------
@@ -95,6 +95,17 @@ def input_tensors(G: nx.MultiDiGraph, node: str,
         for _ in _walk(G, shapes, produced, until=node):
             pass
     return tensors_reaching(G.nodes[node], G._pred[node], produced)
+
+
+def all_tensors(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = None
+                ) -> dict[str, dict[int, Tensor]]:
+    """Every top-level layer's output tensors (by output port id) in one walk: shapes,
+    element types and the value bounds of small integer tensors, as the rules saw them."""
+    produced: dict[str, dict[int, Tensor]] = {}
+    with _gc_paused():
+        for _ in _walk(G, shapes, produced):
+            pass
+    return produced
 
 
 def check(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = None) -> CheckReport:

@@ -24,10 +24,11 @@ from typing import Any
 
 import networkx as nx
 
-from ..infer import CheckReport, check
+from ..infer import CheckReport, LayerResult, all_tensors, check, tensors_reaching
 from ..shapes import INF, Dimension, PartialShape, ShapeLike, as_partial_shape
 
-__all__ = ["Probe", "probes", "failures", "shared_dim_warnings", "changed_sizes", "SIZES"]
+__all__ = ["Probe", "probes", "failures", "out_of_bounds", "shared_dim_warnings",
+           "changed_sizes", "SIZES"]
 
 #: the sizes every dynamic dim is tried at (besides its old size and its bounds)
 SIZES = (1, 2, 3)
@@ -110,15 +111,50 @@ def probes(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> list[Probe]:
 def failures(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike], report: CheckReport
              ) -> list[tuple[Probe, CheckReport, list[Any]]]:
     """``(probe, its report, its invalid layers)`` for each probe where a layer valid at
-    the requested shapes (``report``) is invalid."""
+    the requested shapes (``report``) is invalid, or a Gather reads out of bounds that did
+    not at the old shapes."""
     fine = {lr.id for lr in report.layers if lr.status != "invalid"}
+    before = set(out_of_bounds(G, None))
+    static = [Probe({k: as_partial_shape(v) for k, v in shapes.items()})] if shapes else []
     out = []
-    for probe in probes(G, shapes):
+    for probe in probes(G, shapes) or static:
         at = check(G, {**shapes, **probe.shapes})
         bad = [lr for lr in at.layers if lr.status == "invalid" and lr.id in fine]
+        bad += [lr for node, lr in out_of_bounds(G, {**shapes, **probe.shapes}).items()
+                if node not in before and node in fine]
         if bad:
             out.append((probe, at, bad))
     return out
+
+
+def out_of_bounds(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None
+                  ) -> dict[str, LayerResult]:
+    """The Gathers whose known index bounds reach past their data axis at ``shapes``
+    (None: the model as it is), as invalid layer results. Shape inference lets them
+    pass (OpenVINO's too), and the CPU plugin then reads zeros there: an index built from
+    the batch (``b * S + s``) into data that a batch-1 trace sized for one row."""
+    produced = all_tensors(G, shapes)
+    found = {}
+    for node, attrs in G.nodes(data=True):
+        if attrs.get("type") != "Gather" or node not in produced:
+            continue
+        ins = tensors_reaching(attrs, G._pred[node], produced)
+        if len(ins) < 3 or ins[1].value is None or ins[2].value is None:
+            continue
+        data, (lows, highs), axis = ins[0].shape, ins[1].value, ins[2].value[0]
+        if data.rank is None or len(axis) != 1 or not lows:
+            continue
+        a = axis[0] + data.rank if axis[0] < 0 else axis[0]
+        if not 0 <= a < data.rank or not data.dims[a].is_static:
+            continue
+        size, lo, hi = data.dims[a].lo, min(lows), max(highs)
+        floor = -size if attrs.get("version") == "opset8" else 0
+        if hi < INF and lo > -INF and (hi >= size or lo < floor):
+            found[node] = LayerResult(
+                node, attrs["name"], "Gather", attrs.get("version"), "invalid", [], [],
+                attrs.get("line"), f"its indices reach {lo}..{hi} along axis {a} of data "
+                f"{data}, which holds {size}: the runtime reads out of bounds (zeros)")
+    return found
 
 
 def shared_dim_warnings(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> list[str]:

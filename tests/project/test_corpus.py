@@ -22,7 +22,7 @@ from ovgather.ir import read_ir
 
 CORPUS = Path(__file__).resolve().parents[2] / "ir_corpus"
 XMLS = sorted(CORPUS.rglob("*.xml"))
-MAX_BYTES = 8_000_000
+MAX_BYTES = 10_000_000  # 36 IRs; the batch-1 exports reshape --fix is proved on added ~1.1 MB
 # op types the corpus exists to cover, in at least one model each
 MUST_HAVE = {"Convolution", "GroupConvolution", "MaxPool", "AvgPool", "Interpolate", "Pad",
              "ReadValue", "Assign", "ScaledDotProductAttention"}
