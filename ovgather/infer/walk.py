@@ -300,7 +300,7 @@ def _resolve_overrides(
         return {}
     names: dict[str, str] = {}
     for node, attrs in G._node.items():
-        if attrs.get("type") != "Parameter":
+        if openvino_type(attrs.get("type") or "") != "Parameter":
             continue
         names.setdefault(attrs["name"], node)
         for port in attrs["outputs"]:

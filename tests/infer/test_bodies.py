@@ -4,6 +4,7 @@ nest."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ import pytest
 from graph_view import ov_ops
 from ov_oracle import random_dim, rng_for
 
+from ovgather.errors import IRStructureError
 from ovgather.infer import check
 from ovgather.infer.bodies import Body
 from ovgather.ir import parse_ir, read_ir
@@ -176,6 +178,31 @@ def _loop_model(rng) -> ov.Model:
     return ov.Model([o8.result(a) for a in after], params, "m")
 
 
+def _tensor_iterator_model(rng) -> ov.Model:
+    """A TensorIterator over the rows of ``z`` whose body Parameter ``p`` is fed by a back
+    edge, seen inside and after the body as in :func:`_loop_model`."""
+    rank = rng.choice((1, 1, 2, 3))
+    x = o8.parameter(ov.PartialShape(_shape(rng, rank)), ov.Type.f32, name="x")
+    y = o8.parameter(ov.PartialShape(_shape(rng, rank)), ov.Type.f32, name="y")
+    z = o8.parameter(ov.PartialShape([rng.choice((1, 3)), 1]), ov.Type.i64, name="z")
+    p = o8.parameter(ov.PartialShape.dynamic(), ov.Type.f32, name="p")
+    q = o8.parameter(ov.PartialShape.dynamic(), ov.Type.f32, name="q")
+    row = o8.parameter(ov.PartialShape([1, 1]), ov.Type.i64, name="row")
+    it = o8.squeeze(row, o8.constant(np.array([0, 1])))
+    results = [o8.result(_back_edge_body(rng, p, q, it)), o8.result(o8.relu(p, name="seen_p"))]
+    body = ov.Model(results, [p, q, row], "body")
+    ti = o8.tensor_iterator()
+    ti.set_friendly_name("ti")
+    ti.set_body(body)
+    ti.set_sliced_input(row, z.output(0), 0, 1, 1, -1, 0)
+    ti.set_merged_input(p, x.output(0), results[0].output(0))
+    ti.set_invariant_input(q, y.output(0))
+    outs = [ti.get_iter_value(results[0].output(0), -1),
+            ti.get_iter_value(results[1].output(0), -1)]
+    after = [o8.relu(v, name=f"after{i}") for i, v in enumerate(outs)]
+    return ov.Model([o8.result(a) for a in after], [x, y, z], "m")
+
+
 def _ports_differ(path: Path) -> list[tuple[str, list[str], list[str]]]:
     """Every layer, in the bodies too, whose output shapes ovgather and read_model see
     differently (a tighter shape is a difference too)."""
@@ -189,12 +216,14 @@ def _ports_differ(path: Path) -> list[tuple[str, list[str], list[str]]]:
             if lr.name in theirs and lr.inferred != theirs[lr.name]]
 
 
-def test_loops_with_back_edges_give_every_port_read_model_gives(tmp_path: Path):
-    rng = rng_for("loop_back_edges")
+@pytest.mark.parametrize("make", [_loop_model, _tensor_iterator_model],
+                         ids=["Loop", "TensorIterator"])
+def test_back_edges_give_every_port_read_model_gives(tmp_path: Path, make):
+    rng = rng_for(f"back_edges{make.__name__}")
     made, bad = 0, []
     while made < 150:
         try:
-            model = _loop_model(rng)
+            model = make(rng)
         except RuntimeError:  # shapes OpenVINO refuses (Add or Concat of misfits)
             continue
         made += 1
@@ -223,3 +252,27 @@ def _onnx_loop11(tmp_path: Path) -> Path:
 
 def test_onnx_loop11_gives_every_port_read_model_gives(tmp_path: Path):
     assert _ports_differ(_onnx_loop11(tmp_path)) == []
+
+
+def test_a_body_parameter_in_another_case_is_read_as_openvino_reads_it(tmp_path: Path):
+    path = _onnx_loop11(tmp_path)
+    xml = path.read_text()
+    assert xml.count('name="y_in" type="Parameter"') == 1
+    path.write_text(xml.replace('name="y_in" type="Parameter"', 'name="y_in" type="parameter"'))
+    assert _ports_differ(path) == []
+    path.write_text(xml.replace('name="y_in" type="Parameter"', 'name="y_in" type="PARAMETER"'))
+    assert _ports_differ(path) == []
+
+
+def test_a_body_parameter_in_another_case_is_read_a_result_refused_as_openvino_does(
+        tmp_path: Path):
+    path = _onnx_loop11(tmp_path)
+    xml = path.read_text().replace('name="y_in" type="Parameter"', 'name="y_in" type="PARAMETER"')
+    out = re.search(r'<output external_port_id="\d+" internal_layer_id="(\d+)"', xml)[1]
+    xml, n = re.subn(rf'(<layer id="{out}" name="[^"]*" type=")Result"', r'\1result"', xml)
+    assert n == 1
+    path.write_text(xml)
+    with pytest.raises(RuntimeError):
+        ov.Core().read_model(str(path))
+    with pytest.raises(IRStructureError, match="naming a Result of the body"):
+        read_ir(path)

@@ -185,6 +185,10 @@ def test_a_model_with_odd_type_casings_is_checked_as_openvino_reads_it(tmp_path,
     assert {lr.name: lr.status for lr in report.layers} == dict.fromkeys(
         ["x", "target", "reshape", "slope", "prelu", "out"], "ok")
     assert {lr.name: lr.inferred for lr in report.layers if lr.name in theirs} == theirs
+    model.reshape([3, 2])  # the one input, by its friendly name for ovgather
+    reshaped = check(read_ir(tmp_path / "m.xml"), {"x": "3,2"})
+    assert [lr.inferred for lr in reshaped.layers if lr.name == "x"] == [
+        [str(model.input(0).get_partial_shape())]]
 
 
 def test_a_model_with_a_const_openvino_refuses_is_refused(tmp_path):
