@@ -21,6 +21,7 @@ from typing import Any
 
 from .._lazy import networkx as nx
 from ..errors import ShapeInferenceError
+from ..ops.core.spec import openvino_type
 from .inputs import parameter_tensor, tensors_reaching
 
 __all__ = ["Body", "BodyRuns", "infer_nested"]
@@ -93,7 +94,7 @@ class Body:
     def source_parameter(self, result: str) -> str | None:
         """The Parameter that feeds Result ``result`` directly, else None."""
         for u in self.G._pred.get(result, ()):
-            if self.G._node[u]["type"] == "Parameter":
+            if openvino_type(self.G._node[u]["type"]) == "Parameter":
                 return u
         return None
 

@@ -52,7 +52,7 @@ from ..errors import (
     UsageError,
 )
 from ..ops.core import registry
-from ..ops.core.spec import Attrs
+from ..ops.core.spec import Attrs, openvino_type
 from ..ops.core.values import Tensor
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
 from .bodies import BodyRuns, infer_nested
@@ -283,10 +283,18 @@ def _infer_layer(G, node, attrs, preds, produced, overrides, nested=None, captur
     data = attrs.get("data") or {}
     if op == "Parameter":
         return "ok", [parameter_tensor(attrs, data, overrides.get(node))]
-    if op in ("Const", "Constant"):
+    if op == "Const":
         return "ok", [const_tensor(G, node, attrs, data)]
     spec = registry.find(op, attrs.get("version"))
     if spec is None:
+        kind = openvino_type(op)  # "parameter", "CONSTANT": OpenVINO reads any case
+        if kind == "Parameter":
+            return "ok", [parameter_tensor(attrs, data, overrides.get(node))]
+        if kind == "Constant":
+            # OpenVINO 2026.4.1 reads the data of a layer typed Constant in any case but
+            # "Const", yet gives the layers it feeds no value (a Reshape to it is [?,?])
+            t = const_tensor(G, node, attrs, data)
+            return "ok", [Tensor(t.shape, t.etype)]
         return "unchecked", None
     ins = tensors_reaching(attrs, preds, produced)
     rule_attrs = Attrs.of(data, spec.version, len(attrs["outputs"]))
@@ -303,7 +311,7 @@ def _resolve_overrides(
         return {}
     names: dict[str, str] = {}
     for node, attrs in G._node.items():
-        if attrs.get("type") != "Parameter":
+        if openvino_type(attrs.get("type") or "") != "Parameter":
             continue
         names.setdefault(attrs["name"], node)
         for port in attrs["outputs"]:

@@ -21,6 +21,7 @@ from .._lazy import networkx as nx
 from ..errors import IRStructureError
 from ..graph import LayerGraph, as_networkx
 from ..graph.bodies import BODIES, edge_list
+from ..ops.core.spec import openvino_type
 from . import compiled
 from .lines import exact_lines
 from .parse import LXML_MAX_LINE, markup_in_ascii
@@ -137,6 +138,14 @@ def _int(reader: Any, el: Any, key: str, text: str, node: dict, node_id: str) ->
     return int(text)
 
 
+def _is(op_type: str, want: str) -> bool:
+    """Whether a body layer of type ``op_type`` serves as the ``want`` (Parameter or
+    Result) of a port map or back edge, as OpenVINO's reader decides: a Parameter in any
+    case (``parameter``), a Result spelled exactly so (in another case it is no output
+    of the body, and OpenVINO fails to find it)."""
+    return op_type == want or (want == "Parameter" and openvino_type(op_type) == want)
+
+
 def _read_port_map(reader: Any, port_map: Any, node: dict, node_id: str,
                    body: nx.MultiDiGraph) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {"inputs": [], "outputs": []}
@@ -154,7 +163,7 @@ def _read_port_map(reader: Any, port_map: Any, node: dict, node_id: str,
         want = "Parameter" if el.tag == "input" else "Result"
         layer = entry.get("internal_layer_id")
         if "external_port_id" not in entry or layer not in body._node \
-                or body._node[layer]["type"] != want:
+                or not _is(body._node[layer]["type"], want):
             raise reader.error(
                 IRStructureError,
                 f"a port map <{el.tag}> needs an external_port_id and an internal_layer_id "
@@ -171,8 +180,8 @@ def _read_back_edges(reader: Any, back_edges: Any, node: dict, node_id: str,
         edge = dict(el.items())
         src, dst = edge.get("from-layer"), edge.get("to-layer")
         if (el.tag != "edge" or src not in body._node or dst not in body._node
-                or body._node[src]["type"] != "Result"
-                or body._node[dst]["type"] != "Parameter"):
+                or not _is(body._node[src]["type"], "Result")
+                or not _is(body._node[dst]["type"], "Parameter")):
             raise reader.error(
                 IRStructureError,
                 "a back edge must lead from a Result of the body to a Parameter of the "

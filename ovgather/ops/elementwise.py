@@ -22,7 +22,7 @@ import math
 
 from ..element_types import FLOAT_VALUE_TYPES
 from ..errors import ShapeInferenceError
-from ..shapes import PartialShape
+from ..shapes import DYNAMIC, PartialShape
 from .core.dims import broadcast_shapes
 from .core.spec import Attrs, Rule, Trace, specs_of
 from .core.values import INF, INT_TYPES, NINF, UNBOUNDED, Tensor, Value
@@ -34,8 +34,8 @@ UNARY = (
     "Acos Acosh Asin Asinh Atan Atanh Ceiling Cos Cosh Elu Erf Exp Floor Gelu "
     "HSigmoid HSwish Log Mish Round Selu Sigmoid Sin Sinh "
     "SoftPlus SoftSign Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
-    "GRN PRelu CumSum ReverseSequence Erfinv ErfInv ScatterUpdate "
-    "ScatterNDUpdate ScatterElementsUpdate Roll BatchNormInference Reverse"
+    "GRN PRelu CumSum ReverseSequence ErfInv ScatterUpdate "
+    "ScatterNDUpdate ScatterElementsUpdate Roll Reverse"
 ).split()
 BINARY = (
     "Add Subtract Multiply Divide Power Maximum Minimum SquaredDifference FloorMod Mod "
@@ -261,6 +261,44 @@ def _unary(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
     return [Tensor(ins[0].shape, ins[0].etype)]
 
 
+def _batch_norm(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """BatchNormInference keeps the data shape, its channel dim (dim 1) merged with the
+    length of gamma, beta, mean and variance (one rank-1 shape for the four). Version 1
+    takes ``(gamma, beta, data, mean, variance)``, version 5 puts data first
+    (``batch_norm_shape_inference.hpp``).
+
+    >>> from ovgather.shapes import PartialShape as P
+    >>> c, x = Tensor(P.parse("[3]"), "f32"), Tensor(P.parse("[2,?,4,4]"), "f32")
+    >>> str(_batch_norm([c, c, x, c, c], Attrs(version=1))[0].shape)
+    '[2,3,4,4]'
+    >>> str(_batch_norm([x, c, c, c, c], Attrs(version=5))[0].shape)
+    '[2,3,4,4]'
+    """
+    at = 2 if data.version == 1 else 0
+    x = ins[at]
+    channel = PartialShape.dynamic(1)
+    for t in ins[:at] + ins[at + 1:]:
+        merged = channel.merge(t.shape)
+        if merged is None:
+            raise ShapeInferenceError(
+                "gamma, beta, mean and variance must have one shape of rank 1, but got "
+                + ", ".join(str(t.shape) for t in ins[:at] + ins[at + 1:]))
+        channel = merged
+    if x.shape.rank is not None and x.shape.rank < 2:
+        raise ShapeInferenceError(f"the data of BatchNormInference must have rank 2 or more, "
+                                  f"but got {x.shape}")
+    dim = (DYNAMIC if x.shape.rank is None else x.shape[1]).merge(channel[0])
+    if dim is None:
+        raise ShapeInferenceError(
+            f"the channel dim (dim 1) of the data must equal the length of gamma, beta, mean "
+            f"and variance, but got {x.shape} and {channel}")
+    if dim.is_static and dim.length < 1:
+        raise ShapeInferenceError(f"the channel count must be at least 1, but got {dim}")
+    if x.shape.rank is None:
+        return [Tensor(x.shape, x.etype)]
+    return [Tensor(PartialShape.of((x.shape[0], dim, *x.shape.dims[2:])), x.etype)]
+
+
 def _abs(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     """Abs keeps the shape; its bounds are OpenVINO's: the smaller and the larger of the
     two bounds' absolute values, element by element (so ``|-3..3|`` is ``3``, as
@@ -431,7 +469,6 @@ _RULES: dict[str, Rule] = {
     "BitwiseNot": _bitwise_not,
     "HardSigmoid": _hard_sigmoid,
     "Softmax": _softmax,
-    "SoftMax": _softmax,
     "LogSoftmax": _softmax,
     "IsNaN": _logical_not,
     "IsInf": _logical_not,
@@ -442,9 +479,7 @@ _RULES: dict[str, Rule] = {
     "ConvertLike": _convert_like,
     "Select": _select,
     "FakeQuantize": _fake_quantize,
+    "BatchNormInference": _batch_norm,
 }
-
-
-_RULES["ReLU"] = _RULES["Relu"]  # the spelling some IRs use
 
 SPECS = specs_of(_RULES)

@@ -25,8 +25,11 @@ Loop-5 knows its iterations only when the body's condition is known: always true
 the trip count (input 0, ``-1`` for no limit), always false means one (a do-while), an
 execution condition (input 1) known false means none, so a concatenated output is
 ``[0]``. A concatenated output multiplies a static dim by the iterations, else ``?``. A
-back edge whose Result does not fit the Parameter it feeds makes the differing dims of
-that Parameter ``?`` and the body runs again, until nothing changes.
+Parameter fed by a back edge starts with the input's shape, a dim of 0 made ``?``. A
+back edge from a Result that is a (not concatenated) output of the Loop, whose dims do
+not lie within those of the Parameter it feeds, makes those dims of that Parameter ``?``
+(all of it for another rank) and the body runs again, until nothing changes or as many
+times as the Loop iterates, when that is known.
 
 If-8 with a condition whose value is known takes that branch's shapes; otherwise each
 output merges both branches: equal dims stay, two different static dims become the
@@ -234,7 +237,12 @@ def _iterations(ins: list[Tensor], body: Any, results: dict[str, Tensor], op: st
 def _fit_back_edges(body: Any, params: dict[str, Tensor], results: dict[str, Tensor],
                     back: dict[str, str], outputs: list[dict[str, Any]]) -> bool:
     """Loosen the Parameters fed by back edges that the Results do not fit; True when
-    one changed (the body must run again)."""
+    one changed (the body must run again).
+
+    A Result fits a dim of its Parameter when the Parameter's dim holds every size the
+    Result's may take (``1..5`` does not fit ``1``: the Parameter becomes ``?``; ``3``
+    fits ``2..4``, which stays), as OpenVINO 2026.4.1 relaxes a back edge (measured with
+    ``openvino.opset8.loop``; ONNX ``loop11``'s ``y_in`` is ``[?]``, not ``[1]``)."""
     changed = False
     for entry in outputs:
         rid = entry["internal_layer_id"]
@@ -251,14 +259,24 @@ def _fit_back_edges(body: Any, params: dict[str, Tensor], results: dict[str, Ten
         if value.rank != param.shape.rank:
             new = DYNAMIC_RANK
         else:
-            fits = [d.compatible(p) for d, p in zip(value.dims, param.shape.dims, strict=True)]
+            fits = [p.lo <= d.lo and d.hi <= p.hi
+                    for d, p in zip(value.dims, param.shape.dims, strict=True)]
             if all(fits):
                 continue
-            new = PartialShape.of(tuple(d if ok else DYNAMIC
-                                        for d, ok in zip(value.dims, fits, strict=True)))
+            new = PartialShape.of(tuple(p if ok else DYNAMIC
+                                        for p, ok in zip(param.shape.dims, fits, strict=True)))
         params[back[rid]] = Tensor(new, param.etype)
         changed = True
     return changed
+
+
+def _zero_dims_open(shape: PartialShape) -> PartialShape:
+    """The first shape of a Parameter fed by a back edge: the input's, but a dim of 0
+    (an empty tensor a loop may grow) is ``?`` (OpenVINO 2026.4.1: ``[0,2]`` gives
+    ``[?,2]`` even when the body keeps the shape; TensorIterator keeps the 0)."""
+    if shape.rank is None or all(d.hi != 0 for d in shape.dims):
+        return shape
+    return PartialShape.of(tuple(DYNAMIC if d.hi == 0 else d for d in shape.dims))
 
 
 def loop(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -289,6 +307,7 @@ def loop(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list[Te
         params[pid] = Tensor(t.shape, t.etype)
         if pid in merged:
             back[merged[pid]] = pid
+            params[pid] = Tensor(_zero_dims_open(t.shape), t.etype)
     results = body.run(params)
     iterations = _iterations(ins, body, results, op)
     outputs = _outputs(body)

@@ -4,9 +4,13 @@ An IR names an opset (``version="opset8"``), not an op version: the registry tur
 pair into the :class:`~ovgather.ops.core.spec.OpSpec` that the opset holds. A GatherND
 written as ``opset5`` folds its batch dims, the same layer written as ``opset8`` keeps
 them. An opset that does not hold the op is an error, as it is for OpenVINO's reader.
+Type names are read as that reader reads them (``spec.openvino_type``): the serializer's
+spellings ``PReLU``, ``ReLU``, ``SoftMax``, ``Const``, and any other name ignoring case.
 
->>> find("GatherND", "opset7").name, find("GatherND", "opset8").name
+>>> find("GatherND", "opset7").name, find("GATHERND", "opset8").name
 ('GatherND-5', 'GatherND-8')
+>>> find("PReLU", "opset1").name
+'PRelu-1'
 >>> find("Gather", "opset7").version, find("GatherElements", "opset16").version
 (7, 6)
 >>> find("MyCustomOp", "opset1") is None
@@ -24,10 +28,10 @@ from importlib import import_module
 from types import ModuleType
 
 from ...errors import UnsupportedOpError
-from .spec import OpSpec
+from .spec import ALIASES, OpSpec, openvino_type
 
 __all__ = ["OP_MODULES", "op_module", "find", "spec", "specs", "known_types", "family",
-           "opset_number", "op_version"]
+           "opset_number", "op_version", "FROM_OPSET2", "FROM_OPSET6"]
 
 #: The package that holds the op files (``ovgather.ops``).
 _OPS = __name__.rsplit(".", 2)[0]
@@ -44,7 +48,7 @@ OP_MODULES: dict[str, tuple[str, ...]] = {
                     "Elu", "Erf", "Exp", "Floor", "Gelu", "HSigmoid", "HSwish", "Log", "Mish",
                     "Round", "Selu", "Sigmoid", "Sin", "Sinh", "SoftPlus", "SoftSign", "Sqrt",
                     "Swish", "Tan", "Tanh", "Result", "Identity", "MVN", "NormalizeL2", "LRN",
-                    "GRN", "PRelu", "CumSum", "ReverseSequence", "Erfinv", "ErfInv",
+                    "GRN", "PRelu", "CumSum", "ReverseSequence", "ErfInv",
                     "ScatterUpdate", "ScatterNDUpdate", "ScatterElementsUpdate", "Roll",
                     "BatchNormInference", "Reverse", "Add", "Subtract", "Multiply", "Divide",
                     "Power", "Maximum", "Minimum", "SquaredDifference", "FloorMod", "Mod",
@@ -52,8 +56,8 @@ OP_MODULES: dict[str, tuple[str, ...]] = {
                     "BitwiseRightShift", "Equal", "NotEqual", "Less", "LessEqual", "Greater",
                     "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalXor", "Abs", "Negative",
                     "Relu", "Sign", "Clamp", "LogicalNot", "BitwiseNot", "HardSigmoid", "Softmax",
-                    "SoftMax", "LogSoftmax", "IsNaN", "IsInf", "IsFinite", "Convert",
-                    "ConvertLike", "Select", "FakeQuantize", "ReLU"),
+                    "LogSoftmax", "IsNaN", "IsInf", "IsFinite", "Convert",
+                    "ConvertLike", "Select", "FakeQuantize"),
     "reshape": ("ShapeOf", "Reshape", "Squeeze", "Unsqueeze", "Transpose", "Broadcast", "Tile"),
     "concat_split": ("Concat", "Split", "VariadicSplit"),
     "slicing": ("Slice", "StridedSlice"),
@@ -109,6 +113,18 @@ OP_MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Types OpenVINO's reader takes from opset6 when the version is ``experimental`` or
+#: ``extension`` (spelled exactly so: the check comes before the caseless lookup).
+FROM_OPSET6 = frozenset((
+    "ExperimentalDetectronDetectionOutput", "ExperimentalDetectronGenerateProposalsSingleImage",
+    "ExperimentalDetectronPriorGridGenerator", "ExperimentalDetectronROIFeatureExtractor",
+    "ExperimentalDetectronTopKROIs", "GRUCell", "RNNCell", "Proposal"))
+
+#: Types opset1 lacks that OpenVINO's reader takes from opset2 for an ``opset1`` layer,
+#: spelled exactly so; another case of them is looked up in opset1 and not found.
+FROM_OPSET2 = frozenset(("MVN", "ROIPooling", "ReorgYolo"))
+
+
 def op_module(name: str) -> ModuleType:
     """The op file ``name`` of :data:`OP_MODULES`, imported on first use."""
     if name not in OP_MODULES:
@@ -124,7 +140,9 @@ def _file_of() -> dict[str, str]:
 
 @cache
 def _versions(op_type: str) -> tuple[OpSpec, ...]:
-    """The specs of ``op_type``, in opset order; its op file is imported on first use."""
+    """The specs of ``op_type`` (any spelling OpenVINO's reader takes), in opset order; its
+    op file is imported on first use."""
+    op_type = openvino_type(op_type) or op_type
     name = _file_of().get(op_type)
     if name is None:
         return ()
@@ -162,9 +180,20 @@ def find(op_type: str, opset: str | None) -> OpSpec | None:
 def _lookup(op_type: str, opset: str | None) -> OpSpec | UnsupportedOpError | None:
     versions = _versions(op_type)
     if not versions:
+        alias = next((a for a in ALIASES if a.lower() == op_type.lower()), None)
+        if alias is not None and openvino_type(op_type) is None:
+            return UnsupportedOpError(
+                f"{opset} has no op {op_type!r}: OpenVINO's reader takes {alias!r} for "
+                f"{ALIASES[alias]} in that spelling only")
         return None
     first, last = versions[0].since, versions[-1].until
     number = opset_number(opset)
+    if number is None and opset in ("experimental", "extension") and op_type in FROM_OPSET6:
+        number = 6
+    if number == 1 and versions[0].type in FROM_OPSET2 and op_type not in FROM_OPSET2:
+        return UnsupportedOpError(
+            f"opset1 has no {op_type}: OpenVINO's reader takes {versions[0].type} from opset2 "
+            f"for an opset1 layer only when it is spelled so")
     if number is None:
         return UnsupportedOpError(
             f"the version of a {op_type} layer must name an opset (opset{first} to "

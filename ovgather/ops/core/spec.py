@@ -32,10 +32,13 @@ from typing import Any
 from ...errors import ShapeInferenceError
 from .opsets import LAST_OPSET, OPSETS
 
-__all__ = ["Attrs", "Step", "Trace", "Checks", "OpSpec", "LAST_OPSET", "opset_rows", "specs_of"]
+__all__ = ["Attrs", "Step", "Trace", "Checks", "OpSpec", "LAST_OPSET", "ALIASES", "opset_rows",
+           "openvino_type", "specs_of"]
 
-#: IR type names OpenVINO's reader takes for another op type (it also ignores case).
-ALIASES = {"Const": "Constant"}
+#: The IR spellings OpenVINO's serializer writes for four op types (``Const``, ``PReLU``,
+#: ``ReLU``, ``SoftMax``), which its reader turns back into the op type, in exactly this
+#: spelling; any other name it looks up in the layer's opset ignoring case.
+ALIASES = {"Const": "Constant", "PReLU": "PRelu", "ReLU": "Relu", "SoftMax": "Softmax"}
 
 
 class Attrs(dict):
@@ -225,22 +228,35 @@ class OpSpec:
 
 
 def opset_rows(op_type: str) -> tuple[tuple[int, int, int], ...]:
-    """``(first opset, last opset, op version)`` rows of the opsets holding ``op_type``,
-    from the installed OpenVINO's table (``opsets.py``). The IR reader ignores the case of
-    a type (``ReLU`` is ``Relu``), and reads ``Const`` as ``Constant``.
+    """``(first opset, last opset, op version)`` rows of the opsets holding ``op_type``
+    (spelled as :func:`openvino_type` reads it), from the installed OpenVINO's table
+    (``opsets.py``).
 
     >>> opset_rows("Squeeze"), opset_rows("SoftMax")
     (((1, 14, 1), (15, 16, 15)), ((1, 7, 1), (8, 16, 8)))
     """
-    rows = OPSETS.get(ALIASES.get(op_type, op_type))
-    if rows is None:
-        rows = _CASELESS.get(op_type.lower())
-    if rows is None:
+    name = openvino_type(op_type)
+    if name is None:
         raise KeyError(f"no opset of OpenVINO holds an op type {op_type!r}")
-    return rows
+    return OPSETS[name]
 
 
-_CASELESS = {t.lower(): rows for t, rows in OPSETS.items()}
+def openvino_type(op_type: str) -> str | None:
+    """The op type OpenVINO's IR reader makes of the ``type`` text ``op_type``: one of the
+    serializer's :data:`ALIASES` as spelled there, else the op whose name equals it
+    ignoring case; None when no opset holds such an op (the reader refuses the layer,
+    unless an extension provides the type).
+
+    >>> openvino_type("PReLU"), openvino_type("gathernd"), openvino_type("Const")
+    ('PRelu', 'GatherND', 'Constant')
+    >>> openvino_type("const") is None, openvino_type("MyCustomOp") is None
+    (True, True)
+    """
+    name = ALIASES.get(op_type)
+    return name if name is not None else _CASELESS.get(op_type.lower())
+
+
+_CASELESS = {t.lower(): t for t in OPSETS}
 
 
 def specs_of(rules: Mapping[str, Rule], versions: Mapping[int, Mapping[str, Any]] | None = None,
