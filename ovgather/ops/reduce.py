@@ -1,7 +1,7 @@
 """Reductions (ReduceSum/Prod/Max/Min/Mean/L1/L2, ReduceLogical*) and MatMul.
 
 A reduction drops its axes, or keeps them as 1 with ``keep_dims``; with axes that are
-not constants the rank is still known under ``keep_dims`` and unknown otherwise.
+not constants the rank is still known under ``keep_dims`` or when there is one axis.
 
 >>> from ovgather.shapes import PartialShape as P
 >>> str(matmul_shape(P.parse("[2,?,3,4]"), P.parse("[4,5]"), False, False))
@@ -72,6 +72,25 @@ def _clip_prod(values) -> int:
     return min(out, INF)
 
 
+def _unknown_axes_shape(shape: PartialShape, axes: Tensor, keep: bool) -> PartialShape:
+    """Axes known only by their shape: with ``keep_dims`` the rank stays; without, one
+    axis drops one dim (which one is unknown) and more axes leave the rank unknown, as
+    OpenVINO 2026.4.1 has it (they might repeat).
+
+    >>> from ovgather.shapes import PartialShape as P
+    >>> str(_unknown_axes_shape(P.parse("[2,3,4]"), Tensor(P.parse("[1]"), "i64"), False))
+    '[?,?]'
+    """
+    dims = shape.dims
+    if dims is None:
+        return shape
+    if keep:
+        return PartialShape.dynamic(len(dims))
+    if shape_of_len(axes) == 1:
+        return PartialShape.dynamic(max(len(dims) - 1, 0))
+    return PartialShape.dynamic()
+
+
 def _reduce(op: str, boolean: bool = False) -> Rule:
     def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
         t = ins[0]
@@ -79,13 +98,7 @@ def _reduce(op: str, boolean: bool = False) -> Rule:
         keep = data.bool("keep_dims", False)
         axes = exact_ints(ins[1])
         if axes is None:
-            dims = t.shape.dims
-            if keep and dims is not None:
-                return [Tensor(PartialShape.dynamic(len(dims)), etype)]
-            n = shape_of_len(ins[1])
-            if dims is not None and n is not None and n == len(dims):
-                return [Tensor(PartialShape.of(()), etype)]
-            return [Tensor(PartialShape.dynamic(), etype)]
+            return [Tensor(_unknown_axes_shape(t.shape, ins[1], keep), etype)]
         return [Tensor(reduce_shape(t.shape, axes, keep), etype, _folded(op, t, axes))]
 
     return rule
