@@ -20,12 +20,23 @@ from __future__ import annotations
 
 import math
 
+from .._lazy import numpy as np
 from ..element_types import FLOAT_VALUE_TYPES
 from ..errors import ShapeInferenceError
 from ..shapes import PartialShape
 from .core.dims import broadcast_shapes
 from .core.spec import Attrs, Rule, Trace, specs_of
-from .core.values import INF, INT_TYPES, NINF, UNBOUNDED, Tensor, Value
+from .core.values import (
+    INF,
+    INT_TYPES,
+    NINF,
+    UNBOUNDED,
+    Tensor,
+    Value,
+    exact_ints,
+    exact_scalar,
+    static_size,
+)
 
 __all__ = ["SPECS"]
 
@@ -76,7 +87,10 @@ def _add(a: int, b: int) -> int:
     return a + b
 
 
-def _pairwise(a: Value, b: Value, fn) -> Value | None:
+def _pairwise(a: Value, b: Value, fn, unbounded_unknown: bool = True) -> Value | None:
+    """``fn`` on each pair of elements (one side may have a single element); with
+    ``unbounded_unknown``, an inexact element without upper bound gives ``?`` whatever
+    ``fn`` says, as OpenVINO's arithmetic bounds do."""
     na, nb = len(a[0]), len(b[0])
     if na != nb and 1 not in (na, nb):
         return None
@@ -84,7 +98,7 @@ def _pairwise(a: Value, b: Value, fn) -> Value | None:
     out_lo, out_hi = [], []
     for i in range(n):
         ia, ib = (i if na > 1 else 0), (i if nb > 1 else 0)
-        if a[1][ia] >= UNBOUNDED or b[1][ib] >= UNBOUNDED:
+        if unbounded_unknown and (a[1][ia] >= UNBOUNDED or b[1][ib] >= UNBOUNDED):
             if a[0][ia] != a[1][ia] or b[0][ib] != b[1][ib]:
                 out_lo.append(0)  # OpenVINO: an unbounded input makes the element unknown
                 out_hi.append(INF)
@@ -241,17 +255,29 @@ _COMPARE_FNS = {
 }
 
 
+def _equal_bounds(alo, ahi, blo, bhi):
+    """Equal of two bounded elements, as OpenVINO 2026.4 bounds it: surely true only when
+    both are exact and the same, possibly true when the intervals meet. This is how
+    ONNX's ``Where(Equal(shape, -1), 1, shape)`` before an Expand keeps the shape: a
+    dim (``0..``) is never -1, so the condition is exactly false."""
+    return int(alo == ahi == blo == bhi), int(alo <= bhi and blo <= ahi)
+
+
 def _logical(op: str) -> Rule:
     """Comparisons and logical ops: a boolean tensor of the broadcast shape. Exact
-    inputs give an exact value (``1``/``0``), as OpenVINO folds them; bounds give none
-    (it has no bound evaluation for these ops: checked on 2026.4.1)."""
+    inputs give an exact value (``1``/``0``), as OpenVINO folds them; bounds give bounds
+    for Equal only (the others have no bound evaluation: checked on 2026.4.1)."""
     exact = _exact(lambda a, b: int(_COMPARE_FNS[op](a, b)))
+    bounds = _equal_bounds if op == "Equal" else None
 
     def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
         a, b = ins[0].value, ins[1].value
         value = None
-        if a is not None and b is not None and a[0] == a[1] and b[0] == b[1]:
-            value = _pairwise(a, b, exact)
+        if a is not None and b is not None:
+            if a[0] == a[1] and b[0] == b[1]:
+                value = _pairwise(a, b, exact)
+            elif bounds is not None:
+                value = _pairwise(a, b, bounds, unbounded_unknown=False)
         return [Tensor(_out_shape(ins[:2], data), "boolean", value)]
 
     return rule
@@ -294,8 +320,19 @@ def _clamp(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
     return [Tensor(t.shape, t.etype, clamped)]
 
 
-def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+def _flags(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     return [Tensor(ins[0].shape, "boolean")]
+
+
+def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """LogicalNot folds an exact value (OpenVINO evaluates it) and bounds nothing."""
+    value = ins[0].value
+    if value is not None and value[0] == value[1]:
+        flipped = tuple(int(not v) for v in value[0])
+        value = flipped, flipped
+    else:
+        value = None
+    return [Tensor(ins[0].shape, "boolean", value)]
 
 
 def _bitwise_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -369,7 +406,9 @@ def _rounding(fn) -> Rule:
 
 
 def _convert_like(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    return [Tensor(ins[0].shape, ins[1].etype, _converted(ins[0].value, ins[1].etype))]
+    """ConvertLike keeps the shape and evaluates nothing when a model is read, not even
+    constants (OpenVINO 2026.4.1 leaves a Reshape fed by it all ``?``)."""
+    return [Tensor(ins[0].shape, ins[1].etype)]
 
 
 def _select(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -391,6 +430,39 @@ def _selected(ins: list[Tensor]) -> Value | None:
     at = [i if len(v[0]) > 1 else 0 for i, v in enumerate(pick)]
     return tuple(v[0][k] for v, k in zip(pick, at, strict=True)), \
         tuple(v[1][k] for v, k in zip(pick, at, strict=True))
+
+
+def _scatter_update(ins: list[Tensor], data: Attrs,
+                    trace: Trace | None = None) -> list[Tensor]:
+    """ScatterUpdate-3 keeps the data's shape. OpenVINO scatters the lower and the upper
+    bounds of the updates into those of the data when the indices and the axis are
+    exact (a YOLO head builds its Reshape target so: ``[1,4,8400]``, not ``[..1,..4,..]``).
+    """
+    t = ins[0]
+    return [Tensor(t.shape, t.etype, _scattered(*ins[:4]) if len(ins) > 3 else None)]
+
+
+def _scattered(t: Tensor, indices: Tensor, updates: Tensor, axis_in: Tensor) -> Value | None:
+    idx, axis, size = exact_ints(indices), exact_scalar(axis_in), static_size(t.shape)
+    if None in (t.value, idx, axis, updates.value, size) or size != len(t.value[0]) \
+            or not t.shape.dims or static_size(indices.shape) != len(idx):
+        return None
+    dims = [d.lo for d in t.shape.dims]
+    rank = len(dims)
+    if not -rank <= axis < rank or any(not -dims[axis] <= i < dims[axis] for i in idx):
+        return None
+    axis %= rank
+    shape = dims[:axis] + [len(idx)] + dims[axis + 1:]
+    if len(updates.value[0]) != math.prod(shape):
+        return None
+    sides = []
+    for side, new in zip(t.value, updates.value, strict=True):
+        out = np.array(side, dtype=object).reshape(dims)
+        moved = np.array(new, dtype=object).reshape(shape)
+        for j, i in enumerate(idx):
+            out[(slice(None),) * axis + (i,)] = moved[(slice(None),) * axis + (j,)]
+        sides.append(tuple(out.ravel().tolist()))
+    return sides[0], sides[1]
 
 
 def _folding(fn) -> Rule:
@@ -433,15 +505,16 @@ _RULES: dict[str, Rule] = {
     "Softmax": _softmax,
     "SoftMax": _softmax,
     "LogSoftmax": _softmax,
-    "IsNaN": _logical_not,
-    "IsInf": _logical_not,
-    "IsFinite": _logical_not,
+    "IsNaN": _flags,
+    "IsInf": _flags,
+    "IsFinite": _flags,
     "Floor": _rounding(math.floor),
     "Ceiling": _rounding(math.ceil),
     "Convert": _convert,
     "ConvertLike": _convert_like,
     "Select": _select,
     "FakeQuantize": _fake_quantize,
+    "ScatterUpdate": _scatter_update,  # not UNARY's rule: it scatters values
 }
 
 
