@@ -22,10 +22,11 @@ the pads' lower bounds).
 
 from __future__ import annotations
 
+from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.spec import Attrs, Trace, specs_of
-from .core.values import UNBOUNDED, Tensor
+from .core.values import MAX_VALUE_SIZE, UNBOUNDED, Tensor, Value, static_size
 
 __all__ = ["pad_shape", "SPECS"]
 
@@ -116,7 +117,38 @@ def _pad(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list[Te
         return [Tensor(data, ins[0].etype)]
     if begin is None or end is None:
         return [Tensor(PartialShape.dynamic(rank), ins[0].etype)]
-    return [Tensor(pad_shape(data, begin, end, mode), ins[0].etype)]
+    out = pad_shape(data, begin, end, mode)
+    fill = ins[3] if len(ins) > 3 and mode == "constant" else None
+    return [Tensor(out, ins[0].etype, _padded_value(ins[0], out, begin, end, mode, fill))]
+
+
+def _padded_value(t: Tensor, out: PartialShape, begin: Bounds, end: Bounds, mode: str,
+                  fill: Tensor | None) -> Value | None:
+    """The bounds of a padded value: OpenVINO pads the lower and the upper bound tensors
+    alike (in every mode; the pad value's own bounds fill each), when the pads are exact.
+
+    >>> from ovgather.shapes import PartialShape as P
+    >>> t = Tensor(P.parse("[2]"), "i64", ((2, 6), (8, 6)))
+    >>> _padded_value(t, P.parse("[3]"), ((1, 1),), ((0, 0),), "edge", None)
+    ((2, 2, 6), (8, 8, 6))
+    """
+    fill_value = ((0,), (0,)) if fill is None else fill.value
+    size, n = static_size(t.shape), static_size(out)
+    if t.value is None or fill_value is None or len(fill_value[0]) != 1 or size is None \
+            or n is None or n > MAX_VALUE_SIZE or size != len(t.value[0]):
+        return None
+    if any(lo != hi for lo, hi in begin + end):
+        return None
+    shape = [d.lo for d in t.shape.dims]
+    keep = tuple(slice(max(-b[0], 0), s - max(-e[0], 0)) for s, b, e in zip(shape, begin, end,
+                                                                              strict=True))
+    widths = [(max(b[0], 0), max(e[0], 0)) for b, e in zip(begin, end, strict=True)]
+    sides = []
+    for side, filler in zip(t.value, fill_value, strict=True):
+        arr = np.array(side, dtype=object).reshape(shape)[keep]
+        extra = {"constant_values": filler[0]} if mode == "constant" else {}
+        sides.append(tuple(np.pad(arr, widths, mode=mode, **extra).ravel().tolist()))
+    return sides[0], sides[1]
 
 
 SPECS = specs_of({"Pad": _pad})
