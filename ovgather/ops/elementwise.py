@@ -367,22 +367,57 @@ def _hard_sigmoid(ins: list[Tensor], data: Attrs, trace: Trace | None = None) ->
 
 
 def _convert(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    """Convert keeps the shape and (OpenVINO evaluates its bounds) the value: to i32/i64
-    real bounds are truncated toward zero, to a real type they are kept."""
+    """Convert keeps the shape and (OpenVINO evaluates its bounds) the value: each bound
+    converted as C++ casts it (integers wrap, reals truncate toward zero), then a bound at
+    the input type's maximum becomes the output type's, unless either type is an integer
+    of 16 bits or fewer (so ``?`` is ``..255`` in u8 and still ``?`` in u32 or f32)."""
     etype = data.text("destination_type", "dynamic")
-    return [Tensor(ins[0].shape, etype, _converted(ins[0].value, etype))]
+    return [Tensor(ins[0].shape, etype, _converted(ins[0].value, ins[0].etype, etype))]
 
 
-def _converted(value: Value | None, etype: str) -> Value | None:
-    if value is None or etype in FLOAT_VALUE_TYPES:
-        return value
-    if etype not in ("i64", "i32"):
+#: bits and signedness of the integer types a value converts to (boolean: any non-zero).
+_INT_FORMS = {"i64": (64, True), "i32": (32, True), "i16": (16, True), "i8": (8, True),
+              "i4": (4, True), "u64": (64, False), "u32": (32, False), "u16": (16, False),
+              "u8": (8, False), "u4": (4, False), "u1": (1, False), "boolean": (8, False)}
+_REAL_FORMS = {"f64": float, "f32": lambda v: float(np.float32(v)),
+               "f16": lambda v: float(np.float16(v)), "bf16": lambda v: _bf16(float(v))}
+
+
+def _converted(value: Value | None, src: str, dst: str) -> Value | None:
+    if value is None or (dst not in _INT_FORMS and dst not in _REAL_FORMS):
         return None
+    narrow = any(_INT_FORMS.get(t, (64,))[0] <= 16 for t in (src, dst))
+    top = _INT_FORMS.get(src)
+    top = (1 << (top[0] - top[1])) - 1 if top else INF
     try:
-        lo, hi = ([v if abs(v) >= INF else int(v) for v in side] for side in value)
+        lo, hi = ([INF if v >= min(top, INF) and not narrow else _cast(v, dst) for v in side]
+                  for side in value)
     except (OverflowError, ValueError):
         return None
     return tuple(lo), tuple(hi)
+
+
+def _cast(v, dst: str):
+    """``v`` cast to ``dst`` as C++ does (the walk's own ``-INF`` stays itself)."""
+    if dst == "boolean":
+        return int(v != 0)
+    if dst in _REAL_FORMS:
+        real = _REAL_FORMS[dst](v)
+        if math.isinf(real):
+            raise OverflowError(f"{v} overflows {dst}")
+        return int(real) if isinstance(v, int) and real.is_integer() else real
+    if v <= NINF:
+        return v
+    bits, signed = _INT_FORMS[dst]
+    v = int(v) % (1 << bits)
+    return v - (1 << bits) if signed and v >= 1 << (bits - 1) else v
+
+
+def _bf16(v: float) -> float:
+    """``v`` rounded to bfloat16 (the f32 bits, nearest-even on the upper 16)."""
+    bits = int(np.array(v, dtype=np.float32).view(np.uint32))
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return float(np.array(bits, dtype=np.uint32).view(np.float32))
 
 
 def _rounding(fn) -> Rule:

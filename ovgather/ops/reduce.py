@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 
+from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import broadcast_shapes, normalize_axis
 from .core.spec import Attrs, Rule, Trace, specs_of
-from .core.values import Tensor, exact_ints, shape_of_len
+from .core.values import Tensor, exact_ints, shape_of_len, static_size
 
 __all__ = ["reduce_shape", "matmul_shape", "SPECS"]
 
@@ -44,23 +45,45 @@ _FOLD = {
 
 
 def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
-    """A reduction of a 1-D value: exact values fold (OpenVINO evaluates the op); for
+    """A reduction of a value: exact values fold (OpenVINO evaluates the op); for
     ReduceProd/Max/Min, which are monotonic, the bounds fold too (ReduceSum's do not in
-    OpenVINO 2026.4.1, by experiment)."""
-    fn, v = _FOLD.get(op), t.value
-    if fn is None or v is None or not v[0] or t.shape.dims is None or len(t.shape.dims) != 1:
+    OpenVINO 2026.4.1, by experiment). Each output element reduces one group of input
+    elements; ``keep_dims`` only adds ones to the shape, not to the order."""
+    fn, v, size = _FOLD.get(op), t.value, static_size(t.shape)
+    if fn is None or v is None or not v[0] or size != len(v[0]):
         return None
-    if set(axes) - {0, -1}:
+    groups = _groups([d.lo for d in t.shape.dims], axes)
+    if groups is None:
         return None
     lo, hi = v
     if lo == hi:
-        r = fn(lo)
-        return (r,), (r,)
+        r = tuple(fn([lo[k] for k in g]) for g in groups)
+        return r, r
     if op == "ReduceSum" or min(lo) < 0:
         return None
     if op == "ReduceProd":
-        return (_clip_prod(lo),), (_clip_prod(hi),)
-    return (fn(lo),), (fn(hi),)
+        if len(groups) > 1 and max(hi) >= INF:
+            return None  # OpenVINO's upper bound is then one element for all: unusable
+        fn = _clip_prod
+    return tuple(fn([lo[k] for k in g]) for g in groups), \
+        tuple(fn([hi[k] for k in g]) for g in groups)
+
+
+def _groups(dims: list[int], axes: tuple[int, ...]) -> list[list[int]] | None:
+    """The flat indices each output element of a reduction over ``axes`` reads, in
+    output order; None when one reads nothing (a reduced dim of 0).
+
+    >>> _groups([2, 3], (0,))
+    [[0, 3], [1, 4], [2, 5]]
+    """
+    rank = len(dims)
+    moved = sorted({a % rank for a in axes}) if rank else []
+    width = math.prod(dims[a] for a in moved)
+    if width == 0:
+        return None
+    flat = np.arange(math.prod(dims)).reshape(dims)
+    rows = np.moveaxis(flat, moved, range(rank - len(moved), rank)).reshape(-1, width)
+    return rows.tolist()
 
 
 def _clip_prod(values) -> int:
