@@ -29,6 +29,7 @@ from .core.spec import Attrs, Rule, Trace, specs_of
 from .core.values import (
     INF,
     INT_TYPES,
+    MAX_VALUE_SIZE,
     NINF,
     UNBOUNDED,
     Tensor,
@@ -87,17 +88,38 @@ def _add(a: int, b: int) -> int:
     return a + b
 
 
-def _pairwise(a: Value, b: Value, fn, unbounded_unknown: bool = True) -> Value | None:
-    """``fn`` on each pair of elements (one side may have a single element); with
+def _pairs(a: Tensor, b: Tensor) -> list[tuple[int, int]] | None:
+    """The element pairs a numpy broadcast of ``a`` and ``b`` combines, in output order
+    (``[2,1]`` with ``[4]`` gives 8); None when the shapes are not both static or the
+    values do not fill them."""
+    na, nb = len(a.value[0]), len(b.value[0])
+    if a.shape == b.shape and na == nb:
+        return [(i, i) for i in range(na)]
+    if 1 in (na, nb) and a.shape.rank == b.shape.rank:
+        return [(i if na > 1 else 0, i if nb > 1 else 0) for i in range(max(na, nb))]
+    sa, sb = static_size(a.shape), static_size(b.shape)
+    if sa != na or sb != nb:
+        return None
+    try:
+        x, y = np.broadcast_arrays(np.arange(na).reshape([d.lo for d in a.shape.dims]),
+                                   np.arange(nb).reshape([d.lo for d in b.shape.dims]))
+    except ValueError:
+        return None
+    if x.size > MAX_VALUE_SIZE:
+        return None
+    return list(zip(x.ravel().tolist(), y.ravel().tolist(), strict=True))
+
+
+def _pairwise(ta: Tensor, tb: Tensor, fn, unbounded_unknown: bool = True) -> Value | None:
+    """``fn`` on each pair of elements the broadcast combines; with
     ``unbounded_unknown``, an inexact element without upper bound gives ``?`` whatever
     ``fn`` says, as OpenVINO's arithmetic bounds do."""
-    na, nb = len(a[0]), len(b[0])
-    if na != nb and 1 not in (na, nb):
+    pairs = _pairs(ta, tb)
+    if pairs is None:
         return None
-    n = max(na, nb)
+    a, b = ta.value, tb.value
     out_lo, out_hi = [], []
-    for i in range(n):
-        ia, ib = (i if na > 1 else 0), (i if nb > 1 else 0)
+    for ia, ib in pairs:
         if unbounded_unknown and (a[1][ia] >= UNBOUNDED or b[1][ib] >= UNBOUNDED):
             if a[0][ia] != a[1][ia] or b[0][ib] != b[1][ib]:
                 out_lo.append(0)  # OpenVINO: an unbounded input makes the element unknown
@@ -234,9 +256,9 @@ def _binary(op: str) -> Rule:
         if a is not None and b is not None:
             exact, bounds = (real_exact_fn, real_value_fn) if real else (exact_fn, value_fn)
             if exact is not None and a[0] == a[1] and b[0] == b[1]:
-                value = _pairwise(a, b, exact)
+                value = _pairwise(ins[0], ins[1], exact)
             elif bounds is not None:
-                value = _pairwise(a, b, bounds)
+                value = _pairwise(ins[0], ins[1], bounds)
         return [Tensor(shape, ins[0].etype, value)]
 
     return rule
@@ -275,9 +297,9 @@ def _logical(op: str) -> Rule:
         value = None
         if a is not None and b is not None:
             if a[0] == a[1] and b[0] == b[1]:
-                value = _pairwise(a, b, exact)
+                value = _pairwise(ins[0], ins[1], exact)
             elif bounds is not None:
-                value = _pairwise(a, b, bounds, unbounded_unknown=False)
+                value = _pairwise(ins[0], ins[1], bounds, unbounded_unknown=False)
         return [Tensor(_out_shape(ins[:2], data), "boolean", value)]
 
     return rule

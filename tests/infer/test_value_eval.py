@@ -157,6 +157,38 @@ def test_repeat_kv_of_two_heads_is_openvinos_2_2(tmp_path):
         == [str(expanded.get_output_partial_shape(0))]
 
 
+# -- arithmetic that broadcasts ------------------------------------------------------------
+ARITHMETIC = (o.add, o.subtract, o.multiply, o.maximum, o.minimum)
+
+
+def _arithmetic_case(rng: random.Random):
+    """Shape elements (i64 or i32) combined with constants or other elements that
+    broadcast as numpy does, ``[2, 1]`` with ``[4]`` too."""
+    x = _param(rng, 4)
+    etype = rng.choice((ov.Type.i64, ov.Type.i32))
+    s = o.shape_of(x, etype)
+    dtype = np.int64 if etype == ov.Type.i64 else np.int32
+    pick = rng.randrange(5)
+    if pick == 0:
+        other = C(rng.choice(([0], [1], [-1], [0, 0, 0, 0], [1, -1, 0, 2])), dtype)
+    elif pick == 1:
+        other = o.multiply(s, C([0], dtype))
+    elif pick == 2:
+        other = o.gather(s, C([rng.randrange(4)]), C(0))
+    elif pick == 3:
+        other = o.reshape(o.gather(s, C(rng.sample(range(4), 2)), C(0)), C([2, 1]), False)
+    else:
+        other = o.subtract(C([rng.randrange(3)], dtype), s)
+    op = rng.choice(ARITHMETIC)
+    v = op(s, other) if rng.random() < 0.5 else op(other, s)
+    return [_as_shape(o.reshape(v, C([-1]), False))], [x]
+
+
+@pytest.mark.parametrize("batch", range(4))
+def test_arithmetic_that_broadcasts_bounds_like_openvino(tmp_path, batch):
+    _cases(tmp_path, "arithmetic", batch, _arithmetic_case)
+
+
 # -- Convert, ConvertLike, Identity ------------------------------------------------------
 TYPES = (ov.Type.i64, ov.Type.i32, ov.Type.f32, ov.Type.u8, ov.Type.i8, ov.Type.u32,
          ov.Type.u64, ov.Type.f16, ov.Type.i16)
