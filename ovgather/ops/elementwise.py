@@ -34,9 +34,11 @@ from .core.values import (
     UNBOUNDED,
     Tensor,
     Value,
+    bound_arrays,
     exact_ints,
     exact_scalar,
     static_size,
+    value_of_arrays,
 )
 
 __all__ = ["SPECS"]
@@ -489,37 +491,79 @@ def _selected(ins: list[Tensor]) -> Value | None:
         tuple(v[1][k] for v, k in zip(pick, at, strict=True))
 
 
-def _scatter_update(ins: list[Tensor], data: Attrs,
-                    trace: Trace | None = None) -> list[Tensor]:
-    """ScatterUpdate-3 keeps the data's shape. OpenVINO scatters the lower and the upper
-    bounds of the updates into those of the data when the indices and the axis are
-    exact (a YOLO head builds its Reshape target so: ``[1,4,8400]``, not ``[..1,..4,..]``).
-    """
-    t = ins[0]
-    return [Tensor(t.shape, t.etype, _scattered(*ins[:4]) if len(ins) > 3 else None)]
+def _scatter(rule):
+    """A scatter op: the data's shape, and, when the indices (and the axis) are exact and
+    ``reduction`` is ``none``, the bounds of the updates written into those of the data:
+    OpenVINO evaluates the op on the lower and on the upper bounds alike (a YOLO head
+    builds its Reshape target with ScatterUpdate: ``[1,4,8400]``, not ``[..1,..4,..]``).
+    ``rule(data, indices, updates, ins)`` writes one side in place, or says False."""
+
+    def op(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+        t, value = ins[0], None
+        sides = bound_arrays(t) if len(ins) > 2 else None
+        idx, new = (exact_ints(ins[1]), bound_arrays(ins[2])) if sides else (None, None)
+        if idx is not None and new is not None and static_size(ins[1].shape) == len(idx) \
+                and data.text("reduction", "none") == "none":
+            idx = np.array(idx, dtype=np.int64).reshape([d.lo for d in ins[1].shape.dims])
+            out = [side.copy() for side in sides]
+            if all(rule(o, idx, n, ins) is not False for o, n in zip(out, new, strict=True)):
+                value = value_of_arrays(*out)
+        return [Tensor(t.shape, t.etype, value)]
+
+    return op
 
 
-def _scattered(t: Tensor, indices: Tensor, updates: Tensor, axis_in: Tensor) -> Value | None:
-    idx, axis, size = exact_ints(indices), exact_scalar(axis_in), static_size(t.shape)
-    if None in (t.value, idx, axis, updates.value, size) or size != len(t.value[0]) \
-            or not t.shape.dims or static_size(indices.shape) != len(idx):
-        return None
-    dims = [d.lo for d in t.shape.dims]
-    rank = len(dims)
-    if not -rank <= axis < rank or any(not -dims[axis] <= i < dims[axis] for i in idx):
-        return None
-    axis %= rank
-    shape = dims[:axis] + [len(idx)] + dims[axis + 1:]
-    if len(updates.value[0]) != math.prod(shape):
-        return None
-    sides = []
-    for side, new in zip(t.value, updates.value, strict=True):
-        out = np.array(side, dtype=object).reshape(dims)
-        moved = np.array(new, dtype=object).reshape(shape)
-        for j, i in enumerate(idx):
-            out[(slice(None),) * axis + (i,)] = moved[(slice(None),) * axis + (j,)]
-        sides.append(tuple(out.ravel().tolist()))
-    return sides[0], sides[1]
+def _inside(idx, size: int):
+    """``idx`` with negative indices counted from the end, or None when one is out."""
+    return None if ((idx < -size) | (idx >= size)).any() else idx % max(size, 1)
+
+
+def _update(out, idx, new, ins: list[Tensor]) -> bool:
+    """ScatterUpdate-3: ``out[..., idx[j], ...] = new[..., j, ...]`` along the axis."""
+    axis = exact_scalar(ins[3]) if len(ins) > 3 else None
+    if axis is None or not -out.ndim <= axis < out.ndim:
+        return False
+    axis %= out.ndim
+    picked = _inside(idx.ravel(), out.shape[axis])
+    if picked is None or new.shape != out.shape[:axis] + idx.shape + out.shape[axis + 1:]:
+        return False
+    new = new.reshape(out.shape[:axis] + (len(picked),) + out.shape[axis + 1:])
+    for j, i in enumerate(picked.tolist()):
+        out[(slice(None),) * axis + (i,)] = new[(slice(None),) * axis + (j,)]
+    return True
+
+
+def _update_nd(out, idx, new, ins: list[Tensor]) -> bool:
+    """ScatterNDUpdate: each index tuple (the last axis of the indices) names a slice."""
+    k = idx.shape[-1] if idx.ndim else 0
+    if idx.ndim == 0 or k > out.ndim or new.shape != idx.shape[:-1] + out.shape[k:]:
+        return False
+    tuples = idx.reshape(-1, k).copy()
+    for axis in range(k):
+        inside = _inside(tuples[:, axis], out.shape[axis])
+        if inside is None:
+            return False
+        tuples[:, axis] = inside
+    for j, where in enumerate(tuples.tolist()):
+        out[tuple(where)] = new.reshape((-1,) + out.shape[k:])[j]
+    return True
+
+
+def _update_elements(out, idx, new, ins: list[Tensor]) -> bool:
+    """ScatterElementsUpdate: each index replaces its own position's coordinate on the
+    axis; indices and updates have one shape, of the data's rank."""
+    axis = exact_scalar(ins[3]) if len(ins) > 3 else None
+    if axis is None or not -out.ndim <= axis < out.ndim or idx.shape != new.shape \
+            or idx.ndim != out.ndim:
+        return False
+    axis %= out.ndim
+    picked = _inside(idx, out.shape[axis])
+    if picked is None or any(a > b for a, b in zip(idx.shape, out.shape, strict=True)):
+        return False
+    for where in np.ndindex(*idx.shape):
+        to = where[:axis] + (int(picked[where]),) + where[axis + 1:]
+        out[to] = new[where]
+    return True
 
 
 def _folding(fn) -> Rule:
@@ -571,7 +615,10 @@ _RULES: dict[str, Rule] = {
     "ConvertLike": _convert_like,
     "Select": _select,
     "FakeQuantize": _fake_quantize,
-    "ScatterUpdate": _scatter_update,  # not UNARY's rule: it scatters values
+    # not UNARY's rule: they scatter values
+    "ScatterUpdate": _scatter(_update),
+    "ScatterNDUpdate": _scatter(_update_nd),
+    "ScatterElementsUpdate": _scatter(_update_elements),
 }
 
 

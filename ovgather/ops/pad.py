@@ -26,7 +26,15 @@ from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.spec import Attrs, Trace, specs_of
-from .core.values import MAX_VALUE_SIZE, UNBOUNDED, Tensor, Value, static_size
+from .core.values import (
+    MAX_VALUE_SIZE,
+    UNBOUNDED,
+    Tensor,
+    Value,
+    bound_arrays,
+    static_size,
+    value_of_arrays,
+)
 
 __all__ = ["pad_shape", "SPECS"]
 
@@ -133,22 +141,18 @@ def _padded_value(t: Tensor, out: PartialShape, begin: Bounds, end: Bounds, mode
     ((2, 2, 6), (8, 8, 6))
     """
     fill_value = ((0,), (0,)) if fill is None else fill.value
-    size, n = static_size(t.shape), static_size(out)
-    if t.value is None or fill_value is None or len(fill_value[0]) != 1 or size is None \
-            or n is None or n > MAX_VALUE_SIZE or size != len(t.value[0]):
+    sides, n = bound_arrays(t), static_size(out)
+    if sides is None or fill_value is None or len(fill_value[0]) != 1 or n is None \
+            or n > MAX_VALUE_SIZE or any(lo != hi for lo, hi in begin + end):
         return None
-    if any(lo != hi for lo, hi in begin + end):
-        return None
-    shape = [d.lo for d in t.shape.dims]
-    keep = tuple(slice(max(-b[0], 0), s - max(-e[0], 0)) for s, b, e in zip(shape, begin, end,
-                                                                              strict=True))
+    keep = tuple(slice(max(-b[0], 0), s - max(-e[0], 0))
+                 for s, b, e in zip(sides[0].shape, begin, end, strict=True))
     widths = [(max(b[0], 0), max(e[0], 0)) for b, e in zip(begin, end, strict=True)]
-    sides = []
-    for side, filler in zip(t.value, fill_value, strict=True):
-        arr = np.array(side, dtype=object).reshape(shape)[keep]
+    padded = []
+    for side, filler in zip(sides, fill_value, strict=True):
         extra = {"constant_values": filler[0]} if mode == "constant" else {}
-        sides.append(tuple(np.pad(arr, widths, mode=mode, **extra).ravel().tolist()))
-    return sides[0], sides[1]
+        padded.append(np.pad(side[keep], widths, mode=mode, **extra))
+    return value_of_arrays(*padded)
 
 
 SPECS = specs_of({"Pad": _pad})

@@ -334,19 +334,50 @@ def test_nonzero_of_a_constant_is_static(tmp_path):
 
 
 # -- ScatterUpdate -----------------------------------------------------------------------
-def _scatter_case(rng: random.Random):
-    x = _param(rng)
+def _scatter_data(rng: random.Random, x):
     grid = _grid(rng, x) if rng.random() < 0.5 else o.shape_of(x)
     shape = [d.get_length() for d in grid.get_output_partial_shape(0)]
-    data = grid if rng.random() < 0.5 else C(np.ones(shape, np.int64))
+    return (grid if rng.random() < 0.5 else C(np.ones(shape, np.int64))), shape
+
+
+def _updates(rng: random.Random, x, shape):
+    return o.reshape(_elements(rng, x, int(np.prod(shape))), C(shape), False)
+
+
+def _scatter_update_case(rng: random.Random, x):
+    data, shape = _scatter_data(rng, x)
     axis = rng.randrange(len(shape))
     count = rng.randint(1, shape[axis])
     indices = rng.sample(range(shape[axis]), count)
     indices = [i - shape[axis] if rng.random() < 0.2 else i for i in indices]
-    pieces = shape[:axis] + [count] + shape[axis + 1:]
-    updates = o.reshape(_elements(rng, x, int(np.prod(pieces))), C(pieces), False)
-    scattered = o3.scatter_update(data, C(indices), updates,
-                                  C(axis - len(shape) if rng.random() < 0.3 else axis))
+    updates = _updates(rng, x, shape[:axis] + [count] + shape[axis + 1:])
+    return o3.scatter_update(data, C(indices), updates,
+                             C(axis - len(shape) if rng.random() < 0.3 else axis))
+
+
+def _scatter_nd_case(rng: random.Random, x):
+    data, shape = _scatter_data(rng, x)
+    k = rng.randint(1, len(shape))
+    count = rng.randint(1, 2)
+    where = rng.sample([list(p) for p in np.ndindex(*shape[:k])], min(count, int(np.prod(
+        shape[:k]))))
+    build = o15.scatter_nd_update if rng.random() < 0.5 else o.scatter_nd_update
+    return build(data, C(where), _updates(rng, x, [len(where)] + shape[k:]))
+
+
+def _scatter_elements_case(rng: random.Random, x):
+    data, shape = _scatter_data(rng, x)
+    axis = rng.randrange(len(shape))
+    small = [rng.randint(1, d) for d in shape]
+    indices = np.array([rng.randrange(shape[axis]) for _ in range(int(np.prod(small)))])
+    return o.scatter_elements_update(data, C(indices.reshape(small)), _updates(rng, x, small),
+                                     C(axis))
+
+
+def _scatter_case(rng: random.Random):
+    x = _param(rng)
+    scatter = rng.choice((_scatter_update_case, _scatter_nd_case, _scatter_elements_case))
+    scattered = scatter(rng, x)
     return [_as_shape(o.reshape(scattered, C([-1]), False))], [x]
 
 
