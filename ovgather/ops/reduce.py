@@ -36,19 +36,31 @@ def reduce_shape(shape: PartialShape, axes: tuple[int, ...], keep_dims: bool) ->
     return PartialShape.of(tuple(d for i, d in enumerate(dims) if i not in drop))
 
 
+def _mean(values: list) -> int | float:
+    """The mean as OpenVINO's reference computes it: integers divide truncating."""
+    total, n = sum(values), len(values)
+    if isinstance(total, float):
+        return total / n
+    return total // n if total >= 0 else -(-total // n)
+
+
 _FOLD = {
     "ReduceSum": sum,
     "ReduceProd": math.prod,
     "ReduceMax": max,
     "ReduceMin": min,
+    "ReduceMean": _mean,
+    "ReduceL1": lambda values: sum(abs(v) for v in values),
+    "ReduceLogicalAnd": lambda values: int(all(values)),
+    "ReduceLogicalOr": lambda values: int(any(values)),
 }
 
 
 def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
     """A reduction of a value: exact values fold (OpenVINO evaluates the op); for
-    ReduceProd/Max/Min, which are monotonic, the bounds fold too (ReduceSum's do not in
-    OpenVINO 2026.4.1, by experiment). Each output element reduces one group of input
-    elements; ``keep_dims`` only adds ones to the shape, not to the order."""
+    ReduceProd/Max/Min, which are monotonic, the bounds fold too (ReduceSum's and the
+    others' do not in OpenVINO 2026.4.1, by experiment). Each output element reduces one
+    group of input elements; ``keep_dims`` only adds ones to the shape, not to the order."""
     fn, v, size = _FOLD.get(op), t.value, static_size(t.shape)
     if fn is None or v is None or not v[0] or size != len(v[0]):
         return None
@@ -59,7 +71,7 @@ def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
     if lo == hi:
         r = tuple(fn([lo[k] for k in g]) for g in groups)
         return r, r
-    if op == "ReduceSum" or min(lo) < 0:
+    if op not in ("ReduceMax", "ReduceMin", "ReduceProd") or min(lo) < 0:
         return None
     if op == "ReduceProd":
         if len(groups) > 1 and max(hi) >= INF:

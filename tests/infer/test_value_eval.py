@@ -222,7 +222,8 @@ def test_convert_convert_like_and_identity_pass_values_like_openvino(tmp_path, b
 
 
 # -- reductions --------------------------------------------------------------------------
-REDUCTIONS = (o.reduce_max, o.reduce_min, o.reduce_sum, o.reduce_prod, o.reduce_mean)
+REDUCTIONS = (o.reduce_max, o.reduce_min, o.reduce_sum, o.reduce_prod, o.reduce_mean,
+              o.reduce_l1, o.reduce_l2)
 
 
 def _grid(rng: random.Random, x):
@@ -247,7 +248,13 @@ def _reduce_case(rng: random.Random):
         # an unbounded element makes OpenVINO's upper bound of ReduceProd a single max
         # whatever the output's size, read past its end by the layers after it
         axes = list(range(rank))
-    reduced = reduction(grid, C(axes), rng.random() < 0.5)
+    keep = rng.random() < 0.5
+    if rng.random() < 0.2:
+        flags = o.equal(grid, C(rng.choice((1, 2, 3))))
+        logical = rng.choice((o.reduce_logical_and, o.reduce_logical_or))
+        reduced = o.add(o.convert(logical(flags, C(axes), keep), ov.Type.i64), C(1))
+    else:
+        reduced = reduction(grid, C(axes), keep)
     return [_as_shape(o.reshape(reduced, C([-1]), False))], [x]
 
 
