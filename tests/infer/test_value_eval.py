@@ -21,7 +21,10 @@ import openvino.opset13 as o
 import openvino.opset15 as o15
 import openvino.opset16 as o16
 import pytest
-from op_graphs import C, P, accepted_by_openvino, compare_with_openvino
+from op_graphs import C, P, accepted_by_openvino, compare_with_openvino, ov_layer_shapes
+
+from ovgather.infer import check
+from ovgather.ir import read_ir
 
 DIMS = ("1", "2", "3", "6", "?", "2..8", "1..4", "..5", "0..3", "4..")
 ZERO = o.constant(np.float32(0))
@@ -121,6 +124,56 @@ def _mask_case(rng: random.Random):
 @pytest.mark.parametrize("batch", range(2))
 def test_a_mask_expanded_on_a_computed_target_like_openvino(tmp_path, batch):
     _cases(tmp_path, "mask", batch, _mask_case)
+
+
+def _torch_expand_onnx(path, dims: list) -> None:
+    """What torch.onnx writes for ``mask.expand(b, 1, s, s)``: the target built from
+    Shape, then ``Where(Equal(shape, -1 * ConstantOfShape(1)), ones, shape)``."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    def ints(name, v):
+        return numpy_helper.from_array(np.array(v, dtype=np.int64), name)
+
+    node = helper.make_node
+    nodes = [node("Shape", ["x"], ["sh"]),
+             node("Gather", ["sh", "i0"], ["b"], axis=0),
+             node("Gather", ["sh", "i2"], ["s"], axis=0),
+             node("Unsqueeze", ["b", "ax0"], ["bu"]),
+             node("Unsqueeze", ["s", "ax0"], ["su"]),
+             node("Concat", ["bu", "one", "su", "su"], ["shape"], axis=0),
+             node("Shape", ["shape"], ["n"]),
+             node("ConstantOfShape", ["n"], ["ones"], value=ints("v", [1])),
+             node("Mul", ["ones", "minus_one"], ["negs"]),
+             node("Equal", ["shape", "negs"], ["eq"]),
+             node("Where", ["eq", "ones", "shape"], ["target"]),
+             node("Expand", ["mask", "target"], ["expanded"]),
+             node("Where", ["expanded", "x", "zero"], ["y"])]
+    inits = [ints("i0", 0), ints("i2", 2), ints("ax0", [0]), ints("one", [1]),
+             ints("minus_one", -1), numpy_helper.from_array(np.float32(0), "zero")]
+    graph = helper.make_graph(
+        nodes, "torch_expand",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims),
+         helper.make_tensor_value_info("mask", TensorProto.BOOL, [dims[0], 1, 1, dims[3]])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+@pytest.mark.parametrize("dims", [["B", 4, "S", "S"], [1, 4, "S", "S"], [2, 4, 5, 5]])
+def test_torch_expand_of_a_mask_through_the_onnx_frontend_keeps_its_unit_dim(tmp_path, dims):
+    """On main, ovgather said ``[?,?,?,?]`` for the Expand where OpenVINO says
+    ``[?,1,?,?]``: the Where(Equal) on the target lost it."""
+    src = tmp_path / "expand.onnx"
+    _torch_expand_onnx(src, dims)
+    model = ov.convert_model(str(src))
+    path = tmp_path / "expand.xml"
+    ov.save_model(model, str(path), compress_to_fp16=False)
+    theirs = ov_layer_shapes(ov.Core().read_model(str(path)))
+    report = check(read_ir(path))
+    assert [(lr.name, lr.inferred, theirs[lr.name]) for lr in report.layers
+            if lr.type != "Result" and lr.inferred != theirs[lr.name]] == []
+    expanded = [lr for lr in report.layers if lr.type == "Broadcast"]
+    assert [lr.inferred[0].split(",")[1] for lr in expanded] == ["1"]
 
 
 def _repeat_kv_case(rng: random.Random):
