@@ -545,6 +545,31 @@ def _folding(fn) -> Rule:
     return rule
 
 
+_REAL_DTYPES = {"f32": "float32", "f16": "float16", "f64": "float64"}
+
+
+def _real_math(ufunc: str) -> Rule:
+    """A math op OpenVINO folds on exact real values (``Sqrt`` of a converted patch count
+    to a grid side, as ViTs interpolate their position embeddings), computed in the
+    tensor's own precision; bounds give nothing (it has no bound evaluation for them).
+    Integer inputs give no value: OpenVINO rounds some of these ops and truncates others.
+    """
+
+    def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+        t, value = ins[0], ins[0].value
+        dtype = _REAL_DTYPES.get(t.etype)
+        if value is None or dtype is None or value[0] != value[1]:
+            return [Tensor(t.shape, t.etype)]
+        with np.errstate(all="ignore"):
+            out = getattr(np, ufunc)(np.array(value[0], dtype=dtype))
+        if not np.isfinite(out).all():
+            return [Tensor(t.shape, t.etype)]
+        folded = tuple(out.tolist())
+        return [Tensor(t.shape, t.etype, (folded, folded))]
+
+    return rule
+
+
 def _fake_quantize(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     shape = ins[0].shape
     for t in ins[1:]:
@@ -576,7 +601,11 @@ _RULES: dict[str, Rule] = {
     "ConvertLike": _convert_like,
     "Select": _select,
     "FakeQuantize": _fake_quantize,
-    # not UNARY's rule: they scatter values
+    # not UNARY's rules: these fold or scatter values
+    **{op: _real_math(ufunc) for op, ufunc in (
+        ("Sqrt", "sqrt"), ("Exp", "exp"), ("Log", "log"), ("Sin", "sin"), ("Cos", "cos"),
+        ("Tan", "tan"), ("Atan", "arctan"), ("Sinh", "sinh"), ("Cosh", "cosh"),
+        ("Asinh", "arcsinh"), ("Tanh", "tanh"))},
     "ScatterUpdate": _scatter(_update),
     "ScatterNDUpdate": _scatter(_update_nd),
     "ScatterElementsUpdate": _scatter(_update_elements),

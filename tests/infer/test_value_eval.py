@@ -274,6 +274,26 @@ def test_convert_convert_like_and_identity_pass_values_like_openvino(tmp_path, b
     _cases(tmp_path, "passing", batch, _passing_case)
 
 
+# -- real math ---------------------------------------------------------------------------
+MATH = (o.sqrt, o.exp, o.log, o.sin, o.cos, o.tan, o.atan, o.sinh, o.cosh, o.asinh, o.tanh)
+
+
+def _math_case(rng: random.Random):
+    """A shape element in f32 through a math op, scaled, back to i64 (ViTs take the
+    Sqrt of their patch count for the side of the position grid)."""
+    x = _param(rng, dims=("1", "2", "3", "4", "6", "8", "9", "2..8", "?"))
+    v = o.convert(_elements(rng, x), rng.choice((ov.Type.f32, ov.Type.f16)))
+    v = rng.choice(MATH)(v)
+    v = o.multiply(v, C([rng.choice((1.0, 2.0, 3.5))], np.float32 if v.get_output_element_type(
+        0) == ov.Type.f32 else np.float16))
+    return [_as_shape(o.convert(o.abs(v), ov.Type.i64))], [x]
+
+
+@pytest.mark.parametrize("batch", range(4))
+def test_real_math_folds_exact_values_like_openvino(tmp_path, batch):
+    _cases(tmp_path, "math", batch, _math_case)
+
+
 # -- reductions --------------------------------------------------------------------------
 REDUCTIONS = (o.reduce_max, o.reduce_min, o.reduce_sum, o.reduce_prod, o.reduce_mean,
               o.reduce_l1, o.reduce_l2)
