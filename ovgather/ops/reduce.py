@@ -13,11 +13,19 @@ from __future__ import annotations
 import math
 
 from .._lazy import numpy as np
+from ..element_types import FLOAT_VALUE_TYPES
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import broadcast_shapes, normalize_axis
 from .core.spec import Attrs, Rule, Trace, specs_of
-from .core.values import Tensor, exact_ints, shape_of_len, static_size
+from .core.values import (
+    MAX_VALUE_SIZE,
+    Tensor,
+    bound_arrays,
+    exact_ints,
+    shape_of_len,
+    static_size,
+)
 
 __all__ = ["reduce_shape", "matmul_shape", "SPECS"]
 
@@ -170,7 +178,24 @@ def matmul_shape(a: PartialShape, b: PartialShape, ta: bool, tb: bool) -> Partia
 def _matmul(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     ta = data.bool("transpose_a", False)
     tb = data.bool("transpose_b", False)
-    return [Tensor(matmul_shape(ins[0].shape, ins[1].shape, ta, tb), ins[0].etype)]
+    shape = matmul_shape(ins[0].shape, ins[1].shape, ta, tb)
+    return [Tensor(shape, ins[0].etype, _product_value(ins[0], ins[1], ta, tb, shape))]
+
+
+def _product_value(a: Tensor, b: Tensor, ta: bool, tb: bool, out: PartialShape):
+    """MatMul of two exact values folds (OpenVINO evaluates it; it has no bounds):
+    integers exactly, reals in f32. A 1-D side is not transposed, as in OpenVINO."""
+    sides = [bound_arrays(t) for t in (a, b)]
+    size = static_size(out)
+    if None in sides or size is None or size > MAX_VALUE_SIZE \
+            or any(t.value[0] != t.value[1] for t in (a, b)):
+        return None
+    real = a.etype in FLOAT_VALUE_TYPES
+    x, y = (np.asarray(s[0], dtype=np.float32 if real else object) for s in sides)
+    x = x.swapaxes(-1, -2) if ta and x.ndim > 1 else x
+    y = y.swapaxes(-1, -2) if tb and y.ndim > 1 else y
+    folded = np.matmul(x, y).ravel().tolist()
+    return tuple(folded), tuple(folded)
 
 
 _RULES: dict[str, Rule] = {

@@ -359,6 +359,28 @@ def test_axes_known_by_their_shape_only_give_openvinos_rank(tmp_path, batch):
     _cases(tmp_path, "axes", batch, _axes_by_shape_case)
 
 
+def _matmul_case(rng: random.Random):
+    """Shape elements as a matrix times a small constant one (or another such matrix),
+    either side maybe transposed or 1-D; the product is read as a shape."""
+    x = _param(rng, dims=("1", "2", "3", "6", "2..8", "?"))
+    k, rows = rng.choice((1, 2)), rng.choice((1, 2))
+    left = o.reshape(_elements(rng, x, rows * k), C([rows, k] if rows > 1 else [k]), False)
+    cols = rng.choice((1, 2, 3))
+    right = C(np.array([rng.randint(0, 3) for _ in range(k * cols)]).reshape(k, cols))
+    ta, tb = rng.random() < 0.3 and rows > 1, rng.random() < 0.3
+    if ta:
+        left = o.transpose(left, C([1, 0]))
+    if tb:
+        right = o.transpose(right, C([1, 0]))
+    product = o.matmul(left, right, ta, tb)
+    return [_as_shape(o.reshape(product, C([-1]), False))], [x]
+
+
+@pytest.mark.parametrize("batch", range(2))
+def test_matmul_of_exact_values_folds_like_openvino(tmp_path, batch):
+    _cases(tmp_path, "matmul", batch, _matmul_case)
+
+
 # -- Pad ---------------------------------------------------------------------------------
 def _pad_case(rng: random.Random):
     x = _param(rng)
