@@ -548,23 +548,28 @@ def _folding(fn) -> Rule:
 _REAL_DTYPES = {"f32": "float32", "f16": "float16", "f64": "float64"}
 
 
-def _real_math(ufunc: str) -> Rule:
-    """A math op OpenVINO folds on exact real values (``Sqrt`` of a converted patch count
-    to a grid side, as ViTs interpolate their position embeddings), computed in the
-    tensor's own precision; bounds give nothing (it has no bound evaluation for them).
-    Integer inputs give no value: OpenVINO rounds some of these ops and truncates others.
-    """
+def _away(x: float) -> int:
+    """``x`` rounded half away from zero (C++ ``std::round``)."""
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
+def _math(ufunc: str, rounding) -> Rule:
+    """A math op OpenVINO folds on exact values (``Sqrt`` of a converted patch count to a
+    grid side, as ViTs interpolate their position embeddings): reals in the tensor's own
+    precision, integers through a double and ``rounding`` (OpenVINO rounds the result of
+    some of these ops and truncates that of others: measured on 2026.4.1). Bounds give
+    nothing: it has no bound evaluation for them."""
 
     def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
         t, value = ins[0], ins[0].value
-        dtype = _REAL_DTYPES.get(t.etype)
+        dtype = _REAL_DTYPES.get(t.etype, "float64" if t.etype in INT_TYPES else None)
         if value is None or dtype is None or value[0] != value[1]:
             return [Tensor(t.shape, t.etype)]
         with np.errstate(all="ignore"):
             out = getattr(np, ufunc)(np.array(value[0], dtype=dtype))
         if not np.isfinite(out).all():
             return [Tensor(t.shape, t.etype)]
-        folded = tuple(out.tolist())
+        folded = tuple(out.tolist() if t.etype in _REAL_DTYPES else map(rounding, out.tolist()))
         return [Tensor(t.shape, t.etype, (folded, folded))]
 
     return rule
@@ -602,10 +607,11 @@ _RULES: dict[str, Rule] = {
     "Select": _select,
     "FakeQuantize": _fake_quantize,
     # not UNARY's rules: these fold or scatter values
-    **{op: _real_math(ufunc) for op, ufunc in (
-        ("Sqrt", "sqrt"), ("Exp", "exp"), ("Log", "log"), ("Sin", "sin"), ("Cos", "cos"),
-        ("Tan", "tan"), ("Atan", "arctan"), ("Sinh", "sinh"), ("Cosh", "cosh"),
-        ("Asinh", "arcsinh"), ("Tanh", "tanh"))},
+    **{op: _math(ufunc, rounding) for op, ufunc, rounding in (
+        ("Sqrt", "sqrt", _away), ("Exp", "exp", int), ("Log", "log", int), ("Sin", "sin", int),
+        ("Cos", "cos", _away), ("Tan", "tan", _away), ("Atan", "arctan", _away),
+        ("Sinh", "sinh", _away), ("Cosh", "cosh", _away), ("Asinh", "arcsinh", _away),
+        ("Tanh", "tanh", _away))},
     "ScatterUpdate": _scatter(_update),
     "ScatterNDUpdate": _scatter(_update_nd),
     "ScatterElementsUpdate": _scatter(_update_elements),

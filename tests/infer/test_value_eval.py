@@ -279,13 +279,15 @@ MATH = (o.sqrt, o.exp, o.log, o.sin, o.cos, o.tan, o.atan, o.sinh, o.cosh, o.asi
 
 
 def _math_case(rng: random.Random):
-    """A shape element in f32 through a math op, scaled, back to i64 (ViTs take the
-    Sqrt of their patch count for the side of the position grid)."""
+    """A shape element (real or integer) through a math op, scaled, back to i64 (ViTs
+    take the Sqrt of their patch count for the side of the position grid)."""
     x = _param(rng, dims=("1", "2", "3", "4", "6", "8", "9", "2..8", "?"))
-    v = o.convert(_elements(rng, x), rng.choice((ov.Type.f32, ov.Type.f16)))
-    v = rng.choice(MATH)(v)
-    v = o.multiply(v, C([rng.choice((1.0, 2.0, 3.5))], np.float32 if v.get_output_element_type(
-        0) == ov.Type.f32 else np.float16))
+    etype = rng.choice((ov.Type.f32, ov.Type.f16, ov.Type.i64, ov.Type.i32))
+    v = rng.choice(MATH)(o.convert(_elements(rng, x), etype))
+    scale = 1 if etype == ov.Type.f16 else rng.choice((1, 2, 3))  # ovgather's f16 products
+    # are not rounded to f16 (docs/evaluation.md)
+    v = o.multiply(v, C([scale], {ov.Type.f32: np.float32, ov.Type.f16: np.float16,
+                                  ov.Type.i64: np.int64, ov.Type.i32: np.int32}[etype]))
     return [_as_shape(o.convert(o.abs(v), ov.Type.i64))], [x]
 
 
