@@ -134,25 +134,53 @@ def _padded_value(t: Tensor, out: PartialShape, begin: Bounds, end: Bounds, mode
                   fill: Tensor | None) -> Value | None:
     """The bounds of a padded value: OpenVINO pads the lower and the upper bound tensors
     alike (in every mode; the pad value's own bounds fill each), when the pads are exact.
+    Each output element reads the input at its position less the begin pad, brought back
+    into the input by the mode (a negative pad only shifts that position).
 
     >>> from ovgather.shapes import PartialShape as P
-    >>> t = Tensor(P.parse("[2]"), "i64", ((2, 6), (8, 6)))
-    >>> _padded_value(t, P.parse("[3]"), ((1, 1),), ((0, 0),), "edge", None)
-    ((2, 2, 6), (8, 8, 6))
+    >>> t = Tensor(P.parse("[3]"), "i64", ((2, 6, 7), (8, 6, 7)))
+    >>> _padded_value(t, P.parse("[4]"), ((-1, -1),), ((2, 2),), "reflect", None)
+    ((6, 7, 6, 2), (6, 7, 6, 8))
     """
     fill_value = ((0,), (0,)) if fill is None else fill.value
     sides, n = bound_arrays(t), static_size(out)
     if sides is None or fill_value is None or len(fill_value[0]) != 1 or n is None \
             or n > MAX_VALUE_SIZE or any(lo != hi for lo, hi in begin + end):
         return None
-    keep = tuple(slice(max(-b[0], 0), s - max(-e[0], 0))
-                 for s, b, e in zip(sides[0].shape, begin, end, strict=True))
-    widths = [(max(b[0], 0), max(e[0], 0)) for b, e in zip(begin, end, strict=True)]
+    sources = [_sources(size, d.lo, b[0], mode)
+               for size, d, b in zip(sides[0].shape, out.dims, begin, strict=True)]
+    if any(src is None for src in sources):
+        return None
+    grid = np.ix_(*[np.clip(src, 0, None) for src in sources])
+    outside = np.zeros([d.lo for d in out.dims], dtype=bool)
+    for axis, src in enumerate(sources):
+        outside |= (src < 0).reshape([-1 if a == axis else 1 for a in range(len(sources))])
     padded = []
     for side, filler in zip(sides, fill_value, strict=True):
-        extra = {"constant_values": filler[0]} if mode == "constant" else {}
-        padded.append(np.pad(side[keep], widths, mode=mode, **extra))
+        moved = side[grid] if side.size else np.empty(outside.shape, dtype=object)
+        moved[outside] = filler[0]
+        padded.append(moved)
     return value_of_arrays(*padded)
+
+
+def _sources(size: int, length: int, begin: int, mode: str):
+    """For each output position on one axis, the input position it reads (-1: the pad
+    value), or None when the mode has nothing to read (an empty axis)."""
+    at = np.arange(length) - begin
+    inside = (at >= 0) & (at < size)
+    if mode == "constant":
+        return np.where(inside, at, -1)
+    if size == 0:
+        return None
+    if mode == "edge":
+        return np.clip(at, 0, size - 1)
+    if mode == "reflect":
+        period = max(2 * (size - 1), 1)
+        at = np.abs(at) % period
+        return np.where(at >= size, period - at, at)
+    period = 2 * size
+    at = np.where(at < 0, -at - 1, at) % period
+    return np.where(at >= size, period - 1 - at, at)
 
 
 SPECS = specs_of({"Pad": _pad})

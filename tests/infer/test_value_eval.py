@@ -407,6 +407,17 @@ def test_pad_pads_value_bounds_like_openvino(tmp_path, batch):
     _cases(tmp_path, "pad", batch, _pad_case)
 
 
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric"])
+def test_a_pad_cutting_one_end_and_growing_the_other_reads_like_openvino(tmp_path, mode):
+    """Pad-12 by -1 at the start and +2 at the end: each output element reads the input
+    at its position less the begin pad, not the cut input padded again."""
+    x = P("[2,3,4..6]")
+    padded = o12.pad(o.shape_of(x), C([-1]), C([2]), mode)
+    report, diffs = compare_with_openvino(tmp_path, [_as_shape(padded)], [x], f"pad_{mode}")
+    assert diffs == []
+    assert [lr.status for lr in report.layers if lr.status == "invalid"] == []
+
+
 # -- NonZero -----------------------------------------------------------------------------
 def _nonzero_case(rng: random.Random):
     x = _param(rng)
