@@ -20,12 +20,26 @@ from __future__ import annotations
 
 import math
 
+from .._lazy import numpy as np
 from ..element_types import FLOAT_VALUE_TYPES
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, PartialShape
+from .core.casts import converted
 from .core.dims import broadcast_shapes
 from .core.spec import Attrs, Rule, Trace, specs_of
-from .core.values import INF, INT_TYPES, NINF, UNBOUNDED, Tensor, Value
+from .core.values import (
+    INF,
+    INT_TYPES,
+    NINF,
+    UNBOUNDED,
+    Tensor,
+    Value,
+    bound_arrays,
+    exact_ints,
+    exact_scalar,
+    static_size,
+    value_of_arrays,
+)
 
 __all__ = ["SPECS"]
 
@@ -76,15 +90,45 @@ def _add(a: int, b: int) -> int:
     return a + b
 
 
-def _pairwise(a: Value, b: Value, fn) -> Value | None:
-    na, nb = len(a[0]), len(b[0])
-    if na != nb and 1 not in (na, nb):
+#: The most elements a value broadcast across dims (``[n,1]`` with ``[1,m]``) may have:
+#: shape computations are that small, and following Swin's shifted-window masks, which
+#: broadcast so, cost its check half as much time again.
+BROADCAST_VALUE_SIZE = 64
+
+
+def _pairs(a: Tensor, b: Tensor) -> list[tuple[int, int]] | None:
+    """The element pairs a numpy broadcast of ``a`` and ``b`` combines, in output order
+    (``[2,1]`` with ``[4]`` gives 8); None when the shapes are not both static, the
+    values do not fill them, or the broadcast is larger than ``BROADCAST_VALUE_SIZE``."""
+    na, nb = len(a.value[0]), len(b.value[0])
+    if a.shape == b.shape and na == nb:
+        return [(i, i) for i in range(na)]
+    if 1 in (na, nb) and a.shape.rank == b.shape.rank:
+        return [(i if na > 1 else 0, i if nb > 1 else 0) for i in range(max(na, nb))]
+    sa, sb = static_size(a.shape), static_size(b.shape)
+    if sa != na or sb != nb:
         return None
-    n = max(na, nb)
+    try:
+        x, y = np.broadcast_arrays(np.arange(na).reshape([d.lo for d in a.shape.dims]),
+                                   np.arange(nb).reshape([d.lo for d in b.shape.dims]))
+    except ValueError:
+        return None
+    if x.size > BROADCAST_VALUE_SIZE:
+        return None
+    return list(zip(x.ravel().tolist(), y.ravel().tolist(), strict=True))
+
+
+def _pairwise(ta: Tensor, tb: Tensor, fn, unbounded_unknown: bool = True) -> Value | None:
+    """``fn`` on each pair of elements the broadcast combines; with
+    ``unbounded_unknown``, an inexact element without upper bound gives ``?`` whatever
+    ``fn`` says, as OpenVINO's arithmetic bounds do."""
+    pairs = _pairs(ta, tb)
+    if pairs is None:
+        return None
+    a, b = ta.value, tb.value
     out_lo, out_hi = [], []
-    for i in range(n):
-        ia, ib = (i if na > 1 else 0), (i if nb > 1 else 0)
-        if a[1][ia] >= UNBOUNDED or b[1][ib] >= UNBOUNDED:
+    for ia, ib in pairs:
+        if unbounded_unknown and (a[1][ia] >= UNBOUNDED or b[1][ib] >= UNBOUNDED):
             if a[0][ia] != a[1][ia] or b[0][ib] != b[1][ib]:
                 out_lo.append(0)  # OpenVINO: an unbounded input makes the element unknown
                 out_hi.append(INF)
@@ -220,9 +264,9 @@ def _binary(op: str) -> Rule:
         if a is not None and b is not None:
             exact, bounds = (real_exact_fn, real_value_fn) if real else (exact_fn, value_fn)
             if exact is not None and a[0] == a[1] and b[0] == b[1]:
-                value = _pairwise(a, b, exact)
+                value = _pairwise(ins[0], ins[1], exact)
             elif bounds is not None:
-                value = _pairwise(a, b, bounds)
+                value = _pairwise(ins[0], ins[1], bounds)
         return [Tensor(shape, ins[0].etype, value)]
 
     return rule
@@ -241,17 +285,29 @@ _COMPARE_FNS = {
 }
 
 
+def _equal_bounds(alo, ahi, blo, bhi):
+    """Equal of two bounded elements, as OpenVINO 2026.4 bounds it: surely true only when
+    both are exact and the same, possibly true when the intervals meet. This is how
+    ONNX's ``Where(Equal(shape, -1), 1, shape)`` before an Expand keeps the shape: a
+    dim (``0..``) is never -1, so the condition is exactly false."""
+    return int(alo == ahi == blo == bhi), int(alo <= bhi and blo <= ahi)
+
+
 def _logical(op: str) -> Rule:
     """Comparisons and logical ops: a boolean tensor of the broadcast shape. Exact
-    inputs give an exact value (``1``/``0``), as OpenVINO folds them; bounds give none
-    (it has no bound evaluation for these ops: checked on 2026.4.1)."""
+    inputs give an exact value (``1``/``0``), as OpenVINO folds them; bounds give bounds
+    for Equal only (the others have no bound evaluation: checked on 2026.4.1)."""
     exact = _exact(lambda a, b: int(_COMPARE_FNS[op](a, b)))
+    bounds = _equal_bounds if op == "Equal" else None
 
     def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
         a, b = ins[0].value, ins[1].value
         value = None
-        if a is not None and b is not None and a[0] == a[1] and b[0] == b[1]:
-            value = _pairwise(a, b, exact)
+        if a is not None and b is not None:
+            if a[0] == a[1] and b[0] == b[1]:
+                value = _pairwise(ins[0], ins[1], exact)
+            elif bounds is not None:
+                value = _pairwise(ins[0], ins[1], bounds, unbounded_unknown=False)
         return [Tensor(_out_shape(ins[:2], data), "boolean", value)]
 
     return rule
@@ -332,8 +388,19 @@ def _clamp(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
     return [Tensor(t.shape, t.etype, clamped)]
 
 
-def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+def _flags(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     return [Tensor(ins[0].shape, "boolean")]
+
+
+def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """LogicalNot folds an exact value (OpenVINO evaluates it) and bounds nothing."""
+    value = ins[0].value
+    if value is not None and value[0] == value[1]:
+        flipped = tuple(int(not v) for v in value[0])
+        value = flipped, flipped
+    else:
+        value = None
+    return [Tensor(ins[0].shape, "boolean", value)]
 
 
 def _bitwise_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -368,22 +435,12 @@ def _hard_sigmoid(ins: list[Tensor], data: Attrs, trace: Trace | None = None) ->
 
 
 def _convert(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    """Convert keeps the shape and (OpenVINO evaluates its bounds) the value: to i32/i64
-    real bounds are truncated toward zero, to a real type they are kept."""
+    """Convert keeps the shape and (OpenVINO evaluates its bounds) the value: each bound
+    converted as C++ casts it (integers wrap, reals truncate toward zero), then a bound at
+    the input type's maximum becomes the output type's, unless either type is an integer
+    of 16 bits or fewer (so ``?`` is ``..255`` in u8 and still ``?`` in u32 or f32)."""
     etype = data.text("destination_type", "dynamic")
-    return [Tensor(ins[0].shape, etype, _converted(ins[0].value, etype))]
-
-
-def _converted(value: Value | None, etype: str) -> Value | None:
-    if value is None or etype in FLOAT_VALUE_TYPES:
-        return value
-    if etype not in ("i64", "i32"):
-        return None
-    try:
-        lo, hi = ([v if abs(v) >= INF else int(v) for v in side] for side in value)
-    except (OverflowError, ValueError):
-        return None
-    return tuple(lo), tuple(hi)
+    return [Tensor(ins[0].shape, etype, converted(ins[0].value, ins[0].etype, etype))]
 
 
 def _rounding(fn) -> Rule:
@@ -407,7 +464,9 @@ def _rounding(fn) -> Rule:
 
 
 def _convert_like(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    return [Tensor(ins[0].shape, ins[1].etype, _converted(ins[0].value, ins[1].etype))]
+    """ConvertLike keeps the shape and evaluates nothing when a model is read, not even
+    constants (OpenVINO 2026.4.1 leaves a Reshape fed by it all ``?``)."""
+    return [Tensor(ins[0].shape, ins[1].etype)]
 
 
 def _select(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -431,6 +490,81 @@ def _selected(ins: list[Tensor]) -> Value | None:
         tuple(v[1][k] for v, k in zip(pick, at, strict=True))
 
 
+def _scatter(rule):
+    """A scatter op: the data's shape, and, when the indices (and the axis) are exact and
+    ``reduction`` is ``none``, the bounds of the updates written into those of the data:
+    OpenVINO evaluates the op on the lower and on the upper bounds alike (a YOLO head
+    builds its Reshape target with ScatterUpdate: ``[1,4,8400]``, not ``[..1,..4,..]``).
+    ``rule(data, indices, updates, ins)`` writes one side in place, or says False."""
+
+    def op(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+        t, value = ins[0], None
+        sides = bound_arrays(t) if len(ins) > 2 else None
+        idx, new = (exact_ints(ins[1]), bound_arrays(ins[2])) if sides else (None, None)
+        if idx is not None and new is not None and static_size(ins[1].shape) == len(idx) \
+                and data.text("reduction", "none") == "none":
+            idx = np.array(idx, dtype=np.int64).reshape([d.lo for d in ins[1].shape.dims])
+            out = [side.copy() for side in sides]
+            if all(rule(o, idx, n, ins) is not False for o, n in zip(out, new, strict=True)):
+                value = value_of_arrays(*out)
+        return [Tensor(t.shape, t.etype, value)]
+
+    return op
+
+
+def _inside(idx, size: int):
+    """``idx`` with negative indices counted from the end, or None when one is out."""
+    return None if ((idx < -size) | (idx >= size)).any() else idx % max(size, 1)
+
+
+def _update(out, idx, new, ins: list[Tensor]) -> bool:
+    """ScatterUpdate-3: ``out[..., idx[j], ...] = new[..., j, ...]`` along the axis."""
+    axis = exact_scalar(ins[3]) if len(ins) > 3 else None
+    if axis is None or not -out.ndim <= axis < out.ndim:
+        return False
+    axis %= out.ndim
+    picked = _inside(idx.ravel(), out.shape[axis])
+    if picked is None or new.shape != out.shape[:axis] + idx.shape + out.shape[axis + 1:]:
+        return False
+    new = new.reshape(out.shape[:axis] + (len(picked),) + out.shape[axis + 1:])
+    for j, i in enumerate(picked.tolist()):
+        out[(slice(None),) * axis + (i,)] = new[(slice(None),) * axis + (j,)]
+    return True
+
+
+def _update_nd(out, idx, new, ins: list[Tensor]) -> bool:
+    """ScatterNDUpdate: each index tuple (the last axis of the indices) names a slice."""
+    k = idx.shape[-1] if idx.ndim else 0
+    if idx.ndim == 0 or k > out.ndim or new.shape != idx.shape[:-1] + out.shape[k:]:
+        return False
+    tuples = idx.reshape(-1, k).copy()
+    for axis in range(k):
+        inside = _inside(tuples[:, axis], out.shape[axis])
+        if inside is None:
+            return False
+        tuples[:, axis] = inside
+    for j, where in enumerate(tuples.tolist()):
+        out[tuple(where)] = new.reshape((-1,) + out.shape[k:])[j]
+    return True
+
+
+def _update_elements(out, idx, new, ins: list[Tensor]) -> bool:
+    """ScatterElementsUpdate: each index replaces its own position's coordinate on the
+    axis; indices and updates have one shape, of the data's rank."""
+    axis = exact_scalar(ins[3]) if len(ins) > 3 else None
+    if axis is None or not -out.ndim <= axis < out.ndim or idx.shape != new.shape \
+            or idx.ndim != out.ndim:
+        return False
+    axis %= out.ndim
+    picked = _inside(idx, out.shape[axis])
+    if picked is None or any(a > b for a, b in zip(idx.shape, out.shape, strict=True)):
+        return False
+    for where in np.ndindex(*idx.shape):
+        to = where[:axis] + (int(picked[where]),) + where[axis + 1:]
+        out[to] = new[where]
+    return True
+
+
 def _folding(fn) -> Rule:
     """A unary op OpenVINO folds on exact values only (no bound evaluation: checked on
     2026.4.1, ``Negative`` of ``2..8`` gives nothing); the shape is kept."""
@@ -445,6 +579,36 @@ def _folding(fn) -> Rule:
             folded = tuple(fn(v) for v in value[0])
             value = folded, folded
         return [Tensor(t.shape, t.etype, value)]
+
+    return rule
+
+
+_REAL_DTYPES = {"f32": "float32", "f16": "float16", "f64": "float64"}
+
+
+def _away(x: float) -> int:
+    """``x`` rounded half away from zero (C++ ``std::round``)."""
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
+def _math(ufunc: str, rounding) -> Rule:
+    """A math op OpenVINO folds on exact values (``Sqrt`` of a converted patch count to a
+    grid side, as ViTs interpolate their position embeddings): reals in the tensor's own
+    precision, integers through a double and ``rounding`` (OpenVINO rounds the result of
+    some of these ops and truncates that of others: measured on 2026.4.1). Bounds give
+    nothing: it has no bound evaluation for them."""
+
+    def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+        t, value = ins[0], ins[0].value
+        dtype = _REAL_DTYPES.get(t.etype, "float64" if t.etype in INT_TYPES else None)
+        if value is None or dtype is None or value[0] != value[1]:
+            return [Tensor(t.shape, t.etype)]
+        with np.errstate(all="ignore"):
+            out = getattr(np, ufunc)(np.array(value[0], dtype=dtype))
+        if not np.isfinite(out).all():
+            return [Tensor(t.shape, t.etype)]
+        folded = tuple(out.tolist() if t.etype in _REAL_DTYPES else map(rounding, out.tolist()))
+        return [Tensor(t.shape, t.etype, (folded, folded))]
 
     return rule
 
@@ -470,9 +634,9 @@ _RULES: dict[str, Rule] = {
     "HardSigmoid": _hard_sigmoid,
     "Softmax": _softmax,
     "LogSoftmax": _softmax,
-    "IsNaN": _logical_not,
-    "IsInf": _logical_not,
-    "IsFinite": _logical_not,
+    "IsNaN": _flags,
+    "IsInf": _flags,
+    "IsFinite": _flags,
     "Floor": _rounding(math.floor),
     "Ceiling": _rounding(math.ceil),
     "Convert": _convert,
@@ -480,6 +644,15 @@ _RULES: dict[str, Rule] = {
     "Select": _select,
     "FakeQuantize": _fake_quantize,
     "BatchNormInference": _batch_norm,
+    # not UNARY's rules: these fold or scatter values
+    **{op: _math(ufunc, rounding) for op, ufunc, rounding in (
+        ("Sqrt", "sqrt", _away), ("Exp", "exp", int), ("Log", "log", int), ("Sin", "sin", int),
+        ("Cos", "cos", _away), ("Tan", "tan", _away), ("Atan", "arctan", _away),
+        ("Sinh", "sinh", _away), ("Cosh", "cosh", _away), ("Asinh", "arcsinh", _away),
+        ("Tanh", "tanh", _away))},
+    "ScatterUpdate": _scatter(_update),
+    "ScatterNDUpdate": _scatter(_update_nd),
+    "ScatterElementsUpdate": _scatter(_update_elements),
 }
 
 SPECS = specs_of(_RULES)

@@ -21,7 +21,9 @@ from .core.values import (
     Tensor,
     computed_shape_bounds,
     dim_of_bounds,
+    exact_ints,
     exact_scalar,
+    static_size,
 )
 
 __all__ = ["nonzero_shape", "range_length", "SPECS"]
@@ -50,7 +52,30 @@ def range_length(start: int, stop: int, step: int) -> int:
 
 
 def _nonzero(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    return [Tensor(nonzero_shape(ins[0].shape), data.text("output_type", "i64"))]
+    """An exact input folds (OpenVINO evaluates NonZero when it reads a model): the
+    output is then static and its value known; bounds give only the general shape."""
+    t, etype = ins[0], data.text("output_type", "i64")
+    value, size = exact_ints(t), static_size(t.shape)
+    if value is None or size is None or size != len(value) or not t.shape.dims:
+        return [Tensor(nonzero_shape(t.shape), etype)]
+    dims = [d.lo for d in t.shape.dims]
+    where = [_coords(k, dims) for k, v in enumerate(value) if v]
+    coords = tuple(c[axis] for axis in range(len(dims)) for c in where)
+    shape = PartialShape.of((Dimension.static(len(dims)), Dimension.static(len(where))))
+    return [Tensor(shape, etype, (coords, coords))]
+
+
+def _coords(index: int, dims: list[int]) -> tuple[int, ...]:
+    """The coordinates of the flat row-major ``index`` in a tensor of ``dims``.
+
+    >>> _coords(5, [2, 3])
+    (1, 2)
+    """
+    out = []
+    for d in reversed(dims):
+        index, r = divmod(index, d)
+        out.append(r)
+    return tuple(reversed(out))
 
 
 def _range(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:

@@ -22,10 +22,19 @@ the pads' lower bounds).
 
 from __future__ import annotations
 
+from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.spec import Attrs, Trace, specs_of
-from .core.values import UNBOUNDED, Tensor
+from .core.values import (
+    MAX_VALUE_SIZE,
+    UNBOUNDED,
+    Tensor,
+    Value,
+    bound_arrays,
+    static_size,
+    value_of_arrays,
+)
 
 __all__ = ["pad_shape", "SPECS"]
 
@@ -116,7 +125,62 @@ def _pad(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list[Te
         return [Tensor(data, ins[0].etype)]
     if begin is None or end is None:
         return [Tensor(PartialShape.dynamic(rank), ins[0].etype)]
-    return [Tensor(pad_shape(data, begin, end, mode), ins[0].etype)]
+    out = pad_shape(data, begin, end, mode)
+    fill = ins[3] if len(ins) > 3 and mode == "constant" else None
+    return [Tensor(out, ins[0].etype, _padded_value(ins[0], out, begin, end, mode, fill))]
+
+
+def _padded_value(t: Tensor, out: PartialShape, begin: Bounds, end: Bounds, mode: str,
+                  fill: Tensor | None) -> Value | None:
+    """The bounds of a padded value: OpenVINO pads the lower and the upper bound tensors
+    alike (in every mode; the pad value's own bounds fill each), when the pads are exact.
+    Each output element reads the input at its position less the begin pad, brought back
+    into the input by the mode (a negative pad only shifts that position).
+
+    >>> from ovgather.shapes import PartialShape as P
+    >>> t = Tensor(P.parse("[3]"), "i64", ((2, 6, 7), (8, 6, 7)))
+    >>> _padded_value(t, P.parse("[4]"), ((-1, -1),), ((2, 2),), "reflect", None)
+    ((6, 7, 6, 2), (6, 7, 6, 8))
+    """
+    fill_value = ((0,), (0,)) if fill is None else fill.value
+    sides, n = bound_arrays(t), static_size(out)
+    if sides is None or fill_value is None or len(fill_value[0]) != 1 or n is None \
+            or n > MAX_VALUE_SIZE or any(lo != hi for lo, hi in begin + end):
+        return None
+    sources = [_sources(size, d.lo, b[0], mode)
+               for size, d, b in zip(sides[0].shape, out.dims, begin, strict=True)]
+    if any(src is None for src in sources):
+        return None
+    grid = np.ix_(*[np.clip(src, 0, None) for src in sources])
+    outside = np.zeros([d.lo for d in out.dims], dtype=bool)
+    for axis, src in enumerate(sources):
+        outside |= (src < 0).reshape([-1 if a == axis else 1 for a in range(len(sources))])
+    padded = []
+    for side, filler in zip(sides, fill_value, strict=True):
+        moved = side[grid] if side.size else np.empty(outside.shape, dtype=object)
+        moved[outside] = filler[0]
+        padded.append(moved)
+    return value_of_arrays(*padded)
+
+
+def _sources(size: int, length: int, begin: int, mode: str):
+    """For each output position on one axis, the input position it reads (-1: the pad
+    value), or None when the mode has nothing to read (an empty axis)."""
+    at = np.arange(length) - begin
+    inside = (at >= 0) & (at < size)
+    if mode == "constant":
+        return np.where(inside, at, -1)
+    if size == 0:
+        return None
+    if mode == "edge":
+        return np.clip(at, 0, size - 1)
+    if mode == "reflect":
+        period = max(2 * (size - 1), 1)
+        at = np.abs(at) % period
+        return np.where(at >= size, period - at, at)
+    period = 2 * size
+    at = np.where(at < 0, -at - 1, at) % period
+    return np.where(at >= size, period - 1 - at, at)
 
 
 SPECS = specs_of({"Pad": _pad})

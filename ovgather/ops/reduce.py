@@ -1,7 +1,7 @@
 """Reductions (ReduceSum/Prod/Max/Min/Mean/L1/L2, ReduceLogical*) and MatMul.
 
 A reduction drops its axes, or keeps them as 1 with ``keep_dims``; with axes that are
-not constants the rank is still known under ``keep_dims`` and unknown otherwise.
+not constants the rank is still known under ``keep_dims`` or when there is one axis.
 
 >>> from ovgather.shapes import PartialShape as P
 >>> str(matmul_shape(P.parse("[2,?,3,4]"), P.parse("[4,5]"), False, False))
@@ -12,11 +12,20 @@ from __future__ import annotations
 
 import math
 
+from .._lazy import numpy as np
+from ..element_types import FLOAT_VALUE_TYPES
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import broadcast_shapes, normalize_axis
 from .core.spec import Attrs, Rule, Trace, specs_of
-from .core.values import Tensor, exact_ints, shape_of_len
+from .core.values import (
+    MAX_VALUE_SIZE,
+    Tensor,
+    bound_arrays,
+    exact_ints,
+    shape_of_len,
+    static_size,
+)
 
 __all__ = ["reduce_shape", "matmul_shape", "SPECS"]
 
@@ -35,32 +44,66 @@ def reduce_shape(shape: PartialShape, axes: tuple[int, ...], keep_dims: bool) ->
     return PartialShape.of(tuple(d for i, d in enumerate(dims) if i not in drop))
 
 
+def _mean(values: list) -> int | float:
+    """The mean as OpenVINO's reference computes it: integers divide truncating."""
+    total, n = sum(values), len(values)
+    if isinstance(total, float):
+        return total / n
+    return total // n if total >= 0 else -(-total // n)
+
+
 _FOLD = {
     "ReduceSum": sum,
     "ReduceProd": math.prod,
     "ReduceMax": max,
     "ReduceMin": min,
+    "ReduceMean": _mean,
+    "ReduceL1": lambda values: sum(abs(v) for v in values),
+    "ReduceLogicalAnd": lambda values: int(all(values)),
+    "ReduceLogicalOr": lambda values: int(any(values)),
 }
 
 
 def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
-    """A reduction of a 1-D value: exact values fold (OpenVINO evaluates the op); for
-    ReduceProd/Max/Min, which are monotonic, the bounds fold too (ReduceSum's do not in
-    OpenVINO 2026.4.1, by experiment)."""
-    fn, v = _FOLD.get(op), t.value
-    if fn is None or v is None or not v[0] or t.shape.dims is None or len(t.shape.dims) != 1:
+    """A reduction of a value: exact values fold (OpenVINO evaluates the op); for
+    ReduceProd/Max/Min, which are monotonic, the bounds fold too (ReduceSum's and the
+    others' do not in OpenVINO 2026.4.1, by experiment). Each output element reduces one
+    group of input elements; ``keep_dims`` only adds ones to the shape, not to the order."""
+    fn, v, size = _FOLD.get(op), t.value, static_size(t.shape)
+    if fn is None or v is None or not v[0] or size != len(v[0]):
         return None
-    if set(axes) - {0, -1}:
+    groups = _groups([d.lo for d in t.shape.dims], axes)
+    if groups is None:
         return None
     lo, hi = v
     if lo == hi:
-        r = fn(lo)
-        return (r,), (r,)
-    if op == "ReduceSum" or min(lo) < 0:
+        r = tuple(fn([lo[k] for k in g]) for g in groups)
+        return r, r
+    if op not in ("ReduceMax", "ReduceMin", "ReduceProd") or min(lo) < 0:
         return None
     if op == "ReduceProd":
-        return (_clip_prod(lo),), (_clip_prod(hi),)
-    return (fn(lo),), (fn(hi),)
+        if len(groups) > 1 and max(hi) >= INF:
+            return None  # OpenVINO's upper bound is then one element for all: unusable
+        fn = _clip_prod
+    return tuple(fn([lo[k] for k in g]) for g in groups), \
+        tuple(fn([hi[k] for k in g]) for g in groups)
+
+
+def _groups(dims: list[int], axes: tuple[int, ...]) -> list[list[int]] | None:
+    """The flat indices each output element of a reduction over ``axes`` reads, in
+    output order; None when one reads nothing (a reduced dim of 0).
+
+    >>> _groups([2, 3], (0,))
+    [[0, 3], [1, 4], [2, 5]]
+    """
+    rank = len(dims)
+    moved = sorted({a % rank for a in axes}) if rank else []
+    width = math.prod(dims[a] for a in moved)
+    if width == 0:
+        return None
+    flat = np.arange(math.prod(dims)).reshape(dims)
+    rows = np.moveaxis(flat, moved, range(rank - len(moved), rank)).reshape(-1, width)
+    return rows.tolist()
 
 
 def _clip_prod(values) -> int:
@@ -72,6 +115,25 @@ def _clip_prod(values) -> int:
     return min(out, INF)
 
 
+def _unknown_axes_shape(shape: PartialShape, axes: Tensor, keep: bool) -> PartialShape:
+    """Axes known only by their shape: with ``keep_dims`` the rank stays; without, one
+    axis drops one dim (which one is unknown) and more axes leave the rank unknown, as
+    OpenVINO 2026.4.1 has it (they might repeat).
+
+    >>> from ovgather.shapes import PartialShape as P
+    >>> str(_unknown_axes_shape(P.parse("[2,3,4]"), Tensor(P.parse("[1]"), "i64"), False))
+    '[?,?]'
+    """
+    dims = shape.dims
+    if dims is None:
+        return shape
+    if keep:
+        return PartialShape.dynamic(len(dims))
+    if shape_of_len(axes) == 1:
+        return PartialShape.dynamic(max(len(dims) - 1, 0))
+    return PartialShape.dynamic()
+
+
 def _reduce(op: str, boolean: bool = False) -> Rule:
     def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
         t = ins[0]
@@ -79,13 +141,7 @@ def _reduce(op: str, boolean: bool = False) -> Rule:
         keep = data.bool("keep_dims", False)
         axes = exact_ints(ins[1])
         if axes is None:
-            dims = t.shape.dims
-            if keep and dims is not None:
-                return [Tensor(PartialShape.dynamic(len(dims)), etype)]
-            n = shape_of_len(ins[1])
-            if dims is not None and n is not None and n == len(dims):
-                return [Tensor(PartialShape.of(()), etype)]
-            return [Tensor(PartialShape.dynamic(), etype)]
+            return [Tensor(_unknown_axes_shape(t.shape, ins[1], keep), etype)]
         return [Tensor(reduce_shape(t.shape, axes, keep), etype, _folded(op, t, axes))]
 
     return rule
@@ -122,7 +178,24 @@ def matmul_shape(a: PartialShape, b: PartialShape, ta: bool, tb: bool) -> Partia
 def _matmul(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     ta = data.bool("transpose_a", False)
     tb = data.bool("transpose_b", False)
-    return [Tensor(matmul_shape(ins[0].shape, ins[1].shape, ta, tb), ins[0].etype)]
+    shape = matmul_shape(ins[0].shape, ins[1].shape, ta, tb)
+    return [Tensor(shape, ins[0].etype, _product_value(ins[0], ins[1], ta, tb, shape))]
+
+
+def _product_value(a: Tensor, b: Tensor, ta: bool, tb: bool, out: PartialShape):
+    """MatMul of two exact values folds (OpenVINO evaluates it; it has no bounds):
+    integers exactly, reals in f32. A 1-D side is not transposed, as in OpenVINO."""
+    sides = [bound_arrays(t) for t in (a, b)]
+    size = static_size(out)
+    if None in sides or size is None or size > MAX_VALUE_SIZE \
+            or any(t.value[0] != t.value[1] for t in (a, b)):
+        return None
+    real = a.etype in FLOAT_VALUE_TYPES
+    x, y = (np.asarray(s[0], dtype=np.float32 if real else object) for s in sides)
+    x = x.swapaxes(-1, -2) if ta and x.ndim > 1 else x
+    y = y.swapaxes(-1, -2) if tb and y.ndim > 1 else y
+    folded = np.matmul(x, y).ravel().tolist()
+    return tuple(folded), tuple(folded)
 
 
 _RULES: dict[str, Rule] = {

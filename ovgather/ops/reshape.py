@@ -169,7 +169,7 @@ def _squeeze(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list
         return [Tensor(PartialShape.of(out), t.etype, t.value)]
     axes = exact_ints(ins[1])
     if axes is None:
-        return [Tensor(PartialShape.dynamic(), t.etype)]
+        return [Tensor(_squeeze_unknown_axes(dims, ins[1], data.version), t.etype)]
     rank = len(dims)
     drop = set()
     for a in axes:
@@ -181,15 +181,27 @@ def _squeeze(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list
     return [Tensor(PartialShape.of(out), t.etype, t.value)]
 
 
+def _squeeze_unknown_axes(dims: tuple[Dimension, ...], axes: Tensor,
+                          version: int) -> PartialShape:
+    """Squeeze by axes known only by their shape, as OpenVINO 2026.4.1 has it: one axis
+    and no dim that may be 1 leaves the shape as it is; one axis and such a dim drops
+    one dim, which one unknown (Squeeze-1) or leaves the rank unknown (Squeeze-15); more
+    axes, or a scalar input, leave the rank unknown."""
+    if shape_of_len(axes) != 1 or not dims:
+        return PartialShape.dynamic()
+    if not any(d.lo <= 1 <= d.hi for d in dims):
+        return PartialShape.of(dims)
+    return PartialShape.dynamic(len(dims) - 1) if version < 15 else PartialShape.dynamic()
+
+
 def _unsqueeze(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """Unsqueeze by axes that are not known exactly gives an unknown rank: OpenVINO
+    2026.4.1 does not count them, even when their number is known."""
     t = ins[0]
     dims = t.shape.dims
     axes = exact_ints(ins[1])
     if dims is None or axes is None:
-        n = shape_of_len(ins[1])
-        if dims is None or n is None:
-            return [Tensor(PartialShape.dynamic(), t.etype)]
-        return [Tensor(PartialShape.dynamic(len(dims) + n), t.etype)]
+        return [Tensor(PartialShape.dynamic(), t.etype)]
     rank = len(dims) + len(set(axes))
     where = {normalize_axis(a, rank, "an Unsqueeze axis") for a in axes}
     rest = iter(dims)

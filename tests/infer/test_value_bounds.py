@@ -12,7 +12,7 @@ import numpy as np
 import openvino as ov
 import openvino.opset13 as o
 import pytest
-from op_graphs import C, P, compare_with_openvino
+from op_graphs import C, P, accepted_by_openvino, compare_with_openvino
 
 
 def _window_partition(x, side: float, rounding, window: int):
@@ -22,17 +22,6 @@ def _window_partition(x, side: float, rounding, window: int):
     count = o.convert(rounding(o.divide(length, C([side], np.float32))), ov.Type.i64)
     target = o.concat([C([-1]), count, C([window]), o.gather(s, C([2]), C(0))], 0)
     return o.reshape(x, target, False)
-
-
-def accepted_by_openvino(case, tries: int = 20):
-    """``case()`` until OpenVINO accepts the model it builds (it raises on a target it
-    rejects): each seed keeps testing something instead of being skipped."""
-    for _ in range(tries):
-        try:
-            return case()
-        except (RuntimeError, ValueError):
-            continue
-    raise AssertionError(f"{tries} cases in a row that OpenVINO rejects")
 
 
 def test_swin_window_partition_keeps_every_dim(tmp_path):

@@ -16,6 +16,7 @@ so the walk reports that layer as ``invalid`` instead of crashing.
 
 from __future__ import annotations
 
+from ..._lazy import numpy as np
 from ...element_types import INT_TYPES
 from ...errors import ShapeInferenceError
 from ...shapes import INF, Dimension, PartialShape
@@ -34,6 +35,9 @@ __all__ = [
     "shape_of_len",
     "MAX_VALUE_SIZE",
     "INT_TYPES",
+    "static_size",
+    "bound_arrays",
+    "value_of_arrays",
 ]
 
 NINF = -INF
@@ -159,3 +163,26 @@ def static_size(shape: PartialShape) -> int | None:
             return None
         n *= d.lo
     return n
+
+
+def bound_arrays(t: Tensor):
+    """The lower and the upper bounds of ``t`` as two arrays of its static shape, None when
+    it has no value or no static shape. The arrays hold Python ints (dtype object), so
+    ``INF`` and what ops make of it stay exact; ops that move elements (scatter, pad) move
+    both alike, as OpenVINO moves its lower and upper bound tensors.
+
+    >>> from ovgather.shapes import PartialShape as P
+    >>> lo, hi = bound_arrays(Tensor(P.parse("[2,1]"), "i64", ((1, 2), (3, 2))))
+    >>> hi.tolist()
+    [[3], [2]]
+    """
+    v, size = t.value, static_size(t.shape)
+    if v is None or size is None or size != len(v[0]):
+        return None
+    dims = [d.lo for d in t.shape.dims]
+    return tuple(np.array(side, dtype=object).reshape(dims) for side in v)
+
+
+def value_of_arrays(lo, hi) -> Value:
+    """A value from the two bound arrays :func:`bound_arrays` gives (row-major)."""
+    return tuple(lo.ravel().tolist()), tuple(hi.ravel().tolist())

@@ -1,0 +1,92 @@
+"""Element casts as OpenVINO's Convert evaluates them on value bounds.
+
+OpenVINO converts the lower and the upper bound tensors with the same C++ casts as the
+op's ``evaluate``, then maps a bound at the input type's maximum (``?`` in a ShapeOf is the
+i64 maximum) to the output type's, except when either type is an integer of at most 16
+bits. ovgather's ``INF`` stands for "the maximum" in any integer type of 32 bits or more.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..._lazy import numpy as np
+from .values import INF, NINF, Value
+
+__all__ = ["converted"]
+
+
+#: bits and signedness of the integer types a value converts to (boolean: any non-zero).
+_INT_FORMS = {"i64": (64, True), "i32": (32, True), "i16": (16, True), "i8": (8, True),
+              "i4": (4, True), "u64": (64, False), "u32": (32, False), "u16": (16, False),
+              "u8": (8, False), "u4": (4, False), "u1": (1, False), "boolean": (8, False)}
+_REAL_FORMS = {"f64": float, "f32": lambda v: float(np.float32(v)),
+               "f16": lambda v: float(np.float16(v)), "bf16": lambda v: _bf16(float(v))}
+
+
+#: the integers each real type holds exactly, and the reals that widen exactly
+_EXACT_INTS = {"f64": 1 << 53, "f32": 1 << 24, "f16": 1 << 11, "bf16": 1 << 8}
+_WIDER = {"f64": ("f64", "f32", "f16", "bf16"), "f32": ("f32", "f16", "bf16"),
+          "f16": ("f16",), "bf16": ("bf16",)}
+
+
+def _kept(value: Value, src: str, dst: str) -> bool:
+    """Whether every element converts to itself: a weight's f16 to f32, shape elements to
+    i32. Four scans at C speed spare the walk a cast per element of every decompressed
+    weight that a model converts."""
+    if src in _REAL_FORMS:
+        return src in _WIDER.get(dst, ())
+    low, high = min(min(value[0]), min(value[1])), max(max(value[0]), max(value[1]))
+    if dst in _REAL_FORMS:
+        return -_EXACT_INTS[dst] <= low and high <= _EXACT_INTS[dst]
+    bits, signed = _INT_FORMS[dst]
+    if dst == "boolean":
+        return low >= 0 and high <= 1
+    return (-(1 << (bits - 1)) if signed else 0) <= low and high < 1 << (bits - signed)
+
+
+def converted(value: Value | None, src: str, dst: str) -> Value | None:
+    """``value`` (of type ``src``) converted to ``dst`` as OpenVINO bounds a Convert: each
+    bound cast as C++ casts it (integers wrap, reals truncate toward zero), then a bound
+    at the input type's maximum becomes the output type's, unless either type is an
+    integer of 16 bits or fewer. None for a type it cannot hold.
+
+    >>> converted(((0, 3), (INF, 3)), "i64", "u8"), converted(((0,), (INF,)), "i64", "u32")
+    (((0, 3), (255, 3)), ((0,), (9223372036854775807,)))
+    """
+    if value is None or (dst not in _INT_FORMS and dst not in _REAL_FORMS):
+        return None
+    if not value[0] or _kept(value, src, dst):
+        return value
+    narrow = any(_INT_FORMS.get(t, (64,))[0] <= 16 for t in (src, dst))
+    top = _INT_FORMS.get(src)
+    top = (1 << (top[0] - top[1])) - 1 if top else INF
+    try:
+        lo, hi = ([INF if v >= min(top, INF) and not narrow else _cast(v, dst) for v in side]
+                  for side in value)
+    except (OverflowError, ValueError):
+        return None
+    return tuple(lo), tuple(hi)
+
+
+def _cast(v, dst: str):
+    """``v`` cast to ``dst`` as C++ does (the walk's own ``-INF`` stays itself)."""
+    if dst == "boolean":
+        return int(v != 0)
+    if dst in _REAL_FORMS:
+        real = _REAL_FORMS[dst](v)
+        if math.isinf(real):
+            raise OverflowError(f"{v} overflows {dst}")
+        return int(real) if isinstance(v, int) and real.is_integer() else real
+    if v <= NINF:
+        return v
+    bits, signed = _INT_FORMS[dst]
+    v = int(v) % (1 << bits)
+    return v - (1 << bits) if signed and v >= 1 << (bits - 1) else v
+
+
+def _bf16(v: float) -> float:
+    """``v`` rounded to bfloat16 (the f32 bits, nearest-even on the upper 16)."""
+    bits = int(np.array(v, dtype=np.float32).view(np.uint32))
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return float(np.array(bits, dtype=np.uint32).view(np.float32))
