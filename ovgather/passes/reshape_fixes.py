@@ -185,14 +185,16 @@ def _text(values: list) -> str:
 
 
 # ---- a target built by a Concat whose constant parts hard-code old sizes -----------------
-def _target_parts(G: nx.MultiDiGraph, node: str) -> tuple[str, list] | None:
-    """The Concat (axis 0, one reader) building input 1 of ``node`` from one-element
-    inputs, and per part its Const value or None (computed at run time)."""
+def _target_parts(G: nx.MultiDiGraph, node: str, shared: bool = False
+                  ) -> tuple[str, list] | None:
+    """The Concat (axis 0; with one reader unless ``shared``) building input 1 of
+    ``node`` from one-element inputs, and per part its Const value or None (computed at
+    run time)."""
     from ..ir import const_value
 
     edges = input_edges(G, node)
     if len(edges) < 2 or G.nodes[edges[1][0]]["type"] != "Concat" \
-            or G.out_degree(edges[1][0]) != 1:
+            or (G.out_degree(edges[1][0]) != 1 and not shared):
         return None
     concat_node = edges[1][0]
     parts: list = []
@@ -277,9 +279,55 @@ def _fix_reshape(G, node, old, new, sizes=frozenset({1})) -> dict[str, Any] | No
                          f"{data.get('special_zero', 'false')}", why)
 
 
+def _plan_batch_part(G, node, old, new, sizes=frozenset({1})) -> tuple[str, int] | None:
+    """``(Parameter, dim)`` whose new size a Broadcast's Concat-built target should take
+    at its first part: a constant there holds the old batch (``torch.ones(batch, S)``
+    traced at batch 1), the output kept it, and an input whose dim 0 had that size now
+    varies. The input first in the graph's order is taken; a Concat other layers read
+    too gives them the same batch (the element count of the same ones)."""
+    found = _target_parts(G, node, shared=True)
+    before, after = old.get(node), new.get(node)
+    if found is None or not found[1] or found[1][0] not in (sizes or ()) \
+            or not before or not after or before[0] is None or after[0] is None \
+            or before[0].rank is None or not before[0].rank \
+            or before[0].dims[0] != after[0].dims[0]:
+        return None
+    for p in sorted(n for n in G if G.nodes[n]["type"] == "Parameter"):
+        b, a = (old.get(p) or [None])[0], (new.get(p) or [None])[0]
+        if b is not None and a is not None and b.rank and a.rank == b.rank \
+                and b.dims[0] == found[1][0] and a.dims[0] != b.dims[0]:
+            return p, 0
+    return None
+
+
+def _fix_batch_part(G, node, old, new, sizes) -> dict[str, Any] | None:
+    plan = _plan_batch_part(G, node, old, new, sizes)
+    if plan is None:
+        return None
+    (param, dim), (concat_node, parts) = plan, _target_parts(G, node, shared=True)
+    name = G.nodes[node]["name"]
+    port = G.nodes[concat_node]["inputs"][0]["id"]
+    src = producer(G, concat_node, port)
+    G.remove_edge(src[0], concat_node, key=(src[1], port))
+    shape = shape_of(G, (param, first_output(G, param)), None, f"{name}/batch_source")
+    part = slice_of(G, shape, dim, dim + 1, f"{name}/batch")
+    out = first_output(G, part)
+    G.add_edge(part, concat_node, key=(out, port), from_port=out, to_port=port, line=None)
+    if G.out_degree(src[0]) == 0:
+        remove_layer(G, src[0])
+    shown = ["?" if t is None else str(t) for t in parts]
+    pname = G.nodes[param]["name"]
+    return _layer_record(G, node, f"target [{','.join(shown)}] (a Concat)",
+                         f"target [{pname}.shape[{dim}],{','.join(shown[1:])}]",
+                         f"its target's first part holds the old batch {parts[0]}, which "
+                         f"'{pname}' no longer has")
+
+
 def _fix_broadcast(G, node, old, new, sizes=None) -> dict[str, Any] | None:
     plan = _plan_target(G, node, old, new)
-    if plan is None or all(kind == "const" for kind, _ in plan):
+    if plan is None:
+        return _fix_batch_part(G, node, old, new, sizes)
+    if all(kind == "const" for kind, _ in plan):
         return None
     const, values = _const_target(G, node)
     attrs = G.nodes[node]
@@ -555,7 +603,8 @@ def _fix_tile(G, node, old, new, sizes=None) -> dict[str, Any] | None:
 
 _PLANS = {"Reshape": lambda G, n, old, new, sizes=None: (_plan_target(G, n, old, new, sizes)
                                                           or _plan_parts(G, n, old, new)),
-          "Broadcast": _plan_target,
+          "Broadcast": lambda G, n, old, new, sizes=None: (
+              _plan_target(G, n, old, new, sizes) or _plan_batch_part(G, n, old, new, sizes)),
           **dict.fromkeys(_MATCHED, _plan_sibling), **dict.fromkeys(_TILED, _plan_tile)}
 _FIXERS = {"Reshape": _fix_reshape, "Broadcast": _fix_broadcast,
            **dict.fromkeys(_MATCHED, _fix_sibling), **dict.fromkeys(_TILED, _fix_tile)}
