@@ -94,7 +94,7 @@ def draw(
     if fold and layers is None:
         plan = outline(G, {n: r["status"] for n, r in rows.items()}, known, max_layers)
         title = "\n".join([title or G.graph.get("name") or "", *plan.notes(G)]).strip()
-    lines = ["digraph ovgather {", "  rankdir=TB;",
+    lines = ["digraph ovgather {", '  rankdir=TB; fontname="Helvetica";',
              '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
              '  edge [fontname="Helvetica", fontsize=9];']
     if title:

@@ -142,8 +142,15 @@ def test_the_first_set_up_command_prints_what_the_readme_shows(samples_copy):
 
 def test_the_readme_says_how_long_the_tests_take_and_what_they_need():
     assert re.search(r"takes \d+[–-]\d+ minutes", README)
-    for need in ("Graphviz", "C compiler", "OpenVINO"):
+    for need in ("Graphviz", "C compiler", "OpenVINO", "Chromium"):
         assert need in README
+
+
+def test_ci_installs_chromium_for_the_page_tests_which_never_skip():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(r"command -v chromium .*\n.*apt-get install -y -qq chromium", ci)
+    page_tests = (ROOT / "tests" / "views" / "test_show_page.py").read_text(encoding="utf-8")
+    assert "skip" not in page_tests
 
 
 def test_ci_installs_once_more_without_a_compiler_as_the_readme_says():
