@@ -9,8 +9,8 @@ install it when it is missing; :func:`write_picture` also writes an interactive 
 
 from .dot import STATUS_COLOURS, Drawing, draw, to_dot
 from .graphviz import FORMATS, MAX_PIXELS, render
-from .outline import Outline, block_of, outline
+from .outline import Outline, block_paths, outline
 from .picture import DEFAULT_MAX_LAYERS, write_picture
 
 __all__ = ["STATUS_COLOURS", "FORMATS", "MAX_PIXELS", "DEFAULT_MAX_LAYERS", "Drawing",
-           "Outline", "to_dot", "draw", "outline", "block_of", "render", "write_picture"]
+           "Outline", "to_dot", "draw", "outline", "block_paths", "render", "write_picture"]

@@ -7,17 +7,18 @@ Three steps, each one noted on the picture:
   computed from constants), is no node of its own but one line in the label of each
   layer that reads it: ``weights [768,768] f16``. Real models have as many of them as
   compute layers, and as nodes they say no more than that line.
-- **group**: layers whose names share a module path up to its last index
-  (``__module.model.encoder.layer.3``: one transformer block) are drawn in one box.
+- **group**: layers whose names share a module path up to an index
+  (``__module.model.encoder.layer.3``: one transformer block) are drawn in one box: the
+  innermost such path that holds at least :data:`MIN_BLOCK` drawn layers.
 - **bound**: past ``max_layers`` nodes, whole blocks are collapsed into one node each
   (the first block of each kind stays open, so one of each is seen in full), then the
   layers after the first ``max_layers`` in topological order are left out. A block or
   layer whose check says ``mismatch`` or ``invalid`` is never collapsed nor left out.
 
->>> block_of("__module.model.encoder.layer.3.attention.self/aten::view/Reshape_1")
-'__module.model.encoder.layer.3'
->>> block_of("__module.model.embeddings/aten::add/Add") is None
-True
+>>> block_paths("__module.model.encoder.layers.0.blocks.1.attention/aten::view/Reshape_1")
+['__module.model.encoder.layers.0', '__module.model.encoder.layers.0.blocks.1']
+>>> block_paths("__module.model.embeddings/aten::add/Add")
+[]
 """
 
 from __future__ import annotations
@@ -31,9 +32,12 @@ import networkx as nx
 from ..element_types import element_type_name, is_real
 from ..shapes import PartialShape
 
-__all__ = ["Outline", "outline", "block_of", "CONST_TYPES"]
+__all__ = ["Outline", "outline", "block_paths", "CONST_TYPES", "MIN_BLOCK"]
 
 CONST_TYPES = ("Const", "Constant")
+#: The fewest drawn layers that make a block a box of its own (else its layers join the
+#: enclosing block).
+MIN_BLOCK = 3
 #: Layers that never fold, even when computed from constants: the model's ends and state.
 _KEPT_TYPES = ("Parameter", "Result", "ReadValue", "Assign")
 #: Layers of a decompression chain: the folded line then says "weights".
@@ -41,13 +45,13 @@ _DECOMPRESSION = ("Convert", "Subtract", "Multiply")
 _BAD = ("mismatch", "invalid")
 
 
-def block_of(name: str) -> str | None:
-    """The block a layer belongs to: its module path (the name before the first ``/``)
-    up to and including the last numeric part, None when the path has no index."""
-    path = name.split("/", 1)[0]
-    parts = path.split(".")
-    last = max((i for i, p in enumerate(parts) if p.isdigit()), default=None)
-    return None if last is None or "/" not in name else ".".join(parts[:last + 1])
+def block_paths(name: str) -> list[str]:
+    """The blocks a layer may belong to, outermost first: its module path (the name
+    before the first ``/``) cut after each numeric part."""
+    if "/" not in name:
+        return []
+    parts = name.split("/", 1)[0].split(".")
+    return [".".join(parts[:i + 1]) for i, p in enumerate(parts) if p.isdigit()]
 
 
 @dataclass
@@ -81,7 +85,8 @@ class Outline:
             out.append(f"{len(self.folded)} constant layers folded into their readers ({what})")
         if self.collapsed:
             inside = sum(len(v) for v in self.collapsed.values())
-            out.append(f"{len(self.collapsed)} blocks collapsed ({inside} layers)")
+            out.append(f"{len(self.collapsed)} block{'s' * (len(self.collapsed) > 1)} "
+                       f"collapsed ({inside} layers)")
         if self.left_out:
             out.append(f"{len(self.left_out)} layers not drawn, from "
                        f"{G.nodes[self.left_out[0]]['name']} on")
@@ -99,16 +104,25 @@ def outline(G: nx.MultiDiGraph, status: dict[str, str],
     plan.lines = _folded_lines(G, plan.folded, known)
     visible = [n for n in plan.order if n not in plan.folded]
     plan._node = {n: f"n{n}" for n in visible}
-    blocks: dict[str, list[str]] = {}
-    for n in visible:
-        key = block_of(G.nodes[n]["name"])
-        if key is not None:
-            blocks.setdefault(key, []).append(n)
-    plan.clusters = {k: v for k, v in blocks.items() if len(v) > 1}
+    plan.clusters = _blocks(G, visible)
     if max_layers:
         _collapse(plan, status, max_layers)
         _leave_out(plan, visible, status, max_layers)
     return plan
+
+
+def _blocks(G: nx.MultiDiGraph, visible: list[str]) -> dict[str, list[str]]:
+    """Each layer in the innermost of its blocks that holds at least MIN_BLOCK drawn
+    layers: a ResNet's ``stages.0.layers.0`` rather than each of its convolutions'
+    ``stages.0.layers.0.layer.1``, a Swin's ``layers.0.blocks.1`` rather than ``layers.0``."""
+    paths = {n: block_paths(G.nodes[n]["name"]) for n in visible}
+    sizes = Counter(p for n in visible for p in paths[n])
+    blocks: dict[str, list[str]] = {}
+    for n in visible:
+        key = next((p for p in reversed(paths[n]) if sizes[p] >= MIN_BLOCK), None)
+        if key is not None:
+            blocks.setdefault(key, []).append(n)
+    return {k: v for k, v in blocks.items() if len(v) > 1}
 
 
 def _constants(G: nx.MultiDiGraph, order: list[str], status: dict[str, str]) -> set[str]:
@@ -199,7 +213,7 @@ def _leave_out(plan: Outline, visible: list[str], status: dict[str, str],
     seen: set[str] = set()
     for n in visible:
         node = plan._node[n]
-        if node in seen:
+        if node is None or node in seen:  # left out with its block, or drawn already
             continue
         if len(seen) < max_layers or status.get(n) in _BAD:
             seen.add(node)

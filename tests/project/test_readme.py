@@ -171,3 +171,14 @@ def test_the_readme_counts_the_tests_within_5_percent():
                            "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True)
     collected = int(re.search(r"^(\d+) tests? collected", done.stdout, re.M).group(1))
     assert abs(collected - said) <= 0.05 * said, (said, collected)
+
+
+def test_the_readme_picture_is_a_small_png_of_a_corpus_model_drawn_by_show():
+    pictures = re.findall(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", README)
+    assert pictures
+    for picture in pictures:
+        data = (ROOT / picture).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) < 300_000
+        made_by = re.search(rf"`ovgather show (ir_corpus/\S+\.xml)[^`]*-o (\S+)`[^!]*"
+                            rf"!\[[^\]]*\]\({re.escape(picture)}\)", README)
+        assert made_by and (ROOT / made_by.group(1)).is_file()

@@ -116,7 +116,8 @@ def test_int8_weights_say_so_and_the_brief_example_reads_as_promised(int8_model:
     assert "weights [32,32] f16" in _folded_lines(to_dot(G, fold=True))[query]
 
 
-@pytest.mark.parametrize("path,bound", [(SWIN, 200), (SWIN, 40), (BERT, 30), (MIXED, 5)])
+@pytest.mark.parametrize("path,bound", [(SWIN, 200), (SWIN, 40), (SWIN, 4), (BERT, 30),
+                                        (BERT, 12), (MIXED, 5)])
 def test_every_layer_is_drawn_folded_collapsed_or_left_out_within_the_bound(
         path: Path, bound: int) -> None:
     G = read_ir(path)
@@ -124,6 +125,7 @@ def test_every_layer_is_drawn_folded_collapsed_or_left_out_within_the_bound(
     plan = drawing.plan
     parts = [set(plan.drawn), plan.folded, {n for v in plan.collapsed.values() for n in v},
              set(plan.left_out)]
+    assert len(plan.left_out) == len(parts[3])
     assert sum(map(len, parts)) == len(set().union(*parts))  # no layer twice
     assert set().union(*parts) == set(G)
     assert len(G) == len(ov.Core().read_model(str(path)).get_ops())

@@ -171,3 +171,33 @@ def test_the_wheel_zooms_and_a_drag_pans(tmp_path: Path) -> None:
     assert zoomed[3] == pytest.approx(start[3] * 0.5488, rel=1e-3)
     assert panned[2:] == pytest.approx(zoomed[2:]) and panned[0] < zoomed[0]
     assert panned[1] == pytest.approx(zoomed[1])  # a drag to the right moves only along x
+
+
+def _within(model: ov.Model, name: str, depth: int) -> set[str]:
+    """OpenVINO's ops at most ``depth`` edges from ``name``, edges followed both ways."""
+    ops = {op.get_friendly_name(): op for op in model.get_ops()}
+    seen, ring = {name}, {name}
+    for _ in range(depth):
+        nxt = set()
+        for n in ring:
+            op = ops[n]
+            nxt |= {i.get_source_output().get_node().get_friendly_name() for i in op.inputs()}
+            nxt |= {t.get_node().get_friendly_name() for o in op.outputs()
+                    for t in o.get_target_inputs()}
+        ring = nxt - seen
+        seen |= ring
+    return seen
+
+
+def test_a_neighbourhood_page_draws_every_layer_near_it_consts_included(tmp_path: Path) -> None:
+    model_path = ROOT / "ir_samples" / "mixed_ops.xml"
+    near = _within(ov.Core().read_model(str(model_path)), "pick_rows_nd8", 2)
+    page = _page(model_path, tmp_path / "n.html", "--layer", "pick_rows_nd8", "--depth", "2")
+    ids = _ids(model_path)
+    dom, _ = page_dom(page, "find=pick_rows_nd8")
+    drawn = set(re.findall(r'<g id="n(\d+)" class="node', dom))
+    assert drawn == {ids[n] for n in near}
+    assert _hit(dom) == ["n" + ids["pick_rows_nd8"]]
+    far = next(n for n in ids if n not in near)
+    dom, _ = page_dom(page, "find=" + far)
+    assert _found(dom) == far and _hit(dom) == []  # found in the index, not drawn
