@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import struct
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -195,3 +196,18 @@ def test_the_cli_knows_every_format_the_library_writes() -> None:
     from ovgather.show import FORMATS
 
     assert _FORMATS == FORMATS
+
+
+FOLDED = [*sorted((ROOT / "ir_samples").rglob("*.xml")), SWIN, BERT,
+          ROOT / "ir_corpus" / "resnet" / "pytorch_static.xml",
+          ROOT / "ir_corpus" / "llama_kv" / "pytorch_stateful.xml"]
+
+
+@pytest.mark.parametrize("path", FOLDED, ids=[str(p.relative_to(ROOT)) for p in FOLDED])
+@pytest.mark.parametrize("bound", [None, 10])
+def test_graphviz_draws_every_folded_picture_without_a_word(path: Path, bound: int | None
+                                                             ) -> None:
+    run = subprocess.run(["dot", "-Tsvg"], capture_output=True, timeout=120, check=False,
+                         input=to_dot(read_ir(path), fold=True, max_layers=bound).encode())
+    assert run.returncode == 0 and b"<svg" in run.stdout
+    assert not run.stderr.strip(), run.stderr.decode()
