@@ -210,6 +210,7 @@ def _leave_out(plan: Outline, visible: list[str], status: dict[str, str],
                max_layers: int) -> None:
     """Past ``max_layers`` nodes, leave out the rest in topological order (a faulted layer
     stays; a collapsed block counts as one node, met at its first layer)."""
+    blocks = {plan._node[v[0]]: v for v in plan.collapsed.values()}
     seen: set[str] = set()
     for n in visible:
         node = plan._node[n]
@@ -218,7 +219,7 @@ def _leave_out(plan: Outline, visible: list[str], status: dict[str, str],
         if len(seen) < max_layers or status.get(n) in _BAD:
             seen.add(node)
             continue
-        members = plan.collapsed.get(_key_of(plan, node), [n])
+        members = blocks.get(node, [n])
         for m in members:
             plan._node[m] = None
         plan.left_out.extend(members)
@@ -233,6 +234,3 @@ def _leave_out(plan: Outline, visible: list[str], status: dict[str, str],
     order = {n: i for i, n in enumerate(plan.order)}
     plan.left_out.sort(key=order.__getitem__)
 
-
-def _key_of(plan: Outline, node: str) -> str:
-    return next((k for k, v in plan.collapsed.items() if plan._node.get(v[0]) == node), "")
