@@ -1,7 +1,8 @@
-"""`ovgather show MODEL [--layer NAME --depth N] --format dot|svg|png -o FILE [--json]`.
+"""`ovgather show MODEL [--layer NAME --depth N] [--max-layers N] --format dot|svg|png|html
+-o FILE [--json]`.
 
-DOT needs no extra program; SVG and PNG need Graphviz's ``dot`` and say how to install
-it when it is missing (exit 2). Exit 0 when the picture is written.
+DOT needs no extra program; SVG, PNG and HTML need Graphviz's ``dot`` and say how to
+install it when it is missing (exit 2). Exit 0 when the picture is written.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from .common import EXIT_OK, add_layer_command, shape_overrides, whole_number
 from .models import load
 from .output import print_json, say
 
+#: ovgather.show.FORMATS, spelled out so that building the parser imports no drawing code
+_FORMATS = ("dot", "svg", "png", "html")
+
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register `show` on ``sub``."""
@@ -25,14 +29,18 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                           layer_required=False)
     p.add_argument("--depth", type=whole_number, default=2,
                    help="edges to follow each way (default 2)")
-    p.add_argument("--format", choices=("dot", "svg", "png"), default=None,
-                   help="picture format (default: from the -o suffix, else dot)")
+    p.add_argument("--max-layers", type=whole_number, default=None, metavar="N",
+                   help="draw a whole model with at most N layer nodes: repeated blocks "
+                        "collapse, then the rest is left out (default 200; 0: no bound)")
+    p.add_argument("--format", choices=_FORMATS, default=None,
+                   help="picture format (default: from the -o suffix, else dot); html is "
+                        "a self-contained page with search, zoom and pan")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..atomic import clashes_with_model
-    from ..show import write_picture
+    from ..show import DEFAULT_MAX_LAYERS, write_picture
 
     fmt = args.format or _format_of(args.output)
     clash = clashes_with_model([args.output], args.model)
@@ -40,14 +48,27 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-o '{args.output}' would overwrite the input model ('{clash}' is "
                          "one of its files); show never overwrites it")
     G = load(args.model, debug=args.debug)
-    write_picture(G, args.output, fmt, args.layer, args.depth, shape_overrides(args.shape))
+    bound = DEFAULT_MAX_LAYERS if args.max_layers is None else args.max_layers
+    drawing = write_picture(G, args.output, fmt, args.layer, args.depth,
+                            shape_overrides(args.shape), bound)
+    plan = drawing.plan
     if args.json:
-        print_json({"path": args.output, "format": fmt})
-    else:
+        out = {"path": args.output, "format": fmt}
+        if plan is not None:
+            out.update(drawn=len(plan.drawn), folded=len(plan.folded),
+                       collapsed=sum(len(v) for v in plan.collapsed.values()),
+                       left_out=len(plan.left_out))
+        print_json(out)
+    elif plan is None:
         say(f"wrote {args.output} ({fmt})")
+    else:
+        say(f"wrote {args.output} ({fmt}): {len(plan.drawn)} of {G.number_of_nodes()} layers "
+            "drawn as nodes")
+        for note in plan.notes(G):
+            say(f"  {note}")
     return EXIT_OK
 
 
 def _format_of(path: str) -> str:
     suffix = os.path.splitext(path)[1].lower().lstrip(".")
-    return suffix if suffix in ("svg", "png") else "dot"
+    return suffix if suffix in _FORMATS else "dot"

@@ -154,8 +154,9 @@ def fake_graphviz(folder: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> N
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
 
 
-#: Writes what it reads to the file after -o, as Graphviz does with a picture.
-WRITES_TO_O = 'while [ $# -gt 0 ]; do [ "$1" = -o ] && cat > "$2"; shift; done'
+#: Writes what it reads to the file after -o (to stdout without one), as Graphviz does.
+WRITES_TO_O = ('out=/dev/stdout; while [ $# -gt 0 ]; do [ "$1" = -o ] && out="$2"; shift; '
+               'done; cat > "$out"')
 
 
 @pytest.mark.parametrize("fmt", ["dot", "svg", "png"])
@@ -207,10 +208,10 @@ def test_temporary_names_are_private_and_unpredictable(model: Path, tmp_path: Pa
 def test_graphviz_that_never_ends_is_a_clear_error(model: Path, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    from ovgather import show
+    from ovgather.show import graphviz
 
     fake_graphviz(tmp_path / "bin", monkeypatch, "exec sleep 30")  # one process, killed
-    monkeypatch.setattr(show, "DOT_TIMEOUT", 0.5)
+    monkeypatch.setattr(graphviz, "DOT_TIMEOUT", 0.5)
     code, _, err = run_cli(["show", model, "-o", tmp_path / "pic.svg"], capsys)
     assert code == 2
     assert_one_error(err)

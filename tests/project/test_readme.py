@@ -156,8 +156,15 @@ def test_the_first_set_up_command_prints_what_the_readme_shows(samples_copy):
 
 def test_the_readme_says_how_long_the_tests_take_and_what_they_need():
     assert re.search(r"takes \d+[–-]\d+ minutes", README)
-    for need in ("Graphviz", "C compiler", "OpenVINO"):
+    for need in ("Graphviz", "C compiler", "OpenVINO", "Chromium"):
         assert need in README
+
+
+def test_ci_installs_chromium_for_the_page_tests_which_never_skip():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(r"command -v chromium .*\n.*apt-get install -y -qq chromium", ci)
+    page_tests = (ROOT / "tests" / "views" / "test_show_page.py").read_text(encoding="utf-8")
+    assert "skip" not in page_tests
 
 
 def test_ci_installs_once_more_without_a_compiler_as_the_readme_says():
@@ -178,3 +185,14 @@ def test_the_readme_counts_the_tests_within_5_percent():
                            "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True)
     collected = int(re.search(r"^(\d+) tests? collected", done.stdout, re.M).group(1))
     assert abs(collected - said) <= 0.05 * said, (said, collected)
+
+
+def test_the_readme_picture_is_a_small_png_of_a_corpus_model_drawn_by_show():
+    pictures = re.findall(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", README)
+    assert pictures
+    for picture in pictures:
+        data = (ROOT / picture).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) < 300_000
+        made_by = re.search(rf"`ovgather show (ir_corpus/\S+\.xml)[^`]*-o (\S+)`[^!]*"
+                            rf"!\[[^\]]*\]\({re.escape(picture)}\)", README)
+        assert made_by and (ROOT / made_by.group(1)).is_file()

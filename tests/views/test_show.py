@@ -7,13 +7,13 @@ with the status the checker gives; ``dot -Tsvg`` must accept every sample's DOT.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import openvino as ov
 import pytest
+from dot_text import EDGE, dot_nodes
 
 from ovgather.cli import main
 from ovgather.ir import read_ir
@@ -24,21 +24,12 @@ SAMPLES = sorted((ROOT / "ir_samples").rglob("*.xml"))
 # .ci/run installs Graphviz, so under CI a missing `dot` fails these tests instead of skipping.
 HAS_DOT = shutil.which("dot") is not None or bool(os.environ.get("CI"))
 
-_NODE = re.compile(r'^\s*"n(?P<id>[^"]+)" \[label="(?P<label>[^"]*)", fillcolor="(?P<fill>[^"]+)"',
-                   re.M)
-_EDGE = re.compile(r'^\s*"n(?P<u>[^"]+)" -> "n(?P<v>[^"]+)" \[label="(?P<label>[^"]*)"\]', re.M)
-
-
-def _nodes(text: str) -> dict[str, tuple[str, str]]:
-    return {m["id"]: (m["label"], m["fill"]) for m in _NODE.finditer(text)}
-
-
 @pytest.mark.parametrize("path", SAMPLES, ids=[str(p.relative_to(ROOT)) for p in SAMPLES])
 def test_edge_labels_are_openvinos_shapes(path: Path) -> None:
     G = read_ir(path)
     text = to_dot(G)
     ops = {op.get_friendly_name(): op for op in ov.Core().read_model(str(path)).get_ops()}
-    edges = list(_EDGE.finditer(text))
+    edges = list(EDGE.finditer(text))
     assert len(edges) == G.number_of_edges()
     for m in edges:
         u = m["u"]
@@ -52,7 +43,7 @@ def test_edge_labels_are_openvinos_shapes(path: Path) -> None:
 
 def test_colours_follow_the_check_status() -> None:
     G = read_ir(ROOT / "ir_samples" / "wrong_gather_nd8_bd3_v5_layout.xml")
-    nodes = _nodes(to_dot(G))
+    nodes = dot_nodes(to_dot(G))
     gnd = next(n for n in G if G.nodes[n]["type"] == "GatherND")
     label, fill = nodes[gnd]
     assert fill == STATUS_COLOURS["mismatch"] and "mismatch" in label
@@ -64,9 +55,9 @@ def test_invalid_and_unchecked_layers_get_their_colours(tmp_path: Path) -> None:
     G = read_ir(ROOT / "ir_samples" / "gather_nd8_bd2.xml")
     gnd = next(n for n in G if G.nodes[n]["type"] == "GatherND")
     G.nodes[gnd]["data"]["batch_dims"] = "3"  # b + k = 4 > rank D: invalid
-    assert _nodes(to_dot(G))[gnd][1] == STATUS_COLOURS["invalid"]
+    assert dot_nodes(to_dot(G))[gnd][1] == STATUS_COLOURS["invalid"]
     G.nodes[gnd]["type"] = "MyCustomOp"  # an op ovgather does not know
-    assert _nodes(to_dot(G))[gnd][1] == STATUS_COLOURS["unchecked"]
+    assert dot_nodes(to_dot(G))[gnd][1] == STATUS_COLOURS["unchecked"]
 
 
 def test_a_neighbourhood_shows_cut_inputs_as_points() -> None:
@@ -76,7 +67,7 @@ def test_a_neighbourhood_shows_cut_inputs_as_points() -> None:
 
     text = to_dot(G, neighbourhood(G, target, 1))
     assert "shape=point" in text and "style=dashed" in text
-    assert len(_nodes(text)) == len(neighbourhood(G, target, 1))
+    assert len(dot_nodes(text)) == len(neighbourhood(G, target, 1))
 
 
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz is not installed")
