@@ -250,6 +250,17 @@ ARCHS: dict[str, Arch] = {a.name: a for a in [
          (_ids("input_ids", high=300), _mask()), ("logits",), ("pytorch_static",),
          "decoder with a sliding-window causal mask and grouped-query attention, traced at "
          "batch 1", dict(use_cache=False)),
+    Arch("detr", "DetrForObjectDetection", "DetrConfig",
+         dict(use_timm_backbone=False, use_pretrained_backbone=False,
+              backbone_config=dict(model_type="resnet", embedding_size=8,
+                                   hidden_sizes=[8, 16, 24, 32], depths=[1, 1, 1, 1],
+                                   out_features=["stage4"]),
+              d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=4,
+              decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64,
+              num_queries=8, num_labels=5),
+         (_pixels(64),), ("logits", "pred_boxes"), ("pytorch_static", "onnx_static"),
+         "detector: ResNet backbone, a pixel mask of ones and learned object queries "
+         "(a constant batch-1 operand of the decoder), traced at batch 1"),
 ]}
 
 

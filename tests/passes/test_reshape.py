@@ -49,6 +49,8 @@ REFUSED = {
     ("mistral/pytorch_static", "static"): "a repeat-kv Broadcast target holds batch 1",
     ("roberta/onnx_static", "static"): "GatherElements position ids hold batch 1",
     ("roberta/pytorch_static", "static"): "GatherElements position ids hold batch 1",
+    ("detr/onnx_static", "static"): "a flatten's Reshape target holds batch 1",
+    ("detr/pytorch_static", "static"): "a MatMul operand reshaped with batch 1",
     ("dynamic_gathers", "static"): "GatherND batch dims of data and indices now differ",
     ("dynamic_rank", "static"): "the GatherND index tuple grows past the data rank",
     ("gather_nd5_bd3", "static"): "constant indices keep batch 1",
