@@ -77,9 +77,17 @@ def model_index(cache: Path) -> dict[str, str]:
     for kind in KINDS[1:]:
         for path in sorted((shipped / kind).glob("*/model.onnx")):
             models[f"{kind}/{path.parent.name}"] = str(path)
-    cache.mkdir(parents=True, exist_ok=True)
-    index.write_text(json.dumps(models, indent=0, sort_keys=True))
+    _write_whole(index, json.dumps(models, indent=0, sort_keys=True).encode())
     return dict(sorted(models.items()))
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write ``path`` under a name of this process's, then rename it: a run beside this
+    one (another test session on the same cache) never reads half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(f"{path.name}.{os.getpid()}.part")
+    part.write_bytes(data)
+    part.replace(path)
 
 
 def converted(cache: Path, name: str, source: str) -> tuple[Path | None, str]:
@@ -96,14 +104,15 @@ def converted(cache: Path, name: str, source: str) -> tuple[Path | None, str]:
     if skipped.exists():
         return None, skipped.read_text()
     folder.mkdir(parents=True, exist_ok=True)
+    part = folder / f"part-{os.getpid()}.xml"
     try:
         model = ov.convert_model(source)
-        ov.save_model(model, str(folder / "partial.xml"), compress_to_fp16=False)
+        ov.save_model(model, str(part), compress_to_fp16=False)
     except Exception as err:  # the ONNX frontend's failures: a skip, with its words
-        skipped.write_text(conversion_error(err))
+        _write_whole(skipped, conversion_error(err).encode())
         return None, skipped.read_text()
-    (folder / "partial.bin").rename(folder / "model.bin")
-    (folder / "partial.xml").rename(xml)  # last: a half-written IR is never taken
+    part.with_suffix(".bin").replace(folder / "model.bin")
+    part.replace(xml)  # last: a half-written IR is never taken
     return xml, ""
 
 
