@@ -4,8 +4,9 @@ Run ``python tools/corpus_report.py [DIR] [--json OUT] [--examples N]``.
 
 For every IR under ``ir_corpus/`` (or DIR), ``ovgather.check`` re-infers all layers and
 ``openvino.Core().read_model`` re-infers them too; the two are compared layer by layer
-(matched by layer name) and port by port, on the shape text. A port whose text differs
-is classed by what the two shapes allow:
+(matched by layer name, a body layer by its path name such as ``Loop_4/body/Add_6``) and
+port by port, on the shape text. A port whose text differs is classed by what the two
+shapes allow:
 
 ``looser``       ovgather's shape admits every shape OpenVINO's does, and more: it lost
                  precision (``[?,?]`` where OpenVINO knows ``[1,..128]``);
@@ -39,6 +40,7 @@ from pathlib import Path
 
 import openvino as ov
 
+from ovgather.graph import locate
 from ovgather.infer import check
 from ovgather.ir import read_ir
 
@@ -86,12 +88,22 @@ def classify(ours: str, theirs: str) -> str | None:
 
 
 def _ov_ops(path: Path) -> dict[str, list[ov.Node]]:
-    """OpenVINO's ops by friendly name (a name may repeat; kept in walk order)."""
-    model = ov.Core().read_model(str(path))
+    """OpenVINO's ops by name, body ops under their path name as ``check`` lists them
+    (``Loop_4/body/Add_6``); a name may repeat, kept in walk order."""
     ops: dict[str, list[ov.Node]] = defaultdict(list)
-    for op in model.get_ordered_ops():
-        ops[op.get_friendly_name()].append(op)
+    _collect_ops(ov.Core().read_model(str(path)), "", ops)
     return ops
+
+
+def _collect_ops(model: ov.Model, prefix: str, ops: dict[str, list[ov.Node]]) -> None:
+    for op in model.get_ordered_ops():
+        name = prefix + op.get_friendly_name()
+        ops[name].append(op)
+        if op.get_type_name() == "If":
+            _collect_ops(op.get_then_body(), f"{name}/then_body/", ops)
+            _collect_ops(op.get_else_body(), f"{name}/else_body/", ops)
+        elif op.get_type_name() in ("Loop", "TensorIterator"):
+            _collect_ops(op.get_function(), f"{name}/body/", ops)
 
 
 def compare_model(path: Path, root: Path) -> ModelReport:
@@ -116,7 +128,8 @@ def compare_model(path: Path, root: Path) -> ModelReport:
 
 def _compare_ports(G, lr, op: ov.Node, by_id: dict, differs: set, report: ModelReport) -> None:
     """Compare one layer's output ports with its OpenVINO op's, recording differences."""
-    port_ids = [p["id"] for p in G.nodes[lr.id]["outputs"]]
+    H, node = locate(G, lr.id)  # a body layer is found in its body's graph
+    port_ids = [p["id"] for p in H.nodes[node]["outputs"]]
     for index, (port, ours) in enumerate(zip(port_ids, lr.inferred, strict=False)):
         report.ports += 1
         theirs = str(op.output(index).get_partial_shape())
@@ -128,24 +141,35 @@ def _compare_ports(G, lr, op: ov.Node, by_id: dict, differs: set, report: ModelR
         report.diffs.append({
             "op": f"{lr.type}-{lr.version}", "status": lr.status, "kind": kind,
             "layer": lr.name, "id": lr.id, "port": port, "ovgather": ours,
-            "openvino": theirs, "origin": _is_origin(G, lr.id, differs),
-            "inputs": _input_texts(G, lr.id, by_id),
+            "openvino": theirs, "origin": _is_origin(H, lr.id, differs),
+            "inputs": _input_texts(H, lr.id, by_id),
         })
 
 
-def _is_origin(G, node: str, differs: set[tuple[str, int]]) -> bool:
-    """True when no input of ``node`` already differed from OpenVINO (the walk is in
-    topological order, so every producer has been compared before)."""
-    return not any((u, d["from_port"]) in differs for u, _, d in G.in_edges(node, data=True))
+def _is_origin(G, path: str, differs: set[tuple[str, int]]) -> bool:
+    """True when no input of the layer at ``path`` (in ``G``, its graph) already differed
+    from OpenVINO (the walk is in topological order, so every producer has been compared
+    before)."""
+    prefix, node = _split(path)
+    return not any((prefix + u, d["from_port"]) in differs
+                   for u, _, d in G.in_edges(node, data=True))
 
 
-def _input_texts(G, node: str, by_id: dict) -> list[str]:
-    """The inferred shapes reaching ``node``, for the examples (what the rule saw)."""
+def _split(path: str) -> tuple[str, str]:
+    """A path id cut into its body prefix and the layer's id there: ``("4/body/", "6")``."""
+    prefix, _, node = path.rpartition("/")
+    return prefix + "/" if prefix else "", node
+
+
+def _input_texts(G, path: str, by_id: dict) -> list[str]:
+    """The inferred shapes reaching the layer at ``path``, for the examples (what the
+    rule saw)."""
+    prefix, node = _split(path)
     texts = []
     for u, _, d in sorted(G.in_edges(node, data=True), key=lambda e: e[2]["to_port"]):
         ports = [p["id"] for p in G.nodes[u]["outputs"]]
         index = ports.index(d["from_port"])
-        texts.append(by_id[u].inferred[index])
+        texts.append(by_id[prefix + u].inferred[index])
     return texts
 
 

@@ -15,6 +15,7 @@ import math
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.dims import normalize_axis
+from .core.inputs import InputMaker
 from .core.spec import Attrs, Rule, Trace, specs_of
 from .core.values import (
     MAX_VALUE_SIZE,
@@ -124,11 +125,30 @@ def _topk(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Te
     return [Tensor(shape, t.etype), Tensor(shape, index_type)][:max(data.n_outputs, 1)]
 
 
+class _RangeInputs(InputMaker):
+    """Valid start, stop and step for a run that feeds them (Parameters): a zero step,
+    from the usual zero integer input, makes the CPU plugin divide by zero and end the
+    process."""
+
+    def size_values(self, shapes: list[list[int] | None], attrs: Attrs
+                    ) -> dict[int, int | list[int]]:
+        """By input position: start 0, stop 4, step 1 (four elements when all three are
+        fed), each a scalar or a one-element list as its shape asks. A step fed alone
+        next to constants is still never 0, so the run is valid: empty when the
+        constants count down."""
+        values = {}
+        for position, value in enumerate((0, 4, 1)):
+            shape = shapes[position] if position < len(shapes) else None
+            values[position] = [value] if shape else value
+        return values
+
+
 _RULES: dict[str, Rule] = {
     "NonZero": _nonzero,
-    "Range": _range,
     "TopK": _topk,
 }
 
 
-SPECS = specs_of(_RULES)
+SPECS = [*specs_of(_RULES),
+         *specs_of({"Range": _range}, {1: {"inputs": _RangeInputs()},
+                                       4: {"inputs": _RangeInputs()}})]

@@ -71,3 +71,47 @@ def test_the_col2im_size_given_places_every_block_once(tmp_path, data, attrs):
     values = np.arange(1, np.prod(data) + 1, dtype=np.float32).reshape(data)
     out = ov.Core().compile_model(ov.Model([col], [x]), "CPU")(values)[0]
     assert out.shape[-2:] == tuple(given["size"]) and out.sum() == values.sum()
+
+
+def _range(tmp_path, fed, etype, opset):
+    """Range with the inputs named in ``fed`` as Parameters (scalars of ``etype``), the
+    others constants counting up from 2 to 9 by 3."""
+    ops = ov.opset1 if opset == 1 else ov.opset4
+    params, ins = [], []
+    for name, value in (("start", 2), ("stop", 9), ("step", 3)):
+        if name in fed:
+            params.append(ops.parameter([], etype, name=name))
+            ins.append(params[-1])
+        else:
+            ins.append(ops.constant(np.array(value, etype)))
+    out = ops.range(*ins) if opset == 1 else ops.range(*ins, ov.Type(etype).to_string())
+    path = tmp_path / "range.xml"
+    ov.save_model(ov.Model([out], params), str(path))
+    return path
+
+
+@pytest.mark.parametrize(("fed", "etype", "opset"), [
+    (("start", "stop", "step"), np.int64, 4), (("step",), np.int32, 4),
+    (("stop", "step"), np.int64, 1), (("start", "step"), np.int32, 1),
+], ids=["all fed", "step fed", "opset1 stop and step", "opset1 start and step"])
+def test_a_range_step_fed_by_a_parameter_runs_instead_of_dividing_by_zero(tmp_path, fed,
+                                                                          etype, opset):
+    path = _range(tmp_path, fed, etype, opset)
+    done = subprocess.run([sys.executable, "-m", "ovgather", "validate", "--all-layers",
+                           "--json", str(path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    layers = json.loads(done.stdout)["models"][0]["layers"]
+    assert {lp["status"] for lp in layers} <= {"ok", "looser"}, layers
+
+
+def test_the_range_values_given_make_a_small_non_empty_range(tmp_path):
+    """On the CPU plugin, the start, stop and step given for three Parameters count a few
+    elements, none of them a zero step."""
+    path = _range(tmp_path, ("start", "stop", "step"), np.int64, 4)
+    given = size_inputs(read_ir(path), dict.fromkeys(("start", "stop", "step"),
+                                                     PartialShape.parse("[]")))
+    assert sorted(given) == ["start", "step", "stop"] and given["step"] != 0
+    ins = [ov.opset4.constant(given[n]) for n in ("start", "stop", "step")]
+    out = ov.Core().compile_model(ov.Model([ov.opset4.range(*ins, "i64")], []),
+                                  "CPU")({})[0]
+    assert 0 < out.size <= 16
