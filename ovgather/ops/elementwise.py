@@ -12,8 +12,10 @@ Value bounds travel through Add, Subtract, Multiply (every pair of ends, as Open
 Divide (by a divisor of one sign), Maximum and Minimum, as OpenVINO's bound evaluation does
 (checked by experiment: ``Maximum(ShapeOf(x)[0], 3)`` with ``x[0]`` in ``2..3`` reaches a
 Reshape as ``3``), except that an element with no upper bound makes the result element
-unknown (``Minimum(?, 3)`` is ``?``, not ``..3``; the reductions keep such bounds). Any op
-whose inputs are all exact gives an exact value (OpenVINO folds it).
+unknown (``Minimum(?, 3)`` is ``?``, not ``..3``; the reductions keep such bounds). Equal,
+Select, Convert, Clamp, Abs and the scatters carry bounds too; an op OpenVINO can evaluate
+gives an exact value when its inputs are all exact (it folds it). docs/evaluation.md has
+the table, op by op.
 """
 
 from __future__ import annotations
@@ -351,6 +353,7 @@ def _clamp(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
 
 
 def _flags(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """IsNaN, IsInf and IsFinite: a boolean of the input's shape."""
     return [Tensor(ins[0].shape, "boolean")]
 
 
