@@ -448,6 +448,22 @@ def test_nonzero_of_a_constant_is_static(tmp_path):
         [str(nz.get_output_partial_shape(0))]
 
 
+def _unique_case(rng: random.Random):
+    x = _param(rng, dims=("1", "2", "3", "2..8", "?"))
+    if rng.random() < 0.5:
+        data = C([rng.choice((0, 1, 2, 3)) for _ in range(rng.randint(1, 6))])
+    else:
+        data = _elements(rng, x, rng.randint(1, 5))
+    found = o.unique(data, sorted=rng.random() < 0.7)
+    outs = [_as_shape(o.shape_of(found.output(i))) for i in range(4)]
+    return outs + [_as_shape(o.reshape(o.abs(found.output(0)), C([-1]), False))], [x]
+
+
+@pytest.mark.parametrize("batch", range(2))
+def test_unique_of_exact_values_folds_like_openvino(tmp_path, batch):
+    _cases(tmp_path, "unique", batch, _unique_case)
+
+
 # -- ScatterUpdate -----------------------------------------------------------------------
 def _scatter_data(rng: random.Random, x):
     grid = _grid(rng, x) if rng.random() < 0.5 else o.shape_of(x)
