@@ -460,7 +460,7 @@ def _unique_case(rng: random.Random):
 
 
 @pytest.mark.parametrize("batch", range(2))
-def test_unique_of_exact_values_folds_like_openvino(tmp_path, batch):
+def test_unique_of_constants_has_static_shapes_like_openvino(tmp_path, batch):
     _cases(tmp_path, "unique", batch, _unique_case)
 
 
