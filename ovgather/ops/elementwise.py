@@ -442,6 +442,8 @@ def _select(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[
 
 
 def _selected(ins: list[Tensor]) -> Value | None:
+    if len(ins) < 3:
+        return None
     cond, a, b = (t.value for t in ins[:3])
     if cond is None or a is None or b is None or cond[0] != cond[1]:
         return None
@@ -467,7 +469,8 @@ def _scatter(rule):
         sides = bound_arrays(t) if len(ins) > 2 else None
         idx, new = (exact_ints(ins[1]), bound_arrays(ins[2])) if sides else (None, None)
         if idx is not None and new is not None and static_size(ins[1].shape) == len(idx) \
-                and data.text("reduction", "none") == "none":
+                and data.text("reduction", "none") == "none" \
+                and all(isinstance(i, int) and abs(i) < INF for i in idx):
             idx = np.array(idx, dtype=np.int64).reshape([d.lo for d in ins[1].shape.dims])
             out = [side.copy() for side in sides]
             if all(rule(o, idx, n, ins) is not False for o, n in zip(out, new, strict=True)):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
+from .core.dims import normalize_axis
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import Tensor, exact_ints, static_size
 
@@ -34,9 +35,9 @@ def unique_shapes(data: PartialShape, axis: int | None) -> list[PartialShape]:
     dims = data.dims
     if dims is None:
         return [data, some, some, some]
-    if not -len(dims) <= axis < len(dims) or not dims:
-        raise ShapeInferenceError(
-            f"the axis must lie in [{-len(dims)}, {len(dims) - 1}], but got {axis}")
+    if not dims:
+        raise ShapeInferenceError(f"the axis must lie in [0, -1], but got {axis}")
+    axis = normalize_axis(axis, len(dims), "the axis")
     d = dims[axis]
     out = list(dims)
     if not d.is_fully_dynamic:
