@@ -12,8 +12,10 @@ Value bounds travel through Add, Subtract, Multiply (every pair of ends, as Open
 Divide (by a divisor of one sign), Maximum and Minimum, as OpenVINO's bound evaluation does
 (checked by experiment: ``Maximum(ShapeOf(x)[0], 3)`` with ``x[0]`` in ``2..3`` reaches a
 Reshape as ``3``), except that an element with no upper bound makes the result element
-unknown (``Minimum(?, 3)`` is ``?``, not ``..3``; the reductions keep such bounds). Any op
-whose inputs are all exact gives an exact value (OpenVINO folds it).
+unknown (``Minimum(?, 3)`` is ``?``, not ``..3``; the reductions keep such bounds). Equal,
+Select, Convert, Clamp, Abs and the scatters carry bounds too; an op OpenVINO can evaluate
+gives an exact value when its inputs are all exact (it folds it). docs/evaluation.md has
+the table, op by op.
 """
 
 from __future__ import annotations
@@ -389,6 +391,7 @@ def _clamp(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
 
 
 def _flags(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """IsNaN, IsInf and IsFinite: a boolean of the input's shape."""
     return [Tensor(ins[0].shape, "boolean")]
 
 
@@ -477,6 +480,8 @@ def _select(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[
 
 
 def _selected(ins: list[Tensor]) -> Value | None:
+    if len(ins) < 3:
+        return None
     cond, a, b = (t.value for t in ins[:3])
     if cond is None or a is None or b is None or cond[0] != cond[1]:
         return None
@@ -502,7 +507,8 @@ def _scatter(rule):
         sides = bound_arrays(t) if len(ins) > 2 else None
         idx, new = (exact_ints(ins[1]), bound_arrays(ins[2])) if sides else (None, None)
         if idx is not None and new is not None and static_size(ins[1].shape) == len(idx) \
-                and data.text("reduction", "none") == "none":
+                and data.text("reduction", "none") == "none" \
+                and all(isinstance(i, int) and abs(i) < INF for i in idx):
             idx = np.array(idx, dtype=np.int64).reshape([d.lo for d in ins[1].shape.dims])
             out = [side.copy() for side in sides]
             if all(rule(o, idx, n, ins) is not False for o, n in zip(out, new, strict=True)):

@@ -147,6 +147,8 @@ def _padded_value(t: Tensor, out: PartialShape, begin: Bounds, end: Bounds, mode
     if sides is None or fill_value is None or len(fill_value[0]) != 1 or n is None \
             or n > MAX_VALUE_SIZE or any(lo != hi for lo, hi in begin + end):
         return None
+    if not sides[0].ndim:
+        return t.value  # a scalar has no axis to pad
     sources = [_sources(size, d.lo, b[0], mode)
                for size, d, b in zip(sides[0].shape, out.dims, begin, strict=True)]
     if any(src is None for src in sources):

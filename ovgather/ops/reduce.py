@@ -70,7 +70,8 @@ def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
     others' do not in OpenVINO 2026.4.1, by experiment). Each output element reduces one
     group of input elements; ``keep_dims`` only adds ones to the shape, not to the order."""
     fn, v, size = _FOLD.get(op), t.value, static_size(t.shape)
-    if fn is None or v is None or not v[0] or size != len(v[0]):
+    if fn is None or v is None or not v[0] or size != len(v[0]) \
+            or not all(isinstance(a, int) for a in axes):
         return None
     groups = _groups([d.lo for d in t.shape.dims], axes)
     if groups is None:
@@ -194,7 +195,7 @@ def _product_value(a: Tensor, b: Tensor, ta: bool, tb: bool, out: PartialShape):
     x, y = (np.asarray(s[0], dtype=np.float32 if real else object) for s in sides)
     x = x.swapaxes(-1, -2) if ta and x.ndim > 1 else x
     y = y.swapaxes(-1, -2) if tb and y.ndim > 1 else y
-    folded = np.matmul(x, y).ravel().tolist()
+    folded = np.asarray(np.matmul(x, y)).ravel().tolist()
     return tuple(folded), tuple(folded)
 
 

@@ -203,10 +203,12 @@ def _unsqueeze(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> li
     if dims is None or axes is None:
         return [Tensor(PartialShape.dynamic(), t.etype)]
     rank = len(dims) + len(set(axes))
-    where = {normalize_axis(a, rank, "an Unsqueeze axis") for a in axes}
-    rest = iter(dims)
-    out = tuple(ONE if i in where else next(rest) for i in range(rank))
-    return [Tensor(PartialShape.of(out), t.etype, t.value)]
+    out = list(dims)
+    # axes that name one place (1 and -3 of a rank-2 input) insert one dim, at most at
+    # the end: OpenVINO gives [2,1,3] for [2,3] by [1,-3], and [2,3,1] by [3,-1]
+    for where in sorted({normalize_axis(a, rank, "an Unsqueeze axis") for a in axes}):
+        out.insert(min(where, len(out)), ONE)
+    return [Tensor(PartialShape.of(tuple(out)), t.etype, t.value)]
 
 
 # -- Transpose -------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
+from .core.dims import normalize_axis
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import Tensor, exact_ints, static_size
 
@@ -34,9 +35,9 @@ def unique_shapes(data: PartialShape, axis: int | None) -> list[PartialShape]:
     dims = data.dims
     if dims is None:
         return [data, some, some, some]
-    if not -len(dims) <= axis < len(dims) or not dims:
-        raise ShapeInferenceError(
-            f"the axis must lie in [{-len(dims)}, {len(dims) - 1}], but got {axis}")
+    if not dims:
+        raise ShapeInferenceError(f"the axis must lie in [0, -1], but got {axis}")
+    axis = normalize_axis(axis, len(dims), "the axis")
     d = dims[axis]
     out = list(dims)
     if not d.is_fully_dynamic:
@@ -55,8 +56,25 @@ def _unique(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list
         axis = value[0]
     shapes = unique_shapes(ins[0].shape, axis)
     index, count = attrs.text("index_element_type", "i64"), attrs.text("count_element_type", "i64")
+    value = exact_ints(ins[0]) if ins[0].const else None
+    if value is not None and static_size(ins[0].shape) == len(value) \
+            and (axis is None or len(ins[0].shape.dims) == 1):
+        return _folded(value, ins[0].etype, index, count)
     return [Tensor(shapes[0], ins[0].etype), Tensor(shapes[1], index), Tensor(shapes[2], index),
             Tensor(shapes[3], count)]
+
+
+def _folded(value: tuple, etype: str, index: str, count: str) -> list[Tensor]:
+    """A Const input gives static shapes: OpenVINO counts the unique elements of constant
+    data when it reads a model. Their values it leaves unknown, and data computed by other
+    layers, even exact, it does not count (measured on 2026.4.1).
+
+    >>> [str(t.shape) for t in _folded((3, 1, 3, 2), "i64", "i64", "i64")]
+    ['[3]', '[3]', '[4]', '[3]']
+    """
+    k = PartialShape.of((Dimension.static(len(set(value))),))
+    n = PartialShape.of((Dimension.static(len(value)),))
+    return [Tensor(k, etype), Tensor(k, index), Tensor(n, index), Tensor(k, count)]
 
 
 SPECS = specs_of({"Unique": _unique})

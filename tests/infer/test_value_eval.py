@@ -383,6 +383,26 @@ def test_matmul_of_exact_values_folds_like_openvino(tmp_path, batch):
     _cases(tmp_path, "matmul", batch, _matmul_case)
 
 
+def _unsqueeze_case(rng: random.Random):
+    """Unsqueeze by constant axes that may name one place twice (1 and -3 of a rank-2
+    input), or be reals, of a shape value so that its bounds move too."""
+    x = _param(rng, rng.randint(1, 3))
+    data = rng.choice((_elements(rng, x), x))
+    rank = data.get_output_partial_shape(0).rank.get_length()
+    count = rng.randint(1, 3)
+    axes = [rng.randint(-rank - count, rank + count - 1) for _ in range(count)]
+    dtype = np.float32 if rng.random() < 0.2 else np.int64
+    out = o.unsqueeze(data, C(axes, dtype))
+    if data is x:
+        return [out], [x]
+    return [out, _as_shape(o.reshape(out, C([-1]), False))], [x]
+
+
+@pytest.mark.parametrize("batch", range(2))
+def test_unsqueeze_by_axes_naming_one_place_twice_like_openvino(tmp_path, batch):
+    _cases(tmp_path, "unsqueeze", batch, _unsqueeze_case)
+
+
 # -- Pad ---------------------------------------------------------------------------------
 def _pad_case(rng: random.Random):
     x = _param(rng)
@@ -446,6 +466,22 @@ def test_nonzero_of_a_constant_is_static(tmp_path):
     assert diffs == []
     assert {lr.name: lr.inferred for lr in report.layers}[nz.get_friendly_name()] == \
         [str(nz.get_output_partial_shape(0))]
+
+
+def _unique_case(rng: random.Random):
+    x = _param(rng, dims=("1", "2", "3", "2..8", "?"))
+    if rng.random() < 0.5:
+        data = C([rng.choice((0, 1, 2, 3)) for _ in range(rng.randint(1, 6))])
+    else:
+        data = _elements(rng, x, rng.randint(1, 5))
+    found = o.unique(data, sorted=rng.random() < 0.7)
+    outs = [_as_shape(o.shape_of(found.output(i))) for i in range(4)]
+    return outs + [_as_shape(o.reshape(o.abs(found.output(0)), C([-1]), False))], [x]
+
+
+@pytest.mark.parametrize("batch", range(2))
+def test_unique_of_constants_has_static_shapes_like_openvino(tmp_path, batch):
+    _cases(tmp_path, "unique", batch, _unique_case)
 
 
 # -- ScatterUpdate -----------------------------------------------------------------------

@@ -62,8 +62,9 @@ def converted(value: Value | None, src: str, dst: str) -> Value | None:
     top = _INT_FORMS.get(src)
     top = (1 << (top[0] - top[1])) - 1 if top else INF
     try:
-        lo, hi = ([INF if v >= min(top, INF) and not narrow else _cast(v, dst) for v in side]
-                  for side in value)
+        with np.errstate(all="ignore"):  # an overflow is an OverflowError below, no warning
+            lo, hi = ([INF if v >= min(top, INF) and not narrow else _cast(v, dst)
+                       for v in side] for side in value)
     except (OverflowError, ValueError):
         return None
     return tuple(lo), tuple(hi)

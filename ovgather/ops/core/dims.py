@@ -41,7 +41,12 @@ __all__ = ["normalize_axis", "int_dim", "bounds_dim", "value_dims", "broadcast_d
 
 # -- axes and single dims ------------------------------------------------------------------
 def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
-    """``axis`` in ``[-rank, rank-1]`` made non-negative, else a ShapeInferenceError."""
+    """``axis`` in ``[-rank, rank-1]`` made non-negative, else a ShapeInferenceError. A
+    real axis (from a real Const) counts truncated, as OpenVINO casts it."""
+    if isinstance(axis, float):
+        if not math.isfinite(axis):
+            raise ShapeInferenceError(f"{what} must be a number, but got {axis}")
+        axis = int(axis)
     if not -rank <= axis < rank:
         raise ShapeInferenceError(
             f"{what} must be in the range [{-rank}, {rank - 1}] of a rank-{rank} input, "
