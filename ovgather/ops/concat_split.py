@@ -165,4 +165,14 @@ def _split_lengths(lengths: tuple[int, ...], d: Dimension) -> list[Dimension]:
     return [rest_dim if x == -1 else Dimension.static(x) for x in lengths]
 
 
-SPECS = specs_of({"Concat": _concat, "Split": _split, "VariadicSplit": _variadic_split})
+def _concat_rows(attrs: Attrs, shapes: list) -> tuple[None, set[int]] | None:
+    """Every input agrees on every dim but the axis."""
+    rank = shapes[0].rank
+    axis = attrs.int("axis", 0)
+    if not rank or any(s.rank != rank for s in shapes) or not -rank <= axis < rank:
+        return None
+    return None, set(range(rank)) - {axis % rank}
+
+
+SPECS = (specs_of({"Concat": _concat}, row_dims=_concat_rows)
+         + specs_of({"Split": _split, "VariadicSplit": _variadic_split}))

@@ -49,7 +49,7 @@ from ..shapes import (
 from .core import inputs, registry
 from .core.arrays import index_array, prod, require_same_batch
 from .core.spec import Attrs, Checks, Trace, specs_of
-from .core.values import Tensor, exact_ints, exact_scalar
+from .core.values import INF, Tensor, exact_ints, exact_scalar
 
 __all__ = ["infer_gather", "gather_shape"]
 
@@ -437,7 +437,38 @@ def _build(opsets, data, indices, case):
     return opsets[case.version].gather(data, indices, axis, case.batch_dims)
 
 
+def _rows(attrs: Attrs, shapes: list) -> tuple[tuple[int, int], set[int]] | None:
+    """Data and indices agree on the batch dims (counted from the indices' end when
+    negative)."""
+    b = attrs.int("batch_dims", 0) if attrs.version > 1 else 0
+    if b < 0:
+        if shapes[1].rank is None:
+            return None
+        b += shapes[1].rank
+    return (0, 1), set(range(max(b, 0)))
+
+
+def _index_reach(ins: list[Tensor], attrs: Attrs) -> str | None:
+    """Known index bounds past the data axis: the CPU plugin reads zeros there. An index
+    built from the batch (``b * S + s``) into data a batch-1 trace sized for one row."""
+    if len(ins) < 3 or ins[1].value is None or ins[2].value is None:
+        return None
+    data, (lows, highs), axis = ins[0].shape, ins[1].value, ins[2].value[0]
+    if data.rank is None or len(axis) != 1 or not lows:
+        return None
+    at = axis[0] + data.rank if axis[0] < 0 else axis[0]
+    if not 0 <= at < data.rank or not data.dims[at].is_static:
+        return None
+    size, lo, hi = data.dims[at].lo, min(lows), max(highs)
+    floor = -size if attrs.version >= 8 else 0
+    if hi >= INF or lo <= -INF or floor <= lo <= hi < size:
+        return None
+    return (f"its indices reach {lo}..{hi} along axis {at} of data {data}, which holds "
+            f"{size}: the runtime reads out of bounds (zeros)")
+
+
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, known_crash=_known_crash,
+                 row_dims=_rows, index_reach=_index_reach,
                  compile_crash=_compile_crash, versions={
     1: {"words": "Gather-1 gives D[:axis] + I + D[axis+1:]", "reference": _reference(1),
         "inputs": GatherInputs(batch_dims=False, negative=False, zeros_outside=False)},

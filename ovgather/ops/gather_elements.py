@@ -226,7 +226,16 @@ def _build(opsets, data, indices, case):
     return opsets[6].gather_elements(data, indices, case.axis)
 
 
-SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, versions={
+def _rows(attrs: Attrs, shapes: list) -> tuple[tuple[int, int], set[int]] | None:
+    """Data and indices agree on every dim but the axis."""
+    rank = shapes[0].rank
+    axis = attrs.int("axis", 0)
+    if not rank or shapes[1].rank != rank or not -rank <= axis < rank:
+        return None
+    return (0, 1), set(range(rank)) - {axis % rank}
+
+
+SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, row_dims=_rows, versions={
     6: {"words": "GatherElements-6 gives the indices shape", "reference": _reference,
         "inputs": GatherElementsInputs()},
 })

@@ -442,7 +442,13 @@ def _build(opsets, data, indices, case):
     return opsets[case.version].gather_nd(data, indices, case.batch_dims)
 
 
+def _rows(attrs: Attrs, shapes: list) -> tuple[tuple[int, int], set[int]] | None:
+    """Data and indices agree on the batch dims."""
+    return (0, 1), set(range(max(attrs.int("batch_dims", 0), 0)))
+
+
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, views=_onnx_views,
+                 row_dims=_rows,
                  inputs=GatherNDInputs(), versions={
     5: {"words": "GatherND-5 folds the batch dims into one: [prod(I[:b])] + I[b:-1] + D[b+k:] "
                  "when b > 1", "reference": _reference(5)},

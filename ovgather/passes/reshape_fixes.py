@@ -32,13 +32,13 @@ import numpy as np
 
 from ..element_types import is_real
 from ..errors import OvgatherError
-from ..graph import consumers, input_edges, output_port, producer
+from ..graph import consumers, input_edges, op_spec, output_port, producer
 from ..infer import CheckReport, infer_shapes, shape_reaching, shapes_reaching
 from ..rewrite import add_const, add_layer, remove_layer
 from ..shapes import PartialShape
 from .building import concat, first_output, shape_of, slice_of
 
-__all__ = ["culprits", "apply_fix", "FIXABLE"]
+__all__ = ["culprits", "apply_fix"]
 
 
 def culprits(G: nx.MultiDiGraph, report: CheckReport, blockers: set[str],
@@ -51,8 +51,8 @@ def culprits(G: nx.MultiDiGraph, report: CheckReport, blockers: set[str],
             upstream |= nx.ancestors(G, b)
     old = infer_shapes(G)
     new = {lr.id: lr.inferred_shapes for lr in report.layers}
-    return [lr.id for lr in report.layers if lr.id in upstream and lr.type in FIXABLE
-            and _PLANS[lr.type](G, lr.id, old, new, sizes)]
+    return [lr.id for lr in report.layers if lr.id in upstream and lr.id in G
+            and _PLANS.get(lr.type, _plan_sibling)(G, lr.id, old, new, sizes)]
 
 
 def apply_fix(G: nx.MultiDiGraph, node: str, old: dict, new: dict,
@@ -60,7 +60,7 @@ def apply_fix(G: nx.MultiDiGraph, node: str, old: dict, new: dict,
     """Rewrite the culprit ``node`` (``old``/``new``: layer id -> inferred output shapes
     at the old and the new input shapes; ``sizes``: the old sizes of the input dims that
     change); the ``fix:`` record, or None when no fix fits."""
-    return _FIXERS[G.nodes[node]["type"]](G, node, old, new, sizes)
+    return _FIXERS.get(G.nodes[node]["type"], _fix_sibling)(G, node, old, new, sizes)
 
 
 def _const_target(G: nx.MultiDiGraph, node: str) -> tuple[str, list[int]] | None:
@@ -386,32 +386,27 @@ def _shape_of_target(G: nx.MultiDiGraph, node: str, plan: list[tuple[str, int]])
 
 
 # ---- a constant input that must follow another input's size -------------------------
-def _int_attr(attrs: dict, name: str, default: int) -> int | None:
+def _row_dims(G: nx.MultiDiGraph, node: str, before: list[PartialShape]
+              ) -> tuple[list[int], set[int]] | None:
+    """The input positions whose dims must agree and those dims, as the layer's op spec
+    knows them (``OpSpec.row_dims``); None for an op without such a rule."""
+    from ..ops.core.spec import Attrs
+
     try:
-        return int((attrs.get("data") or {}).get(name, default))
-    except ValueError:
+        spec = op_spec(G, node)
+    except OvgatherError:
         return None
-
-
-def _matched_dims(attrs: dict, before: list[PartialShape]) -> set[int] | None:
-    """The dims the inputs ``before`` (the positions :data:`_MATCHED` names) must agree
-    on: all but the axis (Concat, GatherElements), the batch dims (Gather, GatherND)."""
-    op, rank = attrs["type"], before[0].rank
-    if op in ("Concat", "GatherElements"):
-        axis = _int_attr(attrs, "axis", 0)
-        if axis is None or any(s.rank != rank for s in before):
-            return None
-        return set(range(rank)) - {axis % rank if rank else 0}
-    batch = _int_attr(attrs, "batch_dims", 0)
-    if batch is None:
+    if spec is None or spec.row_dims is None:
         return None
-    if batch < 0:  # counted from the end of the indices (Gather-8)
-        batch += before[1].rank
-    return set(range(max(batch, 0)))
-
-
-#: layer type -> the input positions whose matched dims must agree (None: all inputs)
-_MATCHED = {"Concat": None, "GatherElements": (0, 1), "Gather": (0, 1), "GatherND": (0, 1)}
+    attrs = Attrs(G.nodes[node].get("data") or {}, spec.version)
+    try:
+        found = spec.row_dims(attrs, before)
+    except OvgatherError:
+        return None
+    if found is None:
+        return None
+    positions, dims = found
+    return list(positions if positions is not None else range(len(before))), dims
 
 
 def _row_zero(G: nx.MultiDiGraph, node: str) -> bool:
@@ -438,16 +433,15 @@ def _plan_sibling(G, node, old, new, sizes=None) -> list[tuple[int, int, list[in
     """``(constant input, varying input, dims)`` triples, by input position: a constant
     input whose size-1 dims must equal those of another input, which were 1 and now vary."""
     attrs = G.nodes[node]
-    positions = _MATCHED[attrs["type"]] or range(len(attrs["inputs"]))
     reaching = (shapes_reaching(G, node, old), shapes_reaching(G, node, new))
-    if any(len(found) != len(attrs["inputs"]) for found in reaching):
+    if any(len(found) != len(attrs["inputs"]) for found in reaching) \
+            or any(s is None or s.rank is None for _, _, s in reaching[0] + reaching[1]):
         return None
+    rows = _row_dims(G, node, [s for _, _, s in reaching[0]])
+    if rows is None or not rows[1]:
+        return None
+    positions, matched = rows
     before, after = ([found[i][2] for i in positions] for found in reaching)
-    if any(s is None or s.rank is None for s in before + after):
-        return None
-    matched = _matched_dims(attrs, before)
-    if not matched:
-        return None
     varying = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
     plan = []
     for c, position in enumerate(positions):
@@ -605,8 +599,6 @@ _PLANS = {"Reshape": lambda G, n, old, new, sizes=None: (_plan_target(G, n, old,
                                                           or _plan_parts(G, n, old, new)),
           "Broadcast": lambda G, n, old, new, sizes=None: (
               _plan_target(G, n, old, new, sizes) or _plan_batch_part(G, n, old, new, sizes)),
-          **dict.fromkeys(_MATCHED, _plan_sibling), **dict.fromkeys(_TILED, _plan_tile)}
+          **dict.fromkeys(_TILED, _plan_tile)}
 _FIXERS = {"Reshape": _fix_reshape, "Broadcast": _fix_broadcast,
-           **dict.fromkeys(_MATCHED, _fix_sibling), **dict.fromkeys(_TILED, _fix_tile)}
-#: the layer types a fix can rewrite
-FIXABLE = frozenset(_FIXERS)
+           **dict.fromkeys(_TILED, _fix_tile)}

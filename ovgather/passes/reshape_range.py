@@ -24,6 +24,8 @@ from typing import Any
 
 import networkx as nx
 
+from ..errors import OvgatherError
+from ..graph import op_spec
 from ..infer import CheckReport, LayerResult, all_tensors, check, tensors_reaching
 from ..shapes import INF, Dimension, PartialShape, ShapeLike, as_partial_shape
 
@@ -129,31 +131,28 @@ def failures(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike], report: CheckR
 
 def out_of_bounds(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None
                   ) -> dict[str, LayerResult]:
-    """The Gathers whose known index bounds reach past their data axis at ``shapes``
-    (None: the model as it is), as invalid layer results. Shape inference lets them
-    pass (OpenVINO's too), and the CPU plugin then reads zeros there: an index built from
-    the batch (``b * S + s``) into data that a batch-1 trace sized for one row."""
+    """The layers whose known index bounds reach past their data at ``shapes`` (None:
+    the model as it is; ``OpSpec.index_reach`` says which ops and how), as invalid layer
+    results. Shape inference lets them pass (OpenVINO's too), and the CPU plugin then
+    reads zeros there."""
+    from ..ops.core.spec import Attrs
+
     produced = all_tensors(G, shapes)
     found = {}
     for node, attrs in G.nodes(data=True):
-        if attrs.get("type") != "Gather" or node not in produced:
+        if node not in produced or attrs.get("type") in ("Parameter", "Const", "Result"):
+            continue
+        try:
+            spec = op_spec(G, node)
+        except OvgatherError:
+            continue
+        if spec is None or spec.index_reach is None:
             continue
         ins = tensors_reaching(attrs, G._pred[node], produced)
-        if len(ins) < 3 or ins[1].value is None or ins[2].value is None:
-            continue
-        data, (lows, highs), axis = ins[0].shape, ins[1].value, ins[2].value[0]
-        if data.rank is None or len(axis) != 1 or not lows:
-            continue
-        a = axis[0] + data.rank if axis[0] < 0 else axis[0]
-        if not 0 <= a < data.rank or not data.dims[a].is_static:
-            continue
-        size, lo, hi = data.dims[a].lo, min(lows), max(highs)
-        floor = -size if attrs.get("version") == "opset8" else 0
-        if hi < INF and lo > -INF and (hi >= size or lo < floor):
-            found[node] = LayerResult(
-                node, attrs["name"], "Gather", attrs.get("version"), "invalid", [], [],
-                attrs.get("line"), f"its indices reach {lo}..{hi} along axis {a} of data "
-                f"{data}, which holds {size}: the runtime reads out of bounds (zeros)")
+        why = spec.index_reach(ins, Attrs(attrs.get("data") or {}, spec.version))
+        if why:
+            found[node] = LayerResult(node, attrs["name"], attrs["type"], attrs.get("version"),
+                                      "invalid", [], [], attrs.get("line"), why)
     return found
 
 

@@ -198,7 +198,12 @@ class OpSpec:
     (None for a dynamic dim or rank), ``consts`` the single values of constant inputs by
     index (the bridge screens every model before it compiles it). ``nested``:
     the op holds bodies (TensorIterator, Loop, If); the walk gives its rule the bodies
-    in ``attrs.bodies``.
+    in ``attrs.bodies``. ``row_dims``: ``row_dims(attrs, shapes) -> (positions, dims) or
+    None``, the inputs whose dims must agree and which dims (all but the axis of a
+    Concat, the batch dims of a Gather): what ``reshape --fix`` broadcasts a constant
+    input along when another input's rows change. ``index_reach``: ``index_reach(ins,
+    attrs) -> message or None``, known index bounds that reach past the data, which shape
+    inference lets pass and the runtime reads as zeros (``reshape`` blocks on it).
     """
 
     type: str
@@ -215,6 +220,8 @@ class OpSpec:
     known_crash: Callable[..., str | None] | None = None
     compile_crash: Callable[..., str | None] | None = None
     nested: bool = False
+    row_dims: Callable[..., Any] | None = None
+    index_reach: Callable[..., str | None] | None = None
 
     @property
     def name(self) -> str:
