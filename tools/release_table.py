@@ -12,7 +12,8 @@ Parameter's ``element_type``, a Const's and a Convert's ``destination_type``. Th
 OpenVINO is probed the same way and listed as the newest release.
 
 Usage: ``python tools/release_table.py`` (installs what is missing, rewrites the file),
-``--check`` (exit 1 when the committed file differs from what the releases give).
+``--check`` (exit 1 when the committed file differs from what the releases give),
+``--install`` (only install the missing venvs, in parallel: what CI runs first).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -186,7 +188,14 @@ def generate() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write")
+    parser.add_argument("--install", action="store_true",
+                        help="only install the missing release venvs, all at once")
     args = parser.parse_args(argv)
+    if args.install:
+        with ThreadPoolExecutor(len(RELEASES)) as pool:
+            for python in pool.map(release_python, RELEASES):
+                print(python)
+        return 0
     text = generate()
     if args.check:
         same = TARGET.exists() and TARGET.read_text() == text

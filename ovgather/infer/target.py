@@ -109,11 +109,12 @@ def _no_op_words(release: str, op: str, number: int) -> str:
 
 def _element_types(attrs: dict) -> list[tuple[str, str]]:
     """(element type, use) of everything in the layer the reader parses as a type: the
-    Parameter's or Const's ``element_type``, other ``*_type`` attributes, port precisions."""
+    Parameter's or Const's ``element_type``, other ``*_type`` attributes, output port
+    precisions. An input port's precision repeats its producer's output: the producer is
+    the layer to name."""
     own = {"Parameter": "parameter", "Const": "const"}.get(attrs["type"], "convert")
     texts = [(value, own if key == "element_type" else "convert")
              for key, value in (attrs.get("data") or {}).items() if key.endswith("_type")]
-    texts += [(port.get("precision"), "convert") for port in attrs.get("inputs", ())]
     texts += [(port.get("precision"), own) for port in attrs.get("outputs", ())]
     return [(element_type_name(t), use) for t, use in texts
             if element_type_name(t) in ELEMENT_TYPES]
