@@ -171,13 +171,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write")
     args = parser.parse_args(argv)
-    text = generate()
-    if args.check:
-        same = TARGET.exists() and TARGET.read_text() == text
-        print("up to date" if same else f"{TARGET} is stale: run tools/list_opsets.py")
+    return write_or_check(TARGET, generate(), args.check)
+
+
+def write_or_check(target: Path, text: str, check: bool) -> int:
+    """Write a generated data file, or with ``check`` only say whether it is up to date
+    (exit code 1 when not): what every generating tool's command line does."""
+    if check:
+        same = target.exists() and target.read_text() == text
+        print("up to date" if same else f"{target} is stale: run {sys.argv[0]}")
         return 0 if same else 1
-    TARGET.write_text(text)
-    print(f"wrote {TARGET}")
+    target.write_text(text)
+    print(f"wrote {target}")
     return 0
 
 

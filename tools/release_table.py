@@ -196,14 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             for python in pool.map(release_python, RELEASES):
                 print(python)
         return 0
-    text = generate()
-    if args.check:
-        same = TARGET.exists() and TARGET.read_text() == text
-        print("up to date" if same else f"{TARGET} is stale: run tools/release_table.py")
-        return 0 if same else 1
-    TARGET.write_text(text)
-    print(f"wrote {TARGET}")
-    return 0
+    return _list_opsets().write_or_check(TARGET, generate(), args.check)
 
 
 if __name__ == "__main__":
