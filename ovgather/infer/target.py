@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..element_types import ELEMENT_TYPES, element_type_name
-from ..graph.bodies import body_layers
+from ..graph.bodies import walk_bodies
 from ..ops.core.registry import opset_number
 from ..ops.core.releases import COMPILE_LIMITS, NEWEST, RELEASES, builds, reads_type, release_of
 
@@ -26,7 +26,8 @@ STAGES = ("read", "compile")
 @dataclass(frozen=True)
 class TargetProblem:
     """One layer a release cannot load (``stage`` "read") or compile ("compile"), every
-    reason in ``reasons``."""
+    reason in ``reasons``; a layer inside a body has the path id and name ``check`` gives
+    it (``4/body/6``)."""
 
     id: str
     name: str
@@ -53,24 +54,26 @@ def target_problems(G: Any, release: str) -> list[TargetProblem]:
     ``"2023.0.2"`` is the same release); one the table does not hold is a UsageError.
     """
     release = release_of(release)
-    layers = [(n, attrs) for n, attrs in G._node.items()]
-    layers += [(path, attrs) for path, _, _, attrs in body_layers(G)]
-    stateful = any(attrs["type"] == "ReadValue" for _, attrs in layers)
+    graphs = [("", "", G), *[(ids, names, body) for ids, names, _, body in walk_bodies(G)]]
+    stateful = any(attrs["type"] == "ReadValue" for *_, g in graphs for attrs in g._node.values())
     found = []
-    for n, attrs in layers:
-        reasons = _read_reasons(release, attrs)
-        if reasons:
-            found.append(_problem(n, attrs, "read", reasons))
-    if release != NEWEST:
-        for n, attrs in G._node.items():
-            reasons = _compile_reasons(release, G, n, attrs, stateful)
+    for ids, names, g in graphs:
+        for n, attrs in g._node.items():
+            where = (ids + str(n), names + attrs["name"])
+            reasons = _read_reasons(release, attrs)
             if reasons:
-                found.append(_problem(n, attrs, "compile", reasons))
+                found.append(_problem(where, attrs, "read", reasons))
+            reasons = [] if release == NEWEST else _compile_reasons(release, g, n, attrs,
+                                                                    stateful)
+            if reasons:
+                found.append(_problem(where, attrs, "compile", reasons))
     return sorted(found, key=lambda p: (STAGES.index(p.stage), p.line is None, p.line or 0))
 
 
-def _problem(n: str, attrs: dict, stage: str, reasons: list[str]) -> TargetProblem:
-    return TargetProblem(str(n), attrs["name"], attrs["type"], attrs.get("version"),
+def _problem(where: tuple[str, str], attrs: dict, stage: str, reasons: list[str]
+             ) -> TargetProblem:
+    """``where``: the layer's path id and path name, as ``check`` lists body layers."""
+    return TargetProblem(*where, attrs["type"], attrs.get("version"),
                          attrs.get("line"), stage, tuple(reasons))
 
 
@@ -121,7 +124,8 @@ def _element_types(attrs: dict) -> list[tuple[str, str]]:
 
 
 def _compile_reasons(release: str, G: Any, n: str, attrs: dict, stateful: bool) -> list[str]:
-    """The known CPU-plugin limits of ``release`` this top-level layer meets."""
+    """The known CPU-plugin limits of ``release`` this layer of ``G`` (a body or the
+    model) meets."""
     reasons = []
     for limit in COMPILE_LIMITS:
         if release in limit.releases and attrs["type"] == limit.op_type and \
