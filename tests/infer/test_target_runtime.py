@@ -274,3 +274,24 @@ def test_check_exits_1_with_the_layers_in_json_and_2_for_an_unknown_release(writ
     assert main(["check", path, "--target-runtime", "2022.3"]) == 2
     with pytest.raises(UsageError):
         target_problems(_GRAPHS.get(Path(path)) or read_ir(path), "2026")
+
+
+def test_the_older_releases_page_says_what_the_table_says_each_release_lacks():
+    page = (ROOT / "docs" / "older-releases.md").read_text(encoding="utf-8")
+    newest = RELEASES[NEWEST]
+    for release in OLD:
+        section = page.split(f"### {release} ")[1].split("###")[0]
+        row = RELEASES[release]
+        assert f"({row['openvino']}): opsets 1 to {row['last_opset']}" in section
+        lacks = re.search(r"Op types it does not have\*\*: (.*?)\n- ", section, re.S).group(1)
+        lacks = re.sub(r"\([^)]*\)", "", lacks)  # asides: what uses them, the older names
+        assert set(re.findall(r"\b[A-Z]\w+", lacks)) == {
+            t for t in newest["opsets"] if t not in row["opsets"]}, release
+        versions = {f"{t}-{v}" for t, runs in newest["opsets"].items() if t in row["opsets"]
+                    for _, _, v in runs} - {f"{t}-{v}" for t, runs in row["opsets"].items()
+                                           for _, _, v in runs}
+        said = re.search(r"Op versions it does not have\*\*: (.*?)[.(]", section, re.S).group(1)
+        assert set(re.findall(r"\w+-\d+", said)) == versions, release
+        unread = {t for t in newest["element_types"] if t not in row["element_types"]}
+        types = re.search(r"types it does not read\*\*: (.*?)(?:, wherever|\.\n)", section, re.S)
+        assert set(re.findall(r"\w+", types.group(1)) if types else ()) - {"and"} == unread
