@@ -154,12 +154,18 @@ for path in sys.stdin.read().split():
 """
 
 
+@pytest.fixture(scope="session")
+def pythons() -> dict[str, str]:
+    """The interpreter of each old release's venv, installed first when missing (about a
+    minute each; CI installs the three at once first: ``tools/release_table.py --install``)."""
+    return {r: str(release_table.release_python(r)) for r in OLD}
+
+
 @pytest.fixture(scope="module")
-def verdicts(written) -> dict[str, dict[Path, dict]]:
-    """``{release: {IR: {"read": error or None, "compile": error or None}}}`` (venvs are
-    installed first when missing: ``tools/release_table.py --install`` in CI)."""
+def verdicts(written, pythons) -> dict[str, dict[Path, dict]]:
+    """``{release: {IR: {"read": error or None, "compile": error or None}}}``."""
     paths = [*STORED, *written.values()]
-    runs = {r: subprocess.Popen([str(release_table.release_python(r)), "-c", _ORACLE],
+    runs = {r: subprocess.Popen([pythons[r], "-c", _ORACLE],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                 stderr=subprocess.DEVNULL) for r in OLD}
     found = {}
@@ -248,7 +254,7 @@ def test_the_installed_release_reads_everything_here(written):
         assert _problems(path, NEWEST) == [], path.name
 
 
-def test_the_table_holds_what_each_reader_says_on_a_seeded_sample():
+def test_the_table_holds_what_each_reader_says_on_a_seeded_sample(pythons):
     import list_opsets
 
     rng = random.Random(27)
@@ -256,7 +262,7 @@ def test_the_table_holds_what_each_reader_says_on_a_seeded_sample():
     pairs = sorted({(t, n) for t in newest["opsets"] for n in range(1, newest["last_opset"] + 1)})
     for release in OLD:
         sample = rng.sample(pairs, 150)
-        taken = list_opsets.probe_reader(sample, str(release_table.release_python(release)))
+        taken = list_opsets.probe_reader(sample, pythons[release])
         assert {p for p in sample if builds(release, *p) is not None} == set(taken), release
 
 
