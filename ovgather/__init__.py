@@ -26,6 +26,7 @@ _PUBLIC: dict[str, str] = {
     # reading, checking and writing
     "read_ir": ".ir", "parse_ir": ".ir", "write_ir": ".ir", "const_value": ".ir",
     "check": ".infer", "infer_shapes": ".infer", "CheckReport": ".infer",
+    "target_problems": ".infer", "TargetProblem": ".infer",
     # shape rules
     "gather_nd_shape": ".ops", "gather_elements_shape": ".ops", "gather_shape": ".ops",
     "onnx_gather_nd_shape": ".ops",
@@ -83,7 +84,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         WeightsError,
         XMLSyntaxError,
     )
-    from .infer import CheckReport, check, infer_shapes  # noqa: F401
+    from .infer import CheckReport, TargetProblem, check, infer_shapes, target_problems  # noqa: F401
     from .ir import const_value, parse_ir, read_ir, write_ir  # noqa: F401
     from .ops import (  # noqa: F401
         gather_elements_shape,

@@ -62,18 +62,26 @@ def read_opsets(folder: Path) -> dict[int, dict[str, int]]:
 
 
 _PROBE = """
+import re
 import sys
-import openvino as ov
-core = ov.Core()
+try:
+    from openvino import Core, Tensor, Type
+except ImportError:  # releases before 2023.1 keep the API in openvino.runtime
+    from openvino.runtime import Core, Tensor, Type
+core = Core()
 for line in sys.stdin:
     op, opset = line.split()
     xml = sys.argv[1].replace("OP_TYPE", op).replace("OPSET", opset)
     try:
-        core.read_model(xml, ov.Tensor(ov.Type.u8, [0]))
+        model = core.read_model(xml, Tensor(Type.u8, [0]))
+        built = [n.get_type_info().version_id for n in model.get_ops()
+                 if n.get_friendly_name() == "x"]
         said = "ok"
     except Exception as err:
         said = str(err)
-    print("refused" if "doesn't contain the operation" in said else "taken", flush=True)
+        built = re.findall(r"validating node '(\\w+)::" + op + " ", said)
+    refused = "doesn't contain the operation" in said or "from unsupported opset" in said
+    print("refused" if refused else "taken:" + "".join(built[:1]), flush=True)
 """
 
 _IR = """<?xml version="1.0"?><net name="probe" version="11"><layers>
@@ -86,19 +94,29 @@ _IR = """<?xml version="1.0"?><net name="probe" version="11"><layers>
 <edge from-layer="1" from-port="1" to-layer="2" to-port="0"/></edges></net>"""
 
 
-def reader_takes(pairs: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    """The (type, opset) pairs ``read_model`` does not refuse as absent from the opset."""
-    taken, todo = [], list(pairs)
+def probe_reader(pairs: list[tuple[str, int]], python: str = sys.executable
+                 ) -> dict[tuple[str, int], str]:
+    """The (type, opset) pairs ``read_model`` does not refuse as absent from the opset, each
+    with the opset name of the op version it built (``opset8`` for MaxPool-8) when the
+    reader showed it, else ``""``. ``python``: the interpreter whose openvino is probed."""
+    taken: dict[tuple[str, int], str] = {}
+    todo = list(pairs)
     while todo:
         text = "".join(f"{op} opset{n}\n" for op, n in todo)
-        run = subprocess.run([sys.executable, "-c", _PROBE, _IR], input=text, text=True,
+        run = subprocess.run([python, "-c", _PROBE, _IR], input=text, text=True,
                              capture_output=True, check=False)
         answers = run.stdout.split()
-        taken += [pair for pair, said in zip(todo, answers, strict=False) if said == "taken"]
+        taken.update((pair, said[len("taken:"):]) for pair, said
+                     in zip(todo, answers, strict=False) if said.startswith("taken:"))
         if len(answers) < len(todo):  # the child died on this pair: it was taken
-            taken.append(todo[len(answers)])
+            taken[todo[len(answers)]] = ""
         todo = todo[len(answers) + 1:]
     return taken
+
+
+def reader_takes(pairs: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The (type, opset) pairs the installed openvino's ``read_model`` takes."""
+    return list(probe_reader(pairs))
 
 
 def add_taken(opsets: dict[int, dict[str, int]]) -> None:
@@ -153,13 +171,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write")
     args = parser.parse_args(argv)
-    text = generate()
-    if args.check:
-        same = TARGET.exists() and TARGET.read_text() == text
-        print("up to date" if same else f"{TARGET} is stale: run tools/list_opsets.py")
+    return write_or_check(TARGET, generate(), args.check)
+
+
+def write_or_check(target: Path, text: str, check: bool) -> int:
+    """Write a generated data file, or with ``check`` only say whether it is up to date
+    (exit code 1 when not): what every generating tool's command line does."""
+    if check:
+        same = target.exists() and target.read_text() == text
+        print("up to date" if same else f"{target} is stale: run {sys.argv[0]}")
         return 0 if same else 1
-    TARGET.write_text(text)
-    print(f"wrote {TARGET}")
+    target.write_text(text)
+    print(f"wrote {target}")
     return 0
 
 

@@ -1,7 +1,9 @@
 """``ovgather check`` and ``ovgather infer`` (docs/cli.md).
 
-``check MODEL.xml [MODEL.xml …] [--shape NAME=SHAPE …] [--json] [--all]`` re-infers every
-layer and compares with the declared port dims; ``infer`` prints what it inferred. The
+``check MODEL.xml [MODEL.xml …] [--shape NAME=SHAPE …] [--json] [--all]
+[--target-runtime RELEASE]`` re-infers every layer and compares with the declared port
+dims, and with ``--target-runtime`` lists every layer that OpenVINO release cannot load or
+compile; ``infer`` prints what it inferred. The
 check path never imports openvino: it must start and finish faster than OpenVINO's own
 ``read_model`` does on the same file (tools/bench_check.py).
 """
@@ -35,6 +37,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     add_model_argument(p, many=True)
     _shape_and_json(p)
     p.add_argument("--all", action="store_true", help="list every layer, not only problems")
+    p.add_argument("--target-runtime", metavar="RELEASE",
+                   help="also list every layer OpenVINO RELEASE (2023.0, 2024.0, 2025.0, "
+                   "2026.4; a patch such as 2023.0.2 is the same) cannot read, or its CPU "
+                   "plugin is known not to compile; any such layer makes the exit code 1")
     p.set_defaults(run=run_check)
     q = sub.add_parser("infer", help="print every layer's inferred output shapes",
                        description="Print every layer's inferred output shapes.")
@@ -92,20 +98,56 @@ def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
 
 def run_check(args: argparse.Namespace) -> int:
     """Check every model; exit 1 when a layer is mismatch or invalid, 2 on unusable input."""
-    from ..infer import check
+    from ..infer import check, target_problems
+    from ..ops.core.releases import release_of
+
+    release = args.target_runtime
+    if release is not None:
+        try:
+            release = release_of(release)
+        except OvgatherError as err:
+            print_error(err)
+            return EXIT_BAD_INPUT
 
     def show(report: Any) -> None:
         _print_report(report, args.all)
         _print_reshape(getattr(report, "reshape", None))
+        _print_target(release, getattr(report, "target", None))
 
-    reports, code = _each_model(args, _check_reshaped if args.shape else check, show,
-                                plain=not args.shape)
+    def work(G: Any, shapes: dict[str, str]) -> Any:
+        report = _check_reshaped(G, shapes) if shapes else check(G)
+        if release is not None:
+            report.target = target_problems(G, release)
+        return report
+
+    reports, code = _each_model(args, work, show, plain=not args.shape)
     if args.json and reports:  # nothing at all on stdout when no model could be used
-        print_json({"models": [_with_reshape(r, r.to_dict(all_layers=args.all))
-                               for r in reports]})
-    if code == EXIT_OK and not all(r.ok for r in reports):
+        print_json({"models": [_with_target(release, r, _with_reshape(
+            r, r.to_dict(all_layers=args.all))) for r in reports]})
+    if code == EXIT_OK and not all(r.ok and not getattr(r, "target", None) for r in reports):
         code = EXIT_PROBLEM
     return code
+
+
+def _with_target(release: str | None, report: Any, doc: dict[str, Any]) -> dict[str, Any]:
+    if release is None:
+        return doc
+    return {**doc, "target_runtime": {"release": release, "problems": [
+        p.to_dict() for p in report.target]}}
+
+
+def _print_target(release: str | None, problems: list[Any] | None) -> None:
+    if release is None or problems is None:
+        return
+    if not problems:
+        say(f"OpenVINO {release} reads every layer; no known compile limit is met")
+        return
+    say(f"OpenVINO {release} cannot use {len(problems)} layer(s):")
+    for p in problems:
+        line = "" if p.line is None else f", line {p.line}"
+        say(f"  {p.stage}{line}: {p.type}/{p.version} (id {p.id}) {p.name}")
+        for reason in p.reasons:
+            say(f"    {reason}")
 
 
 def _check_reshaped(G: Any, shapes: dict[str, str]) -> Any:

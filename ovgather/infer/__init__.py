@@ -2,13 +2,15 @@
 
 ``walk`` re-infers every layer in topological order; ``inputs`` says what reaches a
 layer's inputs (the one place that answer is computed); ``bodies`` runs the bodies of
-TensorIterator, Loop and If; ``report`` holds the verdicts and their comparison.
+TensorIterator, Loop and If; ``target`` what an older OpenVINO release
+cannot load or compile; ``report`` holds the verdicts and their comparison.
 """
 
 from .inputs import shape_reaching, shapes_reaching, tensors_reaching
 from .report import STATUSES, CheckReport, LayerResult, known_ops, rule_words
+from .target import TargetProblem, target_problems
 from .walk import all_tensors, body_runs, check, infer_shapes, input_tensors
 
 __all__ = ["LayerResult", "CheckReport", "check", "infer_shapes", "input_tensors", "all_tensors",
            "rule_words", "STATUSES", "known_ops", "body_runs", "tensors_reaching",
-           "shapes_reaching", "shape_reaching"]
+           "shapes_reaching", "shape_reaching", "TargetProblem", "target_problems"]
