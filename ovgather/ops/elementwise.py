@@ -20,6 +20,7 @@ the table, op by op.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from .._lazy import numpy as np
@@ -110,14 +111,18 @@ def _pairs(a: Tensor, b: Tensor) -> list[tuple[int, int]] | None:
     sa, sb = static_size(a.shape), static_size(b.shape)
     if sa != na or sb != nb:
         return None
-    try:
-        x, y = np.broadcast_arrays(np.arange(na).reshape([d.lo for d in a.shape.dims]),
-                                   np.arange(nb).reshape([d.lo for d in b.shape.dims]))
-    except ValueError:
+    # plain Python on these few elements: numpy's import alone costs a small check more
+    da, db = [d.lo for d in a.shape.dims], [d.lo for d in b.shape.dims]
+    rank = max(len(da), len(db))
+    da, db = [1] * (rank - len(da)) + da, [1] * (rank - len(db)) + db
+    if any(x != y and 1 not in (x, y) for x, y in zip(da, db, strict=True)):
         return None
-    if x.size > BROADCAST_VALUE_SIZE:
+    out = [max(x, y) if 0 not in (x, y) else 0 for x, y in zip(da, db, strict=True)]
+    if math.prod(out) > BROADCAST_VALUE_SIZE:
         return None
-    return list(zip(x.ravel().tolist(), y.ravel().tolist(), strict=True))
+    steps = [[math.prod(d[i + 1:]) if d[i] > 1 else 0 for i in range(rank)] for d in (da, db)]
+    return [tuple(sum(k * s for k, s in zip(at, step, strict=True)) for step in steps)
+            for at in itertools.product(*(range(n) for n in out))]
 
 
 def _pairwise(ta: Tensor, tb: Tensor, fn, unbounded_unknown: bool = True) -> Value | None:

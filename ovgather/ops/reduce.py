@@ -10,6 +10,7 @@ not constants the rank is still known under ``keep_dims`` or when there is one a
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from .._lazy import numpy as np
@@ -99,12 +100,16 @@ def _groups(dims: list[int], axes: tuple[int, ...]) -> list[list[int]] | None:
     """
     rank = len(dims)
     moved = sorted({a % rank for a in axes}) if rank else []
-    width = math.prod(dims[a] for a in moved)
-    if width == 0:
+    if math.prod(dims[a] for a in moved) == 0:
         return None
-    flat = np.arange(math.prod(dims)).reshape(dims)
-    rows = np.moveaxis(flat, moved, range(rank - len(moved), rank)).reshape(-1, width)
-    return rows.tolist()
+    # plain Python on these few elements: numpy's import alone costs a small check more
+    strides = [math.prod(dims[i + 1:]) for i in range(rank)]
+    kept = [i for i in range(rank) if i not in moved]
+    spans = [sum(k * strides[i] for i, k in zip(moved, at, strict=True))
+             for at in itertools.product(*(range(dims[i]) for i in moved))]
+    return [[base + span for span in spans]
+            for base in (sum(k * strides[i] for i, k in zip(kept, at, strict=True))
+                         for at in itertools.product(*(range(dims[i]) for i in kept)))]
 
 
 def _clip_prod(values) -> int:
@@ -185,7 +190,10 @@ def _matmul(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[
 
 def _product_value(a: Tensor, b: Tensor, ta: bool, tb: bool, out: PartialShape):
     """MatMul of two exact values folds (OpenVINO evaluates it; it has no bounds):
-    integers exactly, reals in f32. A 1-D side is not transposed, as in OpenVINO."""
+    integers exactly, reals in f32. A 1-D side is not transposed, as in OpenVINO. The
+    side already known is asked first: an activation times weights costs no weight read."""
+    if any(t.value is None for t in sorted((a, b), key=lambda t: t.pending)):
+        return None
     sides = [bound_arrays(t) for t in (a, b)]
     size = static_size(out)
     if None in sides or size is None or size > MAX_VALUE_SIZE \

@@ -75,6 +75,11 @@ class Tensor:
         self.parts: tuple[int | None, ...] | None = None
 
     @property
+    def pending(self) -> bool:
+        """A Const's data not read yet: asking for :attr:`value` reads it."""
+        return self._load is not None
+
+    @property
     def value(self) -> Value | None:
         if self._load is not None:
             self._value, self._load = self._load(), None
