@@ -98,11 +98,12 @@ def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
 
 def run_check(args: argparse.Namespace) -> int:
     """Check every model; exit 1 when a layer is mismatch or invalid, 2 on unusable input."""
-    from ..infer import check, target_problems
-    from ..ops.core.releases import release_of
+    from ..infer import check
 
     release = args.target_runtime
     if release is not None:
+        from ..ops.core.releases import release_of
+
         try:
             release = release_of(release)
         except OvgatherError as err:
@@ -117,6 +118,8 @@ def run_check(args: argparse.Namespace) -> int:
     def work(G: Any, shapes: dict[str, str]) -> Any:
         report = _check_reshaped(G, shapes) if shapes else check(G)
         if release is not None:
+            from ..infer import target_problems
+
             report.target = target_problems(G, release)
         return report
 
