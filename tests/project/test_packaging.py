@@ -4,7 +4,7 @@ that read ``releases.json`` ended in an internal error after ``pip install .``."
 
 from __future__ import annotations
 
-import tomllib
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -13,11 +13,12 @@ CODE = {".py", ".pyx", ".pxd", ".c", ".so", ".pyc"}
 
 
 def _shipped() -> set[Path]:
-    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    text = (ROOT / "pyproject.toml").read_text()
+    section = text.split("[tool.setuptools.package-data]", 1)[1].split("\n[", 1)[0]
     found = set()
-    for package, patterns in table.get("package-data", {}).items():
+    for package, patterns in re.findall(r'^"([\w.]+)"\s*=\s*\[(.*)\]', section, re.M):
         folder = ROOT.joinpath(*package.split("."))
-        for pattern in patterns:
+        for pattern in re.findall(r'"([^"]+)"', patterns):
             found |= set(folder.glob(pattern))
     return found
 
