@@ -286,6 +286,52 @@ def mixed_ops() -> ov.Model:
     return _model("mixed_ops", {"ranked": ranked, "firsts": firsts}, [x, ids, ge_ids])
 
 
+def ssd_head() -> ov.Model:
+    """An SSD-style detector head at batch 1 (no gather, so no sample of its own: the
+    batch-reshape survey, tools/reshape_survey.py, builds it): a strided Convolution, location and
+    confidence Convolutions flattened with ``[1,-1]`` Reshapes, a PriorBox sized by
+    ShapeOf of the feature map and the image, and DetectionOutput-8, which stacks every
+    image's ``keep_top_k`` boxes in one ``[1,1,N*10,7]`` output (column 0: the image)."""
+    rng = _rng(9)
+    image = _param("image", "[1,3,32,32]")
+
+    def conv(x: ov.Node, out: int, size: int, stride: int, scale: float, name: str) -> ov.Node:
+        w = _const(f"{name}/weights",
+                   (rng.standard_normal((out, x.get_output_partial_shape(0)[1].get_length(),
+                                         size, size)) * scale).astype(np.float32))
+        return _name(opset8.convolution(x, w, [stride, stride], [0, 0], [0, 0], [1, 1]), name)
+
+    def flat(x: ov.Node, name: str) -> ov.Node:
+        moved = opset8.transpose(x, _const(f"{name}/order", [0, 2, 3, 1], np.int64))
+        return _name(opset8.reshape(moved, _const(f"{name}/target", [1, -1], np.int64), False),
+                     name)
+
+    feat = _name(opset8.relu(conv(image, 8, 4, 4, 1.0, "features")), "features/relu")
+    priors, classes = 2, 3
+    loc = flat(conv(feat, priors * 4, 1, 1, 0.1, "loc"), "loc_flat")
+    scores = flat(conv(feat, priors * classes, 1, 1, 1.0, "conf"), "conf_flat")
+    per_class = opset8.reshape(scores, _const("conf/classes", [1, -1, classes], np.int64), False)
+    conf = _name(opset8.reshape(opset8.softmax(per_class, 2),
+                                _const("conf/target", [1, -1], np.int64), False), "conf_softmax")
+
+    def sizes(x: ov.Node, name: str) -> ov.Node:
+        return _name(opset8.strided_slice(opset8.shape_of(x), [2], [4], [1], [0], [0]), name)
+
+    boxes = opset8.prior_box(sizes(feat, "feature_size"), sizes(image, "image_size"), {
+        "min_size": [8.0], "max_size": [16.0], "aspect_ratio": [], "flip": False,
+        "clip": True, "step": 4.0, "offset": 0.5, "variance": [0.1, 0.1, 0.2, 0.2],
+        "scale_all_sizes": True})
+    boxes = _name(opset8.unsqueeze(boxes, _const("priors/axis", [0], np.int64)), "priors")
+    detections = _name(opset8.detection_output(loc, conf, boxes, {
+        "background_label_id": 0, "top_k": 20, "variance_encoded_in_target": False,
+        "keep_top_k": [10], "code_type": "caffe.PriorBoxParameter.CENTER_SIZE",
+        "share_location": True, "nms_threshold": 0.45, "confidence_threshold": 0.01,
+        "clip_after_nms": False, "clip_before_nms": False, "decrease_label_id": False,
+        "normalized": True, "input_height": 1, "input_width": 1, "objectness_score": 0.0}),
+        "detections")
+    return _model("ssd_head", {"detections": detections}, [image])
+
+
 # --------------------------------------------------------------------------------------
 # 4b. Gathers inside the bodies of a Loop and an If.
 

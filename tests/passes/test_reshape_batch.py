@@ -5,14 +5,16 @@ Every model whose inputs are static with a batch of 1 (the samples, the static
 ``?``. Exit 0 promises that OpenVINO runs the written model at every batch inside the
 request (1, 2 and 3 for ``?``) and that each row equals that row run alone through the
 original model: the outputs at the old size are unchanged, and no row leaks into
-another. Exit 1 must name a layer that really blocks: OpenVINO refuses the original
-model at the sizes the blocker names. The checks live in ``tools/reshape_survey.py``,
-which prints the figures for the README.
+another. An SSD-style head the test builds joins them (its DetectionOutput stacks every
+image's boxes in one output: compared image by image). Exit 1 must name a layer that
+really blocks: OpenVINO refuses the original model at the sizes the blocker names. The
+checks live in ``tools/reshape_survey.py``, which prints the figures for the README.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from reshape_survey import (
@@ -20,6 +22,7 @@ from reshape_survey import (
     ROOT,
     batch_one_models,
     batch_shapes,
+    built_models,
     openvino_refuses,
     reshape_args,
     rows_differ,
@@ -35,9 +38,17 @@ def test_the_survey_covers_samples_and_real_models():
     assert kinds == {"ir_samples", "ir_corpus"} and len(MODELS) >= 10
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict[str, Path]:
+    return {p.stem: p for p in built_models(tmp_path_factory.mktemp("built"))}
+
+
 @pytest.mark.parametrize("batch", list(BATCHES))
-@pytest.mark.parametrize("xml", MODELS, ids=lambda p: str(p.relative_to(ROOT).with_suffix("")))
-def test_reshape_fix_batch_runs_or_names_a_real_blocker(xml, batch, tmp_path, capsys):
+@pytest.mark.parametrize("xml", [*MODELS, "ssd_head"],
+                         ids=lambda p: str(p.relative_to(ROOT).with_suffix(""))
+                         if isinstance(p, Path) else p)
+def test_reshape_fix_batch_runs_or_names_a_real_blocker(xml, batch, built, tmp_path, capsys):
+    xml = built[xml] if isinstance(xml, str) else xml
     shapes = batch_shapes(xml, batch)
     out = tmp_path / "out.xml"
     code = main(reshape_args(xml, shapes, out))
