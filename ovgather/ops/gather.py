@@ -47,9 +47,9 @@ from ..shapes import (
     normalize_axis,
 )
 from .core import inputs, registry
-from .core.arrays import index_array, prod, require_same_batch
+from .core.arrays import index_array, prod, reach_message, require_same_batch
 from .core.spec import Attrs, Checks, Trace, specs_of
-from .core.values import INF, Tensor, exact_ints, exact_scalar
+from .core.values import Tensor, exact_ints, exact_scalar
 
 __all__ = ["infer_gather", "gather_shape"]
 
@@ -448,23 +448,25 @@ def _rows(attrs: Attrs, shapes: list) -> tuple[tuple[int, int], set[int]] | None
     return (0, 1), set(range(max(b, 0)))
 
 
-def _index_reach(ins: list[Tensor], attrs: Attrs) -> str | None:
-    """Known index bounds past the data axis: the CPU plugin reads zeros there. An index
-    built from the batch (``b * S + s``) into data a batch-1 trace sized for one row."""
-    if len(ins) < 3 or ins[1].value is None or ins[2].value is None:
+def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
+    """Indices past the data axis (value bounds, or the constant ``indices`` array): the
+    CPU plugin reads zeros there. An index built from the batch (``b * S + s``) into data
+    a batch-1 trace sized for one row, or constant indices into a smaller data."""
+    if len(ins) < 3 or ins[2].value is None:
         return None
-    data, (lows, highs), axis = ins[0].shape, ins[1].value, ins[2].value[0]
-    if data.rank is None or len(axis) != 1 or not lows:
+    data, axis = ins[0].shape, ins[2].value[0]
+    if ins[1].value is not None and ins[1].value[0]:
+        lo, hi = min(ins[1].value[0]), max(ins[1].value[1])
+    elif indices is not None and indices.size:
+        lo, hi = int(indices.min()), int(indices.max())
+    else:
+        return None
+    if data.rank is None or len(axis) != 1:
         return None
     at = axis[0] + data.rank if axis[0] < 0 else axis[0]
     if not 0 <= at < data.rank or not data.dims[at].is_static:
         return None
-    size, lo, hi = data.dims[at].lo, min(lows), max(highs)
-    floor = -size if attrs.version >= 8 else 0
-    if hi >= INF or lo <= -INF or floor <= lo <= hi < size:
-        return None
-    return (f"its indices reach {lo}..{hi} along axis {at} of data {data}, which holds "
-            f"{size}: the runtime reads out of bounds (zeros)")
+    return reach_message(lo, hi, data.dims[at].lo, attrs.version >= 8, f"axis {at}", data)
 
 
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, known_crash=_known_crash,

@@ -43,7 +43,7 @@ from ..errors import (
 from ..shapes import DYNAMIC, DYNAMIC_RANK, PartialShape, ShapeLike, as_partial_shape
 from ..shapes import normalize_axis as axis_from_front
 from .core import inputs
-from .core.arrays import index_array
+from .core.arrays import index_array, reach_message
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor
 
@@ -235,7 +235,18 @@ def _rows(attrs: Attrs, shapes: list) -> tuple[tuple[int, int], set[int]] | None
     return (0, 1), set(range(rank)) - {axis % rank}
 
 
-SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, row_dims=_rows, versions={
+def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
+    """Constant indices past the data axis (negative ones count from the end)."""
+    data, axis = ins[0].shape, attrs.int("axis", 0)
+    if indices is None or not indices.size or data.rank is None \
+            or not -data.rank <= axis < data.rank or not data.dims[axis].is_static:
+        return None
+    return reach_message(int(indices.min()), int(indices.max()), data.dims[axis].lo, True,
+                         f"axis {axis % data.rank}", data)
+
+
+SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, row_dims=_rows,
+                 index_reach=_index_reach, versions={
     6: {"words": "GatherElements-6 gives the indices shape", "reference": _reference,
         "inputs": GatherElementsInputs()},
 })

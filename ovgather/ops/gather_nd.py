@@ -40,7 +40,7 @@ from ..element_types import is_integral_number
 from ..errors import IndexRangeError, ReferenceInputError, ShapeInferenceError, UnsupportedOpError
 from ..shapes import DYNAMIC_RANK, Dimension, PartialShape, ShapeLike, as_partial_shape
 from .core import inputs
-from .core.arrays import index_array, prod, require_same_batch
+from .core.arrays import index_array, prod, reach_message, require_same_batch
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor
 
@@ -447,8 +447,26 @@ def _rows(attrs: Attrs, shapes: list) -> tuple[tuple[int, int], set[int]] | None
     return (0, 1), set(range(max(attrs.int("batch_dims", 0), 0)))
 
 
+def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
+    """Constant indices whose column ``c`` reaches past data dim ``batch_dims + c``
+    (negative ones count from the end): the CPU plugin reads out of bounds there."""
+    data, bd = ins[0].shape, attrs.int("batch_dims", 0)
+    if indices is None or not indices.size or indices.ndim < 1 or data.rank is None:
+        return None
+    columns = indices.reshape(-1, indices.shape[-1])
+    for c in range(columns.shape[1]):
+        at = bd + c
+        if at >= data.rank or not data.dims[at].is_static:
+            continue
+        why = reach_message(int(columns[:, c].min()), int(columns[:, c].max()),
+                            data.dims[at].lo, True, f"dim {at} (index column {c})", data)
+        if why:
+            return why
+    return None
+
+
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, views=_onnx_views,
-                 row_dims=_rows,
+                 row_dims=_rows, index_reach=_index_reach,
                  inputs=GatherNDInputs(), versions={
     5: {"words": "GatherND-5 folds the batch dims into one: [prod(I[:b])] + I[b:-1] + D[b+k:] "
                  "when b > 1", "reference": _reference(5)},

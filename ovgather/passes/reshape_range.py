@@ -9,9 +9,10 @@ shape inference at each of them (no compile): a layer that is invalid at one of 
 blocks the reshape as surely as one invalid at the requested shapes.
 
 Only a dim the reshape widens is probed: one that was static (or a narrower interval)
-and now is a range. A dim that was dynamic already and stays inside its old range meets
-no size the model did not meet before, and ties between inputs (a data batch that must
-equal an index batch) stay the model's own. Every probed dim of a probe takes the same
+and now is a range, and only at sizes outside its old range (plus its old static size,
+where the fixes must keep the model as it was). A size the model met before is the
+model's own business, and so are ties between inputs (a data batch that must equal an
+index batch). Every probed dim of a probe takes the same
 size (two inputs that share a batch stay equal); the "old size" probe gives each dim the
 static size it had before.
 """
@@ -25,7 +26,7 @@ from typing import Any
 import networkx as nx
 
 from ..errors import OvgatherError
-from ..graph import op_spec
+from ..graph import op_spec, producer
 from ..infer import CheckReport, LayerResult, all_tensors, check, tensors_reaching
 from ..shapes import INF, Dimension, PartialShape, ShapeLike, as_partial_shape
 
@@ -97,13 +98,22 @@ def probes(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> list[Probe]:
               if d is not None]
     if not probed:
         return []
-    # a batch of 0 is inside ``?`` but no one runs it: the low end counts from 1
+    # a batch of 0 is inside ``?`` but no one runs it: the low end counts from 1; just
+    # past an old interval is where the new sizes start
     ends = [e for name, i in probed for e in (new[name].dims[i].lo, new[name].dims[i].hi)
             if 0 < e < INF]
+    ends += [e for name, i in probed for e in (widened[name][i].lo - 1, widened[name][i].hi + 1)
+             if 0 < e < INF and not widened[name][i].is_static]
     found: dict[tuple, Probe] = {}
     for size in (None, *SIZES, *ends):
+        picks = {(name, i): _pick(new[name].dims[i], widened[name][i], size) for name, i in probed}
+        if size is None and not all(widened[n][i].is_static for n, i in probed):
+            continue  # no old size to check the fixes at
+        if size is not None and all(widened[n][i].lo <= k <= widened[n][i].hi
+                                    for (n, i), k in picks.items()):
+            continue  # the model met these sizes before: nothing the reshape admits
         picked = {name: PartialShape([
-            d if widened[name][i] is None else Dimension.static(_pick(d, widened[name][i], size))
+            d if widened[name][i] is None else Dimension.static(picks[name, i])
             for i, d in enumerate(new[name].dims)]) for name in widened}
         key = tuple((n, str(s)) for n, s in picked.items())
         found.setdefault(key, Probe(picked))
@@ -149,11 +159,26 @@ def out_of_bounds(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None
         if spec is None or spec.index_reach is None:
             continue
         ins = tensors_reaching(attrs, G._pred[node], produced)
-        why = spec.index_reach(ins, Attrs(attrs.get("data") or {}, spec.version))
+        why = spec.index_reach(ins, Attrs(attrs.get("data") or {}, spec.version),
+                               _const_indices(G, node))
         if why:
             found[node] = LayerResult(node, attrs["name"], attrs["type"], attrs.get("version"),
                                       "invalid", [], [], attrs.get("line"), why)
     return found
+
+
+def _const_indices(G: nx.MultiDiGraph, node: str):
+    """The array of a Const feeding input 1 (the indices of the gather family), else None."""
+    from ..ir import const_value
+
+    source = producer(G, node, G.nodes[node]["inputs"][1]["id"]) \
+        if len(G.nodes[node]["inputs"]) > 1 else None
+    if source is None or G.nodes[source[0]]["type"] not in ("Const", "Constant"):
+        return None
+    try:
+        return const_value(G, source[0])
+    except OvgatherError:
+        return None
 
 
 def shared_dim_warnings(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> list[str]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from ..._lazy import numpy as np
 from ...errors import ReferenceInputError
+from ...shapes import INF
 
-__all__ = ["index_array", "prod", "require_same_batch"]
+__all__ = ["index_array", "prod", "require_same_batch", "reach_message"]
 
 
 def index_array(indices: object) -> np.ndarray:
@@ -30,3 +31,13 @@ def require_same_batch(op: str, data: np.ndarray, idx: np.ndarray, b: int) -> No
     if data.shape[:b] != idx.shape[:b]:
         raise ReferenceInputError(f"{op} batch dims of data and indices must be equal, but got "
                                   f"{data.shape[:b]} and {idx.shape[:b]}")
+
+
+def reach_message(lo: int, hi: int, size: int, negative: bool, where: str, data) -> str | None:
+    """Why indices ``lo..hi`` into ``size`` elements (negative ones counted from the end
+    when ``negative``) read out of bounds, or None when they stay inside."""
+    floor = -size if negative else 0
+    if hi >= INF or lo <= -INF or floor <= lo <= hi < size:
+        return None
+    return (f"its indices reach {lo}..{hi} along {where} of data {data}, which holds "
+            f"{size}: the runtime reads out of bounds")

@@ -202,8 +202,9 @@ class OpSpec:
     None``, the inputs whose dims must agree and which dims (all but the axis of a
     Concat, the batch dims of a Gather): what ``reshape --fix`` broadcasts a constant
     input along when another input's rows change. ``index_reach``: ``index_reach(ins,
-    attrs) -> message or None``, known index bounds that reach past the data, which shape
-    inference lets pass and the runtime reads as zeros (``reshape`` blocks on it).
+    attrs, indices) -> message or None``, indices that reach past the data (their value
+    bounds, or ``indices``, the array of a constant indices input, else None), which
+    shape inference lets pass and the runtime reads out of bounds (``reshape`` blocks).
     """
 
     type: str
