@@ -140,3 +140,44 @@ def test_constant_indices_past_the_new_data_block_the_reshape(xml, batch, capsys
         return
     assert sorted({row["name"] for row in reaching}) == sorted(set(_past_data(model)))
     assert code == (1 if doc["blocked"] else 0)
+
+
+def _non_batch_samples() -> list[Path]:
+    """Static samples whose dim 0 is no batch of 1, every input with the same dim 0."""
+    found = []
+    for xml in _static_samples():
+        firsts = {i.get_partial_shape()[0].get_length() for i in CORE.read_model(str(xml)).inputs}
+        if len(firsts) == 1 and firsts != {1}:
+            found.append(xml)
+    return found
+
+
+@pytest.mark.parametrize("batch", ["3", "?"])
+@pytest.mark.parametrize("xml", _non_batch_samples(), ids=lambda p: p.stem)
+def test_a_reshape_of_dim_0_that_exits_0_runs_and_keeps_the_old_size(xml, batch, tmp_path,
+                                                                      capsys):
+    """Where dim 0 is no batch, exit 0 still promises that OpenVINO runs the written
+    model at sizes inside the request (3; or the old size, 2 and 3 for ``?``) and that at
+    the old size it computes what the original does."""
+    from reshape_survey import _feeds, _run
+
+    model = CORE.read_model(str(xml))
+    old = model.inputs[0].get_partial_shape()[0].get_length()
+    args = ["reshape", str(xml), "--fix", "--json", "-o", str(tmp_path / "out.xml")]
+    for i in model.inputs:
+        dims = [batch] + [str(d) for d in i.get_partial_shape().to_shape()[1:]]
+        args += ["--shape", f"{i.get_any_name()}=[{','.join(dims)}]"]
+    code = main(args)
+    doc = json.loads(capsys.readouterr().out)
+    if code == 1:  # the refusals are proved by the test above
+        assert doc["blocked"]
+        return
+    written = CORE.compile_model(str(tmp_path / "out.xml"), "CPU")
+    original = CORE.compile_model(model, "CPU")
+    rng = np.random.default_rng(5)
+    for size in ([3] if batch == "3" else [old, 2, 3]):
+        feeds = _feeds(model, size, rng)
+        got = _run(written, feeds)  # a failure to run raises
+        if size == old:
+            for a, b in zip(got, _run(original, feeds), strict=True):
+                np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
