@@ -120,6 +120,21 @@ def probes(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> list[Probe]:
     return list(found.values())
 
 
+def _leaves_old_range(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> bool:
+    """Some requested static dim lies outside the range its input had: a size the model
+    did not admit before (``x[2,3,8]`` of ``x[1..8,3,8]`` does not)."""
+    new = {name: as_partial_shape(s) for name, s in shapes.items()}
+    old = _old_shapes(G, new)
+    for name, shape in new.items():
+        before = old.get(name)
+        if shape.rank is None or before is None or before.rank != shape.rank:
+            return True
+        if any(d.is_static and not before.dims[i].lo <= d.lo <= before.dims[i].hi
+               for i, d in enumerate(shape.dims)):
+            return True
+    return False
+
+
 def failures(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike], report: CheckReport
              ) -> list[tuple[Probe, CheckReport, list[Any]]]:
     """``(probe, its report, its invalid layers)`` for each probe where a layer valid at
@@ -127,7 +142,8 @@ def failures(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike], report: CheckR
     not at the old shapes."""
     fine = {lr.id for lr in report.layers if lr.status != "invalid"}
     before = set(out_of_bounds(G, None))
-    static = [Probe({k: as_partial_shape(v) for k, v in shapes.items()})] if shapes else []
+    static = [Probe({k: as_partial_shape(v) for k, v in shapes.items()})] \
+        if _leaves_old_range(G, shapes) else []
     out = []
     for probe in probes(G, shapes) or static:
         at = check(G, {**shapes, **probe.shapes})
