@@ -148,6 +148,7 @@ def _blocked(G: nx.MultiDiGraph, blockers: list[_Blocker], fixes: list[dict[str,
     """The error naming every blocker, with one hint each: the layers upstream that a
     fix could rewrite (without ``--fix``), or that no fix covers it (with it)."""
     path = G.graph.get("xml_path")
+    old = None if fixed else infer_shapes(G)
     rows = []
     for b in blockers:
         lr = b.layer
@@ -155,9 +156,8 @@ def _blocked(G: nx.MultiDiGraph, blockers: list[_Blocker], fixes: list[dict[str,
         row = {"id": lr.id, "name": lr.name, "type": lr.type, "line": lr.line, "why": why}
         if b.probe is not None:
             row["sizes"] = {name: str(shape) for name, shape in b.probe.shapes.items()}
-        above = nx.ancestors(G, lr.id) if lr.id in G else set()  # a body layer: none
-        upstream = [c for c in culprits(G, b.report, {lr.id}) if c in above | {lr.id}]
-        if upstream and not fixed:
+        upstream = [] if fixed else culprits(G, b.report, {lr.id}, old)
+        if upstream:
             names = ", ".join(f"{G.nodes[c]['type']} '{G.nodes[c]['name']}' (id {c})"
                               for c in upstream)
             row["hint"] = f"{names} hard-codes the old size; --fix rewrites it"
@@ -293,13 +293,13 @@ def _fix_until_clean(G: nx.MultiDiGraph, shapes: dict[str, Any], report: CheckRe
         ids = {b.layer.id for b in blockers if b.report is failing}
         # a layer fixed once follows its input: fixing it again would guess on a guess
         done = {fx["id"] for fx in fixes}
-        found = [c for c in culprits(G, failing, ids, sizes) if c not in done]
+        old, new = infer_shapes(G), {lr.id: lr.inferred_shapes for lr in failing.layers}
+        found = [c for c in culprits(G, failing, ids, old, sizes) if c not in done]
         if not found:
             break
         # targets first: a constant compared with a shape that is still wrong upstream
         # would be tiled or broadcast by the wrong count
         found = [c for c in found if G.nodes[c]["type"] in ("Reshape", "Broadcast")] or found
-        old, new = infer_shapes(G), {lr.id: lr.inferred_shapes for lr in failing.layers}
         with editing(G):
             round_fixes = [f for node in found if (f := apply_fix(G, node, old, new, sizes))]
         if not round_fixes:

@@ -33,7 +33,7 @@ import numpy as np
 from ..element_types import is_real
 from ..errors import OvgatherError
 from ..graph import consumers, input_edges, op_spec, output_port, producer
-from ..infer import CheckReport, infer_shapes, shape_reaching, shapes_reaching
+from ..infer import CheckReport, shape_reaching, shapes_reaching
 from ..rewrite import add_const, add_layer, remove_layer
 from ..shapes import PartialShape
 from .building import concat, first_output, shape_of, slice_of
@@ -41,15 +41,15 @@ from .building import concat, first_output, shape_of, slice_of
 __all__ = ["culprits", "apply_fix"]
 
 
-def culprits(G: nx.MultiDiGraph, report: CheckReport, blockers: set[str],
+def culprits(G: nx.MultiDiGraph, report: CheckReport, blockers: set[str], old: dict,
              sizes: frozenset[int] = frozenset({1})) -> list[str]:
     """Fixable layers upstream of a blocking layer, or blocking themselves, in walk
-    order: those :func:`apply_fix` can rewrite, given the report of the new shapes."""
+    order: those :func:`apply_fix` can rewrite, given the report of the new shapes and
+    ``old``, ``infer_shapes(G)`` at the old ones."""
     upstream: set[str] = set(blockers)
     for b in blockers:
         if b in G:  # a layer inside a body has no top-level ancestors of its own
             upstream |= nx.ancestors(G, b)
-    old = infer_shapes(G)
     new = {lr.id: lr.inferred_shapes for lr in report.layers}
     return [lr.id for lr in report.layers if lr.id in upstream and lr.id in G
             and _PLANS.get(lr.type, _plan_sibling)(G, lr.id, old, new, sizes)]

@@ -140,12 +140,15 @@ def failures(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike], report: CheckR
     """``(probe, its report, its invalid layers)`` for each probe where a layer valid at
     the requested shapes (``report``) is invalid, or a Gather reads out of bounds that did
     not at the old shapes."""
-    fine = {lr.id for lr in report.layers if lr.status != "invalid"}
-    before = set(out_of_bounds(G, None))
     static = [Probe({k: as_partial_shape(v) for k, v in shapes.items()})] \
         if _leaves_old_range(G, shapes) else []
+    candidates = probes(G, shapes) or static
+    if not candidates:
+        return []
+    fine = {lr.id for lr in report.layers if lr.status != "invalid"}
+    before = set(out_of_bounds(G, None))
     out = []
-    for probe in probes(G, shapes) or static:
+    for probe in candidates:
         at = check(G, {**shapes, **probe.shapes})
         bad = [lr for lr in at.layers if lr.status == "invalid" and lr.id in fine]
         bad += [lr for node, lr in out_of_bounds(G, {**shapes, **probe.shapes}).items()
