@@ -48,7 +48,7 @@ from ..infer import CheckReport, check, infer_shapes
 from ..rewrite import editing
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
 from .reshape_fixes import apply_fix, culprits
-from .reshape_range import Probe, changed_sizes, failures, shared_dim_warnings
+from .reshape_range import Probe, changed_sizes, failures, parameters_named, shared_dim_warnings
 
 __all__ = ["reshape", "ReshapeResult", "shape_attribute", "reshape_effect"]
 
@@ -178,14 +178,8 @@ def _blocked(G: nx.MultiDiGraph, blockers: list[_Blocker], fixes: list[dict[str,
 def _overridden(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> dict[str, PartialShape]:
     """Parameter id -> the new shape given for it (by friendly or tensor name)."""
     out: dict[str, PartialShape] = {}
-    for node, attrs in G.nodes(data=True):
-        if attrs.get("type") != "Parameter":
-            continue
-        names = [attrs["name"], *(n for p in attrs["outputs"] for n in p.get("names") or ())]
-        for name in names:
-            if name in shapes:
-                out[node] = as_partial_shape(shapes[name])
-                break
+    for name, node in parameters_named(G, shapes).items():  # the friendly name first
+        out.setdefault(node, as_partial_shape(shapes[name]))
     return out
 
 

@@ -31,7 +31,7 @@ from ..infer import CheckReport, LayerResult, all_tensors, check, tensors_reachi
 from ..shapes import INF, Dimension, PartialShape, ShapeLike, as_partial_shape
 
 __all__ = ["Probe", "probes", "failures", "out_of_bounds", "shared_dim_warnings",
-           "changed_sizes", "SIZES"]
+           "changed_sizes", "parameters_named", "SIZES"]
 
 #: the sizes every dynamic dim is tried at (besides its old size and its bounds)
 SIZES = (1, 2, 3)
@@ -48,19 +48,26 @@ class Probe:
         return ", ".join(f"{name}{shape}" for name, shape in self.shapes.items())
 
 
-def _old_shapes(G: nx.MultiDiGraph, shapes: Mapping[str, Any]) -> dict[str, PartialShape]:
-    """Each requested name -> its Parameter's shape as the model declares it now."""
+def parameters_named(G: nx.MultiDiGraph, shapes: Mapping[str, Any]) -> dict[str, str]:
+    """Each name of ``shapes`` that names a Parameter (friendly or tensor name) -> its id."""
     out = {}
-    for _, attrs in G.nodes(data=True):
+    for node, attrs in G.nodes(data=True):
         if attrs.get("type") != "Parameter":
             continue
-        text = (attrs.get("data") or {}).get("shape")
         names = [attrs["name"], *(n for p in attrs["outputs"] for n in p.get("names") or ())]
-        for name in names:
-            if name in shapes:
-                out[name] = (PartialShape.parse(f"[{text}]") if text is not None
-                             else PartialShape.dynamic())
+        out.update((name, node) for name in names if name in shapes)
     return out
+
+
+def _declared(G: nx.MultiDiGraph, node: str) -> PartialShape:
+    """A Parameter's ``shape`` attribute (dynamic rank when it has none)."""
+    text = (G.nodes[node].get("data") or {}).get("shape")
+    return PartialShape.parse(f"[{text}]") if text is not None else PartialShape.dynamic()
+
+
+def _old_shapes(G: nx.MultiDiGraph, shapes: Mapping[str, Any]) -> dict[str, PartialShape]:
+    """Each requested name -> its Parameter's shape as the model declares it now."""
+    return {name: _declared(G, node) for name, node in parameters_named(G, shapes).items()}
 
 
 def _pick(dim: Dimension, old: Dimension | None, size: int | None) -> int:
@@ -205,23 +212,16 @@ def shared_dim_warnings(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> 
     given input changes, the same old size: most likely a batch or a sequence the two
     share (``input_ids`` reshaped, ``attention_mask`` left at the old size)."""
     new = {name: as_partial_shape(s) for name, s in shapes.items()}
-    old = _old_shapes(G, new)
-    given_ids = set()
+    given = parameters_named(G, new)
     changed: list[tuple[str, int, int, str]] = []  # (name, position, old size, new dim)
-    for node, attrs in G.nodes(data=True):
-        if attrs.get("type") != "Parameter":
-            continue
-        names = [attrs["name"], *(n for p in attrs["outputs"] for n in p.get("names") or ())]
-        name = next((n for n in names if n in new), None)
-        if name is None:
-            continue
-        given_ids.add(node)
-        before, after = old[name], new[name]
+    for name, node in given.items():
+        before, after = _declared(G, node), new[name]
         if before.rank is None or before.rank != after.rank:
             continue
         changed += [(name, i, a.lo, str(b)) for i, (a, b) in
                     enumerate(zip(before.dims, after.dims, strict=True))
                     if a.is_static and a != b]
+    given_ids = set(given.values())
     warnings = []
     for node, attrs in G.nodes(data=True):
         if attrs.get("type") != "Parameter" or node in given_ids:
