@@ -133,6 +133,42 @@ def probe_types(python: str, names: list[str]) -> tuple[str, dict[str, list[str]
     return version, taken
 
 
+_COMPILE_PROBE = """
+import sys
+try:
+    from openvino import Core, Tensor, Type
+except ImportError:  # releases before 2023.1 keep the API in openvino.runtime
+    from openvino.runtime import Core, Tensor, Type
+core = Core()
+for line in sys.stdin:
+    name, precision = line.split()
+    xml = sys.argv[1].replace("ETYPE", name).replace("PREC", precision)
+    try:
+        core.compile_model(core.read_model(xml, Tensor(Type.u8, [64])), "CPU")
+        print("ok", flush=True)
+    except Exception:
+        print("refused", flush=True)
+"""
+
+
+def probe_input_types(python: str, names: list[str]) -> list[str]:
+    """The element types the release's CPU plugin compiles a model input of (a
+    Parameter read by a Convert to f32): an input type is the model's interface, which no
+    rewrite can change."""
+    from ovgather.element_types import precision_of
+
+    through = _RESULT.replace("ID", "1").replace(
+        "EDGE", '<edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>')
+    to_f32 = _CONVERT.replace('element_type="f32"', 'element_type="ETYPE"').replace(
+        'precision="FP32"', 'precision="PREC"', 1).replace(
+        'destination_type="ETYPE"', 'destination_type="f32"').replace(
+        '<port id="1" precision="PREC">', '<port id="1" precision="FP32">')
+    run = subprocess.run([python, "-c", _COMPILE_PROBE, _HEAD + to_f32 + through], text=True,
+                         check=True, capture_output=True,
+                         input="".join(f"{n} {precision_of(n)}\n" for n in names))
+    return [n for n, said in zip(names, run.stdout.split(), strict=True) if said == "ok"]
+
+
 def probe_release(python: str) -> dict:
     """One release's row: its version, its opset runs and the element types it reads."""
     from ovgather.element_types import ELEMENT_TYPES
@@ -149,7 +185,9 @@ def probe_release(python: str) -> dict:
     return {"openvino": version, "last_opset": max(opsets),
             "opsets": {op: [list(r) for r in runs]
                        for op, runs in tool.op_table(opsets).items()},
-            "element_types": {n: uses for n, uses in types.items() if uses}}
+            "element_types": {n: uses for n, uses in types.items() if uses},
+            "input_types_compiled": probe_input_types(
+                python, [n for n, uses in types.items() if "parameter" in uses])}
 
 
 def _version_in(op: str, n: int) -> int:
@@ -172,6 +210,7 @@ def render(rows: dict[str, dict]) -> str:
                            for t, uses in row["element_types"].items())
         blocks.append(f'    "{release}": {{\n      "openvino": "{row["openvino"]}",\n'
                       f'      "last_opset": {row["last_opset"]},\n'
+                      f'      "input_types_compiled": {json.dumps(row["input_types_compiled"])},\n'
                       f'      "element_types": {{\n{types}\n      }},\n'
                       f'      "opsets": {{\n{ops}\n      }}\n    }}')
     return '{\n  "releases": {\n' + ",\n".join(blocks) + "\n  }\n}\n"

@@ -1,10 +1,12 @@
-"""``ovgather convert MODEL.xml --to opset5|opset8 -o OUT.xml [--in-place] [--json]``.
+"""``ovgather convert MODEL.xml (--to opset5|opset8 | --target-runtime RELEASE) -o OUT.xml
+[--in-place] [--json]``.
 
-Reads the IR, converts every GatherND (passes/convert_gather_nd.py), re-checks the shapes
+Reads the IR, converts every GatherND (passes/convert_gather_nd.py) or rewrites every layer
+an older OpenVINO release cannot load or compile (passes/downgrade.py), re-checks the shapes
 of the result and writes OUT.xml + OUT.bin atomically. Nothing is written when the
 conversion or the check finds a problem, and the input is never overwritten unless OUT is
-the input and ``--in-place`` is given; nothing is written either when the model has no
-GatherND to convert (docs/cli.md).
+the input and ``--in-place`` is given; nothing is written either when the model needs no
+change (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -24,16 +26,25 @@ __all__ = ["add_parsers", "run"]
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register ``convert`` on ``sub``."""
-    p = sub.add_parser("convert", help="convert every GatherND to opset5 or opset8",
+    p = sub.add_parser("convert", help="convert every GatherND to opset5 or opset8, or "
+                       "rewrite a model for an older OpenVINO release",
                        description="Rewrite every GatherND into the requested version, "
-                       "inserting a Reshape where the batch layouts differ.")
+                       "inserting a Reshape where the batch layouts differ; or rewrite "
+                       "every layer an older OpenVINO release cannot load or compile into "
+                       "ops it runs, with the same outputs.")
     add_model_argument(p, onnx=False)
-    p.add_argument("--to", required=True, choices=("opset5", "opset8"),
-                   help="the GatherND version to convert to: opset5 (OpenVINO-style, batch "
-                   "dims flattened) or opset8 (ONNX-style, batch dims kept)")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--to", choices=("opset5", "opset8"),
+                      help="the GatherND version to convert to: opset5 (OpenVINO-style, batch "
+                      "dims flattened) or opset8 (ONNX-style, batch dims kept)")
+    what.add_argument("--target-runtime", metavar="RELEASE",
+                      help="the OpenVINO release to deploy to (2023.0, 2024.0, 2025.0; a "
+                      "patch such as 2023.0.2 is the same): every layer it cannot read or "
+                      "compile is rewritten, or the command exits 1 naming the layers it "
+                      "cannot rewrite")
     p.add_argument("-o", "--output", required=True, metavar="OUT.xml",
-                   help="the IR to write (OUT.bin goes beside it); written only when a "
-                   "GatherND was converted")
+                   help="the IR to write (OUT.bin goes beside it); written only when "
+                   "something was converted")
     p.add_argument("--in-place", action="store_true",
                    help="allow OUT to be MODEL itself (it is replaced atomically)")
     add_json(p)
@@ -50,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
     from ..passes.convert_gather_nd import ConvertGatherND
     from ..rewrite import reinfer
 
+    if args.target_runtime is not None:
+        return _run_downgrade(args)
     check_output(Path(args.output), args.model, args.in_place)
     with Progress(5, unit="step") as bar:
         G = load(args.model, bar, args.debug, ir_only=True)
@@ -117,3 +130,68 @@ def _print_human(args: argparse.Namespace, G: Any, changes: list[dict[str, Any]]
             f"{change['to']}, batch_dims={change['batch_dims']}{tail}")
     say(f"converted {len(changes)} GatherND layer(s); wrote {args.output}")
 
+
+
+def _run_downgrade(args: argparse.Namespace) -> int:
+    """``--target-runtime``: rewrite for the release, check, write; exit 1 naming every
+    layer there is no rewrite for, with nothing written."""
+    from ..ir import write_ir
+    from ..ops.core.releases import release_of
+    from ..passes.downgrade import Downgrade, DowngradeError
+    from ..rewrite import reinfer
+
+    release = release_of(args.target_runtime)
+    check_output(Path(args.output), args.model, args.in_place)
+    with Progress(4, unit="step") as bar:
+        G = load(args.model, bar, args.debug, ir_only=True)
+        bar.update()
+        bar.describe(f"checking {G.number_of_nodes():,} layers")
+        before = _problems(reinfer(G))
+        if before:
+            return _fail(args.model, before, "the input model has a problem, so nothing was "
+                         "converted (see ovgather check)")
+        bar.update()
+        bar.describe(f"rewriting for OpenVINO {release}")
+        try:
+            result = Downgrade(release).call(G)
+        except DowngradeError as err:
+            err.located(file=args.model)
+            if args.json:
+                print_json({"path": args.model, "output": None, "target_runtime": release,
+                            "modified": False, "converted": [], "refused": err.refused})
+            error(str(err))
+            if not args.json:
+                for refused in err.refused[1:]:
+                    say(f"  also: {refused['type']} '{refused['name']}' (id {refused['id']}"
+                        f"{_line(refused)}): {refused['why']}")
+            return EXIT_PROBLEM
+        bar.update()
+        problems = _problems(reinfer(G)) if result.modified else []
+        if problems:  # pragma: no cover - a rewrite that breaks a shape rule
+            return _fail(args.model, problems, "the rewritten model does not check, so it "
+                         "was not written")
+        if result.modified:
+            bar.describe(f"writing {os.path.basename(args.output)}")
+            write_ir(G, args.output)
+        bar.update()
+    if args.json:
+        print_json({"path": args.model, "output": args.output if result.modified else None,
+                    "target_runtime": release, "modified": result.modified,
+                    "converted": result.changes, "refused": []})
+        return EXIT_OK
+    if not result.modified:
+        say(f"{args.model}: nothing to convert (OpenVINO {release} reads and compiles every "
+            "layer); nothing written")
+        return EXIT_OK
+    for change in result.changes:
+        made = change["to"]
+        if change["inserted"]:
+            kinds = sorted({c["type"] for c in change["inserted"]})
+            made += f" ({', '.join(kinds)})"
+        say(f"{change['name']} (id {change['id']}): {change['from']} -> {made}")
+    say(f"rewrote {len(result.changes)} layer(s) for OpenVINO {release}; wrote {args.output}")
+    return EXIT_OK
+
+
+def _line(refused: dict[str, Any]) -> str:
+    return f", line {refused['line']}" if refused.get("line") else ""

@@ -15,9 +15,17 @@ from typing import Any
 from ..element_types import ELEMENT_TYPES, element_type_name
 from ..graph.bodies import walk_bodies
 from ..ops.core.registry import opset_number
-from ..ops.core.releases import COMPILE_LIMITS, NEWEST, RELEASES, builds, reads_type, release_of
+from ..ops.core.releases import (
+    COMPILE_LIMITS,
+    NEWEST,
+    RELEASES,
+    builds,
+    compiles_input,
+    reads_type,
+    release_of,
+)
 
-__all__ = ["TargetProblem", "target_problems"]
+__all__ = ["TargetProblem", "target_problems", "unread_types", "op_refused"]
 
 #: what stops a layer: the reader refuses its op or an element type, or the plugin refuses it
 STAGES = ("read", "compile")
@@ -60,7 +68,8 @@ def target_problems(G: Any, release: str) -> list[TargetProblem]:
     for ids, names, g in graphs:
         for n, attrs in g._node.items():
             where = (ids + str(n), names + attrs["name"])
-            reasons = _read_reasons(release, attrs)
+            reasons = _read_reasons(release, attrs) + _limits(release, g, n, attrs, stateful,
+                                                              "read")
             if reasons:
                 found.append(_problem(where, attrs, "read", reasons))
             reasons = [] if release == NEWEST else _compile_reasons(release, g, n, attrs,
@@ -81,12 +90,8 @@ def _read_reasons(release: str, attrs: dict) -> list[str]:
     """Why ``release``'s reader refuses this layer: its (type, opset) pair, then each
     element type it cannot parse, each named once."""
     reasons = []
-    op = "Constant" if attrs["type"] == "Const" else attrs["type"]
-    number = opset_number(attrs.get("version"))
-    newest = RELEASES[NEWEST]["opsets"]
-    wanted = builds(NEWEST, op, number) if number is not None and op in newest else None
+    op, number, wanted, built = _versions(release, attrs)
     if wanted is not None:
-        built = builds(release, op, number)
         if built is None:
             reasons.append(_no_op_words(release, op, number))
         elif built != wanted and (attrs.get("data") or {}).get("rounding_type") == "ceil_torch":
@@ -94,12 +99,35 @@ def _read_reasons(release: str, attrs: dict) -> list[str]:
             # ceil_torch: its read_model refuses the value (the other values mean the same)
             reasons.append(f"OpenVINO {release} builds {op}-{built} for opset{number}, "
                            f"which has no rounding_type ceil_torch")
-    seen = set()
-    for name, use in _element_types(attrs):
-        if name not in seen and not reads_type(release, name, use):
-            seen.add(name)
-            reasons.append(f"OpenVINO {release} does not read the element type {name}")
+    reasons += [f"OpenVINO {release} does not read the element type {name}"
+                for name in unread_types(release, attrs)]
     return reasons
+
+
+def _versions(release: str, attrs: dict) -> tuple[str, int | None, int | None, int | None]:
+    """(op type as the table spells it, the layer's opset number, the op version the
+    newest release builds for it, the one ``release`` builds or None)."""
+    op = "Constant" if attrs["type"] == "Const" else attrs["type"]
+    number = opset_number(attrs.get("version"))
+    newest = RELEASES[NEWEST]["opsets"]
+    wanted = builds(NEWEST, op, number) if number is not None and op in newest else None
+    return op, number, wanted, None if wanted is None else builds(release, op, number)
+
+
+def op_refused(release: str, attrs: dict) -> bool:
+    """Whether ``release``'s reader refuses the layer's (type, opset) pair itself (not
+    only one of its element types)."""
+    _, _, wanted, built = _versions(release, attrs)
+    return wanted is not None and built is None
+
+
+def unread_types(release: str, attrs: dict) -> list[str]:
+    """The element types of the layer (each once, in order) ``release`` cannot read."""
+    found: list[str] = []
+    for name, use in _element_types(attrs):
+        if name not in found and not reads_type(release, name, use):
+            found.append(name)
+    return found
 
 
 def _no_op_words(release: str, op: str, number: int) -> str:
@@ -127,17 +155,34 @@ def _compile_reasons(release: str, G: Any, n: str, attrs: dict, stateful: bool) 
     """The known CPU-plugin limits of ``release`` this layer of ``G`` (a body or the
     model) meets."""
     reasons = []
-    for limit in COMPILE_LIMITS:
-        if release in limit.releases and attrs["type"] == limit.op_type and \
-                _meets(limit.op_type, G, n, attrs, stateful):
-            reasons.append(f"OpenVINO {release}: {limit.message} ({limit.when})")
-    return reasons
+    if attrs["type"] == "Parameter":
+        etype = element_type_name((attrs.get("data") or {}).get("element_type"))
+        if reads_type(release, etype, "parameter") and not compiles_input(release, etype):
+            reasons.append(f"OpenVINO {release}: the CPU plugin does not take a model input "
+                           f"of element type {etype}")
+    return reasons + _limits(release, G, n, attrs, stateful, "compile")
 
 
-def _meets(op_type: str, G: Any, n: str, attrs: dict, stateful: bool) -> bool:
-    """Whether the layer meets the condition of its op's limit (``CompileLimit.when``)."""
+def _limits(release: str, G: Any, n: str, attrs: dict, stateful: bool, stage: str
+            ) -> list[str]:
+    """The known limits of ``release`` at ``stage`` the layer meets, in words."""
+    return [f"OpenVINO {release}: {limit.message} ({limit.when})" for limit in COMPILE_LIMITS
+            if limit.stage == stage and release in limit.releases
+            and attrs["type"] == limit.op_type and _meets(limit, G, n, attrs, stateful)]
+
+
+def _meets(limit: Any, G: Any, n: str, attrs: dict, stateful: bool) -> bool:
+    """Whether the layer meets the condition of the limit (``CompileLimit.when``)."""
+    op_type = limit.op_type
+    if op_type == "ReadValue":
+        if limit.when == "no initializer input":
+            return not attrs.get("inputs")
+        dims = attrs["outputs"][0].get("dims") if attrs.get("outputs") else None
+        return dims is None or any(d < 0 for d in dims)
     if op_type == "IsNaN":
         return any(G._node[m]["type"] != "Result" for m in G._succ[n])
+    if op_type == "Identity":
+        return True
     inputs = attrs.get("inputs") or []  # ScaledDotProductAttention: port 3 is the mask
     return stateful and len(inputs) > 3 and element_type_name(inputs[3].get("precision")) \
         == "boolean"

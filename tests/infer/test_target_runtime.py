@@ -12,14 +12,9 @@ import re
 import subprocess
 from pathlib import Path
 
-import numpy as np
-import openvino as ov
-import openvino.opset5 as o5
-import openvino.opset12 as o12
-import openvino.opset13 as o13
-import openvino.opset14 as o14
 import pytest
 import release_table
+import target_pieces
 
 from ovgather.cli import main
 from ovgather.element_types import element_type_name
@@ -34,99 +29,16 @@ STORED = sorted([*ROOT.glob("ir_samples/**/*.xml"), *ROOT.glob("ir_corpus/**/*.x
 
 
 # -- IRs with what the old releases lack, written by the installed OpenVINO --------------
-def _named(node, name):
-    node.set_friendly_name(name)
-    return node
-
-
-def _bitwise_and():
-    a, b = o13.parameter([2, 3], ov.Type.boolean), o13.parameter([2, 3], ov.Type.boolean)
-    return [a, b], [_named(o13.bitwise_and(a, b), "and13")]
-
-
-def _sdpa():
-    q = o13.parameter([1, 2, 4, 8], ov.Type.f32)
-    return [q], [_named(o13.scaled_dot_product_attention(q, q, q), "sdpa13")]
-
-
-def _pad12():
-    x = o13.parameter([2, 3], ov.Type.f32)
-    return [x], [_named(o12.pad(x, [0, -1], [1, 0], "constant"), "pad12")]
-
-
-def _group_norm():
-    x = o13.parameter([1, 4, 3, 3], ov.Type.f32)
-    scale, bias = np.ones(4, np.float32), np.zeros(4, np.float32)
-    return [x], [_named(o12.group_normalization(x, scale, bias, 2, 1e-5), "groupnorm12")]
-
-
-def _pool(kind, rounding):
-    x = o13.parameter([1, 2, 5, 5], ov.Type.f32)
-    if kind == "max":
-        node = o14.max_pool(x, [2, 2], [1, 1], [0, 0], [0, 0], [2, 2], rounding)
-    else:
-        node = o14.avg_pool(x, [2, 2], [0, 0], [0, 0], [2, 2], True, rounding)
-    return [x], [_named(node, f"{kind}pool14_{rounding}")]
-
-
-def _const(etype):
-    x = o13.parameter([4], ov.Type.f32)
-    c = _named(ov.op.Constant(getattr(ov.Type, etype), ov.Shape([4]), [0.5, 1.0, 0.0, 1.0]),
-               f"const_{etype}")
-    return [x], [o13.add(x, o13.convert(c, ov.Type.f32))]
-
-
-def _parameter(etype):
-    p = o13.parameter([4], getattr(ov.Type, etype), name=f"param_{etype}")
-    return [p], [o13.convert(p, ov.Type.f32)]
-
-
-def _isnan_select():
-    x = o13.parameter([2, 3], ov.Type.f32)
-    nan = _named(o13.is_nan(x), "isnan")
-    return [x], [o13.select(nan, o13.constant(np.float32(0)), x)]
-
-
-def _loop_with_pad12():
-    """A Loop whose body holds the Pad-12: the release names the body layer by its own id."""
-    x, inner = o13.parameter([2, 3], ov.Type.f32), o13.parameter([2, 3], ov.Type.f32)
-    pad = _named(o12.pad(inner, [0, 0], [0, 0], "constant"), "pad12_in_body")
-    body = ov.Model([o13.result(pad), o13.result(o13.constant(True))], [inner], "body")
-    loop = _named(o5.loop(o13.constant(np.int64(2)), o13.constant(True)), "loop")
-    loop.set_function(body)
-    loop.set_special_body_ports([-1, 1])
-    loop.set_invariant_input(inner, x.output(0))
-    return [x], [loop.get_iter_value(body.get_results()[0].output(0), -1)]
-
-
-#: name -> builder of (parameters, outputs): one thing an old release may lack each
-PIECES = {
-    "and13": _bitwise_and, "sdpa13": _sdpa, "pad12": _pad12, "groupnorm12": _group_norm,
-    "maxpool14_floor": lambda: _pool("max", "floor"),
-    "maxpool14_ceil_torch": lambda: _pool("max", "ceil_torch"),
-    "avgpool14_ceil_torch": lambda: _pool("avg", "ceil_torch"),
-    **{f"const_{t}": (lambda t=t: _const(t)) for t in ("f8e4m3", "nf4", "f4e2m1", "u2")},
-    "param_f8e5m2": lambda: _parameter("f8e5m2"), "isnan_select": _isnan_select,
-    "loop_pad12": _loop_with_pad12,
-}
-
-
-def _save(path: Path, pieces) -> Path:
-    params, outputs = [], []
-    for build in pieces:
-        p, o = build()
-        params += p
-        outputs += [x if isinstance(x, ov.Output) else x.output(0) for x in o]
-    ov.save_model(ov.Model(outputs, params, path.stem), str(path))
-    return path
+PIECES = target_pieces.PIECES
 
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory) -> dict[str, Path]:
-    """One IR per piece, and ``all`` with every piece side by side."""
+    """One IR per piece (those of ``convert --target-runtime`` too), and ``all`` with
+    every piece the check was measured on side by side."""
     folder = tmp_path_factory.mktemp("targets")
-    irs = {name: _save(folder / f"{name}.xml", [build]) for name, build in PIECES.items()}
-    irs["all"] = _save(folder / "all.xml", PIECES.values())
+    irs = target_pieces.write_all(folder, {**PIECES, **target_pieces.MORE_PIECES})
+    irs["all"] = target_pieces.save(folder / "all.xml", PIECES.values())
     return irs
 
 
@@ -134,6 +46,7 @@ def written(tmp_path_factory) -> dict[str, Path]:
 _ORACLE = """
 import json
 import sys
+import numpy as np
 try:
     from openvino import Core
 except ImportError:  # 2023.0 keeps the API in openvino.runtime
@@ -147,7 +60,14 @@ for path in sys.stdin.read().split():
         row["read"] = str(err)
     else:
         try:
-            core.compile_model(model, "CPU")
+            compiled = core.compile_model(model, "CPU")
+            if any(op.get_type_name() == "ReadValue" for op in model.get_ops()):
+                # a state's limit shows at the first inference: zeros, a dynamic dim at 1
+                request = compiled.create_infer_request()
+                for port in compiled.inputs:
+                    request.get_tensor(port).shape = [
+                        1 if d.is_dynamic else d.get_length() for d in port.get_partial_shape()]
+                request.infer()
         except Exception as err:
             row["compile"] = str(err)
     print(json.dumps(row), flush=True)

@@ -5,8 +5,9 @@ from each release installed in its own venv (``read_model`` probes; do not edit 
 hand): per release, the opset runs like ``opsets.json`` (``[first opset, last opset, op
 version built]``) and the element types it reads, each with the uses it was seen to take
 (``parameter``: a Parameter's ``element_type``, ``const``: a Const's, ``convert``: any
-other port or type attribute). The compile-time limits below are not in any table:
-they were measured by compiling models on the CPU plugin of each release.
+other port or type attribute), and the element types its CPU plugin compiles a model input
+of. The other compile-time limits below are not in any table: they were measured by
+compiling models on the CPU plugin of each release.
 
 >>> release_of("2023.0.2"), release_of("2024.0")
 ('2023.0', '2024.0')
@@ -25,7 +26,7 @@ from pathlib import Path
 from ...errors import UsageError
 
 __all__ = ["RELEASES", "NEWEST", "CompileLimit", "COMPILE_LIMITS", "release_of", "builds",
-           "reads_type"]
+           "reads_type", "compiles_input"]
 
 _DATA = json.loads(Path(__file__).with_name("releases.json").read_text(encoding="utf-8"))
 
@@ -66,16 +67,26 @@ def reads_type(release: str, element_type: str, use: str) -> bool:
     return takes(release) or not takes(NEWEST)
 
 
+def compiles_input(release: str, element_type: str) -> bool:
+    """Whether ``release``'s CPU plugin compiles a model input of ``element_type`` (a
+    type the newest release does not compile either is not held against it)."""
+    def takes(r: str) -> bool:
+        return element_type in RELEASES[r].get("input_types_compiled", ())
+    return takes(release) or not takes(NEWEST)
+
+
 @dataclass(frozen=True)
 class CompileLimit:
-    """A layer the CPU plugin of ``releases`` refuses to compile although the reader took
-    it; ``when`` names the condition ``infer.target`` tests, ``message`` what the plugin
-    said."""
+    """A layer the CPU plugin of ``releases`` refuses to compile (or to run) although the
+    reader's table takes its op; ``when`` names the condition ``infer.target`` tests,
+    ``message`` what the release said. ``stage`` "read": a refusal of the reader itself
+    that the opset table cannot show (it depends on the layer's inputs)."""
 
     op_type: str
     when: str
     releases: tuple[str, ...]
     message: str
+    stage: str = "compile"
 
 
 COMPILE_LIMITS: tuple[CompileLimit, ...] = (
@@ -92,4 +103,16 @@ COMPILE_LIMITS: tuple[CompileLimit, ...] = (
     CompileLimit("ScaledDotProductAttention", "boolean attention_mask in a stateful model",
                  ("2024.0",), "the CPU plugin turns the boolean attention_mask of a stateful "
                  "model into u8, then refuses it"),
+    # 2025.0.0 reads Identity-16 but compiles it to "Unsupported operation of type:
+    # Identity"; 2026.4 compiles it.
+    CompileLimit("Identity", "always", ("2025.0",), "the CPU plugin has no Identity"),
+    # 2023.0.2 reads ReadValue-6 only with its initializer input ("index '0' out of range in
+    # get_input_element_type"), and runs a state only of static shape: a Parameter [?,2]
+    # -> ReadValue(init) -> Add -> Assign model compiles, then fails at its first inference
+    # ("Evaluation failed on node of type: ReadValue"); so does the stateful Llama of
+    # ir_corpus ("Number shapes mismatch with real outputs number for node … Assign").
+    CompileLimit("ReadValue", "no initializer input", ("2023.0",),
+                 "the reader takes a ReadValue only with its initializer input", "read"),
+    CompileLimit("ReadValue", "dynamic variable shape", ("2023.0",),
+                 "the CPU plugin runs a state (ReadValue/Assign) only of static shape"),
 )

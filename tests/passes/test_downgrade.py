@@ -1,0 +1,145 @@
+"""``convert --target-runtime X`` against the releases themselves (OpenVINO 2023.0, 2024.0 and
+2025.0, each in its own venv): every sample, corpus IR and piece a release cannot read or
+compile is rewritten into an IR the release reads, compiles and runs with the outputs the
+installed OpenVINO gives for the original (rtol 1e-3), or refused with the layers named;
+nothing written is ever refused by the release."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import downgrade_survey
+import networkx as nx
+import pytest
+import release_table
+import target_pieces
+
+from ovgather.cli import main
+from ovgather.errors import UsageError
+from ovgather.infer import target_problems
+from ovgather.ir import read_ir
+from ovgather.passes.downgrade import Downgrade, DowngradeError, downgrade
+
+OLD = tuple(release_table.RELEASES)
+#: the pieces built so that no rewrite exists: an input of a type the release cannot
+#: take, a bitwise op on integers, a ceil_torch pool whose ceil output is larger, and a
+#: scatter that sums
+UNREWRITABLE = {"param_f8e5m2", "and13_i32", "maxpool14_ceil_torch_differs",
+                "scatter_elements12_sum"}
+#: OpenVINO 2023.0 runs no state of dynamic shape: a KV-cache LLM cannot run on it at all
+NO_DYNAMIC_STATE = {"pytorch_stateful"}
+
+
+@pytest.fixture(scope="module")
+def pieces(tmp_path_factory) -> dict[str, Path]:
+    return target_pieces.write_all(tmp_path_factory.mktemp("pieces"),
+                                   {**target_pieces.PIECES, **target_pieces.MORE_PIECES})
+
+
+@pytest.fixture(scope="module")
+def surveyed(pieces, tmp_path_factory) -> list:
+    for release in OLD:  # installed once, cached (CI installs them first)
+        release_table.release_python(release)
+    paths = [*downgrade_survey.stored_irs(), *pieces.values()]
+    return downgrade_survey.survey(paths, list(OLD), tmp_path_factory.mktemp("survey"))
+
+
+def test_nothing_written_fails_on_the_release_it_was_written_for(surveyed):
+    failed = [(p.release, p.path.name, p.after, p.differs) for p in surveyed
+              if p.converted is not None and not p.proven]
+    assert not failed
+
+
+def test_at_least_95_percent_of_what_each_release_refuses_is_converted(surveyed):
+    assert {p.release for p in surveyed} >= {"2023.0", "2024.0"}
+    for release in OLD:
+        pairs = [p for p in surveyed if p.release == release
+                 and p.path.stem not in UNREWRITABLE]
+        proven = [p for p in pairs if p.proven]
+        assert len(proven) >= 0.95 * len(pairs), (release, [
+            (p.path.name, p.refused) for p in pairs if not p.proven])
+    stored = [p for p in surveyed if "ir_corpus" in str(p.path) or "ir_samples" in str(p.path)]
+    assert len(stored) >= 30 and sum(p.proven for p in stored) >= 0.95 * len(stored)
+    assert all(p.proven or p.path.stem in NO_DYNAMIC_STATE for p in stored), [
+        (p.release, p.path.name, p.refused) for p in stored if not p.proven]
+
+
+def test_what_has_no_rewrite_is_refused_naming_the_layer(surveyed):
+    for pair in surveyed:
+        if pair.path.stem in UNREWRITABLE:
+            assert pair.refused and pair.converted is None, (pair.release, pair.path.name)
+            assert all(r["why"] and r["id"] and r["name"] for r in pair.refused)
+    assert {p.path.stem for p in surveyed if p.release == "2023.0" and p.refused} == \
+        UNREWRITABLE | NO_DYNAMIC_STATE
+    stateful = next(p for p in surveyed if p.release == "2023.0" and p.path.stem in
+                    NO_DYNAMIC_STATE)
+    assert all("static shape" in r["why"] for r in stateful.refused)
+
+
+def test_a_second_run_changes_nothing_and_new_names_are_unique(pieces):
+    for name in ("sdpa13_causal", "groupnorm12", "pad12_computed", "loop_pad12", "promote14"):
+        G = read_ir(str(pieces[name]))
+        before = {n: a["name"] for n, a in G.nodes(data=True)}
+        changes = downgrade(G, "2023.0")
+        assert changes and target_problems(G, "2023.0") == []
+        names = [a["name"] for _, a in G.nodes(data=True)]
+        assert len(names) == len(set(names)), name
+        assert Downgrade("2023.0").call(G).modified is False
+        kept = {n for n in before if n in G}
+        assert all(G.nodes[n]["name"] == before[n] for n in kept
+                   if G.nodes[n]["type"] in ("Parameter", "Result")), name
+
+
+def test_a_refusal_names_every_layer_and_leaves_the_graph_as_it_was(tmp_path):
+    path = target_pieces.save(tmp_path / "mixed.xml", [
+        target_pieces.MORE_PIECES["and13_i32"], target_pieces.PIECES["sdpa13"],
+        target_pieces.MORE_PIECES["scatter_elements12_sum"]])
+    G = read_ir(str(path))
+    copy = nx.node_link_data(G, edges="links")
+    with pytest.raises(DowngradeError) as caught:
+        Downgrade("2023.0").call(G)
+    assert {r["name"] for r in caught.value.refused} == {"and13_i32",
+                                                          "scatter_elements12_sum"}
+    assert json.dumps(nx.node_link_data(G, edges="links"), default=str) == \
+        json.dumps(copy, default=str)
+    with pytest.raises(UsageError):
+        Downgrade("2022.1")
+
+
+def test_the_command_writes_only_what_the_release_takes(pieces, tmp_path, capsys):
+    out = tmp_path / "out.xml"
+    assert main(["convert", str(pieces["sdpa13"]), "--target-runtime", "2023.0.2",
+                 "-o", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["target_runtime"] == "2023.0" and doc["output"] == str(out)
+    assert doc["converted"][0]["from"] == "ScaledDotProductAttention-13"
+    assert target_problems(read_ir(str(out)), "2023.0") == []
+
+    refused = tmp_path / "refused.xml"
+    assert main(["convert", str(pieces["and13_i32"]), "--target-runtime", "2023.0",
+                 "-o", str(refused)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and re.search(r"\.xml:\d+, layer 'and13_i32'", err)
+    assert not refused.exists() and not refused.with_suffix(".bin").exists()
+
+    same = tmp_path / "same.xml"
+    assert main(["convert", str(pieces["sdpa13"]), "--target-runtime", "2025.0",
+                 "-o", str(same)]) == 0
+    assert "nothing to convert" in capsys.readouterr().out and not same.exists()
+    assert main(["convert", str(pieces["sdpa13"]), "--target-runtime", "2019.1",
+                 "-o", str(same)]) == 2
+    assert main(["convert", str(pieces["sdpa13"]), "--target-runtime", "2023.0", "--to",
+                 "opset5", "-o", str(same)]) == 2
+
+
+def test_in_place_replaces_the_model_only_when_it_converts(pieces, tmp_path):
+    model = tmp_path / "m.xml"
+    shutil.copy(pieces["groupnorm12"], model)
+    shutil.copy(pieces["groupnorm12"].with_suffix(".bin"), model.with_suffix(".bin"))
+    assert main(["convert", str(model), "--target-runtime", "2023.0", "-o", str(model)]) == 2
+    assert main(["convert", str(model), "--target-runtime", "2023.0", "-o", str(model),
+                 "--in-place"]) == 0
+    assert target_problems(read_ir(str(model)), "2023.0") == []

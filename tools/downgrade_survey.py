@@ -1,0 +1,260 @@
+"""``convert --target-runtime`` measured against the old releases themselves.
+
+For every IR (``ir_samples``, ``ir_corpus`` and the pieces of ``target_pieces.py``, plus any
+given) and every older release (each installed in its venv by ``release_table.py``):
+
+1. the release reads and compiles the IR, or not (its own ``read_model`` and CPU plugin);
+2. where it does not, ovgather's ``Downgrade`` pass rewrites the IR for it (or refuses,
+   naming the layers);
+3. the rewritten IR is read, compiled and run by the release on the inputs the installed
+   OpenVINO ran the original on (``compare``'s seeded inputs), and every output must
+   equal the original's within ``rtol`` 1e-3 (``atol`` 1e-5).
+
+Prints one line per (IR, release) that needed a rewrite and, per release, how many were
+converted and proven, and how many refused.
+
+    python tools/downgrade_survey.py [--release 2023.0 ...] [--only NAME ...] [IR.xml ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import release_table  # noqa: E402
+import target_pieces  # noqa: E402
+
+RTOL, ATOL = 1e-3, 1e-5
+
+#: Runs in an old release's venv: reads "xml inputs.npz outputs.npz" lines, answers one
+#: JSON line each (the error of the stage that failed, or the output names written).
+_RUNNER = """
+import json, sys
+import numpy as np
+try:
+    from openvino import Core
+except ImportError:  # 2023.0 keeps the API in openvino.runtime
+    from openvino.runtime import Core
+core = Core()
+for line in sys.stdin:
+    xml, feed_path, out_path = line.split()
+    row = {"read": None, "compile": None, "run": None}
+    try:
+        model = core.read_model(xml)
+    except Exception as err:
+        row["read"] = str(err)[:2000]
+        print(json.dumps(row), flush=True); continue
+    try:
+        compiled = core.compile_model(model, "CPU")
+    except Exception as err:
+        row["compile"] = str(err)[:2000]
+        print(json.dumps(row), flush=True); continue
+    if feed_path == "-":
+        print(json.dumps(row), flush=True); continue
+    try:
+        given = dict(np.load(feed_path))
+        feed = {}
+        for port in compiled.inputs:
+            names = set(port.get_names()) | {port.get_node().get_friendly_name()}
+            feed[port] = given[next(n for n in given if n in names)]
+        request = compiled.create_infer_request()
+        request.infer(feed)
+        outs = {}
+        for i, port in enumerate(compiled.outputs):
+            outs[str(i)] = request.get_output_tensor(i).data.copy()
+            outs["names" + str(i)] = np.array(sorted(port.get_names()) or [""])
+        np.savez(out_path, **outs)
+    except Exception as err:
+        row["run"] = str(err)[:2000]
+    print(json.dumps(row), flush=True)
+"""
+
+
+@dataclass
+class Pair:
+    """One IR and one release that cannot take it as it is."""
+
+    path: Path
+    release: str
+    verdict: dict
+    refused: list[dict] = field(default_factory=list)
+    converted: Path | None = None
+    changes: list[dict] = field(default_factory=list)
+    after: dict = field(default_factory=dict)
+    differs: list[str] = field(default_factory=list)
+
+    @property
+    def proven(self) -> bool:
+        return self.converted is not None and not any(self.after.values()) \
+            and not self.differs and bool(self.after)
+
+
+def stored_irs() -> list[Path]:
+    return sorted([*ROOT.glob("ir_samples/**/*.xml"), *ROOT.glob("ir_corpus/**/*.xml")])
+
+
+def ask_release(release: str | None, jobs: list[tuple[Path, str, str]]) -> list[dict]:
+    """Run ``jobs`` (xml, inputs npz or "-", outputs npz) in the release's venv (None:
+    the installed OpenVINO)."""
+    python = sys.executable if release is None else str(release_table.release_python(release))
+    text = "\n".join(f"{x} {i} {o}" for x, i, o in jobs) + "\n"
+    done = subprocess.run([python, "-c", _RUNNER], input=text, capture_output=True,
+                          text=True, check=False)
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    if len(rows) != len(jobs):
+        raise RuntimeError(f"OpenVINO {release} died on {jobs[len(rows)][0]}: "
+                           f"{done.stderr[-2000:]}")
+    return rows
+
+
+def reference(path: Path, feed_path: Path, seed: int = 0) -> list[tuple[set[str], np.ndarray]]:
+    """Run the original on the installed OpenVINO with ``compare``'s seeded inputs; save
+    the inputs by every name of each and return the outputs (names, array)."""
+    from ovgather.runtime.outputs import RunnableModel
+    from ovgather.shapes import PartialShape
+    from ovgather.validate.runner import feeds
+    from ovgather.validate.sizes import one_size_tries
+
+    model = RunnableModel(str(path))
+    params = {i: PartialShape.parse(t.shape) for i, t in enumerate(model.inputs)}
+    types = {i: t.element_type for i, t in enumerate(model.inputs)}
+    tries = [sizes for _, sizes in one_size_tries(params, np.random.default_rng(seed))]
+    tries += [{i: PartialShape.parse(str([d if d >= 0 else 1 if axis == 0 else size
+                                          for axis, d in enumerate(dims)]))
+               for i, dims in _dims(params).items()} for size in (32, 64, 128, 224)]
+    error = None
+    for k, sizes in enumerate(tries):
+        feed = feeds(sizes, types, seed, k)
+        try:
+            outs = model.run([feed[i] for i in range(len(model.inputs))])
+        except Exception as err:  # noqa: BLE001 - try the next sizes
+            error = err
+            continue
+        np.savez(feed_path, **{name: feed[i] for i, t in enumerate(model.inputs)
+                               for name in t.names})
+        return [(set(t.names), out) for t, out in zip(model.outputs, outs, strict=True)]
+    raise RuntimeError(f"{path} ran on no input sizes: {error}")
+
+
+def _dims(params) -> dict:
+    """Each input's dims, -1 where dynamic (every input here has a static rank)."""
+    return {i: [-1 if d.lo != d.hi else d.lo for d in shape.dims]
+            for i, shape in params.items() if shape.dims is not None}
+
+
+def differences(expected: list[tuple[set[str], np.ndarray]], got_path: Path) -> list[str]:
+    """The outputs of the rewritten model (saved by the release) that are not the
+    original's: matched by a tensor name in common, else by position."""
+    got = np.load(got_path)
+    count = sum(1 for k in got.files if not k.startswith("names"))
+    outs = [(set(got[f"names{i}"].tolist()) - {""}, got[str(i)]) for i in range(count)]
+    if count != len(expected):
+        return [f"{count} outputs, not {len(expected)}"]
+    found = []
+    for i, (names, want) in enumerate(expected):
+        j = next((j for j, (n, _) in enumerate(outs) if n & names), i)
+        have = outs[j][1]
+        if have.shape != want.shape:
+            found.append(f"output {sorted(names)[:1]}: shape {have.shape} not {want.shape}")
+        elif not np.allclose(have.astype(np.float64), want.astype(np.float64), rtol=RTOL,
+                             atol=ATOL, equal_nan=True):
+            worst = np.nanmax(np.abs(have.astype(np.float64) - want.astype(np.float64)))
+            found.append(f"output {sorted(names)[:1]}: differs by up to {worst:.3g}")
+    return found
+
+
+def survey(paths: list[Path], releases: list[str], work: Path) -> list[Pair]:
+    """Every (IR, release) the release refuses, converted and proven where possible."""
+    from ovgather.errors import RewriteError
+    from ovgather.ir import read_ir, write_ir
+    from ovgather.passes.downgrade import Downgrade, DowngradeError
+
+    pairs: list[Pair] = []
+    # an IR the installed OpenVINO cannot compile either (a dynamic rank) is no old
+    # release's problem
+    paths = [p for p, v in zip(paths, ask_release(None, [(p, "-", "-") for p in paths]),
+                               strict=True) if not any(v.values())]
+    for release in releases:
+        verdicts = ask_release(release, [(p, "-", "-") for p in paths])
+        pairs += [Pair(p, release, v) for p, v in zip(paths, verdicts, strict=True)
+                  if v["read"] or v["compile"]]
+    expected: dict[Path, list] = {}
+    inputs: dict[Path, Path] = {}
+    for k, pair in enumerate(pairs):
+        G = read_ir(str(pair.path))
+        try:
+            pair.changes = Downgrade(pair.release).call(G).changes
+        except DowngradeError as err:
+            pair.refused = err.refused
+            continue
+        except RewriteError as err:
+            pair.refused = [{"why": str(err)}]
+            continue
+        pair.converted = work / pair.release / f"{k}_{pair.path.stem}.xml"
+        pair.converted.parent.mkdir(parents=True, exist_ok=True)
+        write_ir(G, str(pair.converted))
+        if pair.path not in expected:
+            inputs[pair.path] = work / f"{k}_inputs.npz"
+            expected[pair.path] = reference(pair.path, inputs[pair.path])
+    for release in releases:
+        todo = [p for p in pairs if p.release == release and p.converted is not None]
+        if not todo:
+            continue
+        rows = ask_release(release, [(p.converted, inputs[p.path], p.converted.with_suffix(".npz"))
+                                     for p in todo])
+        for pair, row in zip(todo, rows, strict=True):
+            pair.after = row
+            if not any(row.values()):
+                pair.differs = differences(expected[pair.path],
+                                           pair.converted.with_suffix(".npz"))
+    return pairs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("irs", nargs="*", type=Path)
+    parser.add_argument("--release", action="append", choices=list(release_table.RELEASES))
+    parser.add_argument("--only", action="append", help="IRs whose path contains this")
+    args = parser.parse_args()
+    releases = args.release or list(release_table.RELEASES)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        pieces = target_pieces.write_all(work / "pieces",
+                                         {**target_pieces.PIECES, **target_pieces.MORE_PIECES})
+        paths = args.irs or [*stored_irs(), *pieces.values()]
+        if args.only:
+            paths = [p for p in paths if any(o in str(p) for o in args.only)]
+        pairs = survey(paths, releases, work)
+        for pair in pairs:
+            where = pair.path.relative_to(ROOT) if pair.path.is_relative_to(ROOT) else \
+                pair.path.name
+            if pair.refused:
+                why = "; ".join(f"{r.get('name')}: {r['why']}" for r in pair.refused[:2])
+                print(f"{pair.release}  refused  {where}: {why}")
+            elif pair.proven:
+                print(f"{pair.release}  proven   {where} ({len(pair.changes)} layers rewritten)")
+            else:
+                fail = next((f"{k}: {v[:300]}" for k, v in pair.after.items() if v),
+                            "; ".join(pair.differs))
+                print(f"{pair.release}  FAILED   {where}: {fail}")
+        for release in releases:
+            mine = [p for p in pairs if p.release == release]
+            proven = sum(p.proven for p in mine)
+            refused = sum(bool(p.refused) for p in mine)
+            print(f"OpenVINO {release}: {len(mine)} IRs it cannot take, {proven} converted "
+                  f"and proven, {refused} refused, {len(mine) - proven - refused} failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
