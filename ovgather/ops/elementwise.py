@@ -30,6 +30,7 @@ from ..shapes import DYNAMIC, PartialShape
 from .core.casts import converted
 from .core.dims import broadcast_shapes
 from .core.spec import Attrs, Rule, Trace, specs_of
+from .core.symbolic import VALUE_FUNCTIONS, Facts, Sym, elementwise, exact_quotient
 from .core.values import (
     INF,
     INT_TYPES,
@@ -666,4 +667,20 @@ _RULES: dict[str, Rule] = {
     "ScatterElementsUpdate": _scatter(_update_elements),
 }
 
-SPECS = specs_of(_RULES)
+def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    """Shapes broadcast (the first input's for one-input ops); integer elements of shape
+    values computed (``S+1``, ``B*S``), a Select picking by a condition it can decide."""
+    op = facts.op
+    fn = VALUE_FUNCTIONS.get(op)
+    if op == "Divide":
+        integral = facts.outputs[0].etype in INT_TYPES
+        fn = (lambda a, b: a // b) if integral else exact_quotient
+    elif op == "Select":
+        fn = lambda c, a, b: None if c.const is None else a if c.const else b  # noqa: E731
+    broadcasting = op in BINARY or op in LOGICAL or op in ("Select", "FakeQuantize")
+    if op == "BatchNormInference" or data.text("auto_broadcast", "numpy").lower() == "pdpd":
+        return None
+    return elementwise(ins, facts, fn, broadcasting)
+
+
+SPECS = specs_of(_RULES, symbolic=_symbolic)

@@ -45,6 +45,7 @@ from ..shapes import normalize_axis as axis_from_front
 from .core import inputs
 from .core.arrays import index_array, reach_message
 from .core.spec import Attrs, Checks, Trace, specs_of
+from .core.symbolic import Facts, Sym
 from .core.values import Tensor
 
 __all__ = ["infer_gather_elements", "gather_elements_shape"]
@@ -218,6 +219,16 @@ def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
     return [Tensor(shape, ins[0].etype)]
 
 
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """The indices' dims; those off the axis equal the data's."""
+    d, i = ins[0].dims, ins[1].dims
+    if d is None or i is None or len(d) != len(i):
+        return [Sym(i)]
+    axis = attrs.int("axis") % len(d)
+    return [Sym([y if k == axis else facts.equal(y, x)
+                 for k, (x, y) in enumerate(zip(d, i, strict=True))])]
+
+
 def _reference(data, indices, *, batch_dims: int = 0, axis: int = 0):
     return gather_elements_reference(data, indices, axis)
 
@@ -246,7 +257,7 @@ def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
 
 
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, row_dims=_rows,
-                 index_reach=_index_reach, versions={
+                 index_reach=_index_reach, symbolic=_symbolic, versions={
     6: {"words": "GatherElements-6 gives the indices shape", "reference": _reference,
         "inputs": GatherElementsInputs()},
 })

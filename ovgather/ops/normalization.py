@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..errors import ShapeInferenceError
 from ..shapes import PartialShape
 from .core.spec import Attrs, Trace, specs_of
+from .core.symbolic import Facts, Sym
 from .core.values import Tensor
 
 __all__ = ["group_norm_shape", "SPECS"]
@@ -50,4 +51,9 @@ def _group_norm(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> 
     return [Tensor(shape, ins[0].etype)]
 
 
-SPECS = specs_of({"GroupNormalization": _group_norm})
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """The data's dims."""
+    return [Sym(ins[0].dims)]
+
+
+SPECS = specs_of({"GroupNormalization": _group_norm}, symbolic=_symbolic)

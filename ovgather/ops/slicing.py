@@ -12,6 +12,7 @@ from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import normalize_axis
 from .core.spec import Attrs, Trace, specs_of
+from .core.symbolic import Expr, Facts, Sym, maximum, minimum
 from .core.values import (
     NINF,
     Tensor,
@@ -269,4 +270,78 @@ def _strided_value(t: Tensor, begin, end, strides, masks) -> Value | None:
     return tuple(t.value[0][k] for k in picks), tuple(t.value[1][k] for k in picks)
 
 
-SPECS = specs_of({"Slice": _slice, "StridedSlice": _strided_slice})
+# -- symbolic dims (infer --symbols) -----------------------------------------------------
+def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    """Each sliced axis as ``stop - start`` clamped into the dim (``D-1`` for ``[1:]``),
+    from start and stop as expressions; StridedSlice with its masks (no ellipsis)."""
+    x, t = ins[0], facts.inputs[0]
+    starts, stops = ins[1].value, ins[2].value
+    steps = exact_ints(facts.inputs[3]) if len(ins) > 3 else None
+    if x.dims is None or starts is None or stops is None:
+        return None
+    steps = steps if steps is not None else (1,) * len(starts)
+    if facts.op == "Slice":
+        axes = exact_ints(facts.inputs[4]) if len(ins) > 4 else tuple(range(len(starts)))
+        out = list(x.dims)
+        for k, a in enumerate(axes):
+            i = normalize_axis(a, len(out), "a Slice axis")
+            out[i] = _sliced(x.dims[i], t.shape.dims[i], starts[k], stops[k], steps[k])
+        return [Sym(out, _picked(x, starts, stops, steps))]
+    masks = {name: {i for i, b in enumerate(data.ints(name + "_mask", ())) if b == 1}
+             for name in ("begin", "end", "new_axis", "shrink_axis", "ellipsis")}
+    if masks["ellipsis"]:
+        return None
+    out, k = [], 0
+    for axis in range(len(starts)):
+        if axis in masks["new_axis"]:
+            out.append(Expr({(): 1}))
+            continue
+        if axis not in masks["shrink_axis"]:
+            out.append(_sliced(x.dims[k], t.shape.dims[k],
+                               None if axis in masks["begin"] else starts[axis],
+                               None if axis in masks["end"] else stops[axis], steps[axis]))
+        k += 1
+    value = None if masks["new_axis"] else _picked(x, starts, stops, steps, masks)
+    return [Sym(out + list(x.dims[k:]), value)]
+
+
+def _sliced(d: Expr, n: Dimension, start: Expr | None, stop: Expr | None, step: int):
+    """``len(range(D)[start:stop:step])`` as an expression (None when not written)."""
+    if step < 0:  # only the whole reversal
+        full = (start is None or (start.const is not None and start.const >= n.hi - 1)) and \
+            (stop is None or (stop.const is not None and stop.const <= -n.hi - 1))
+        return d if full else None
+    first = Expr({}) if start is None else _clamped(start, d, n)
+    last = d if stop is None else _clamped(stop, d, n)
+    length = last - first
+    if first.const != 0 and (length.const is None or length.const < 0):
+        length = maximum(length, 0)
+    return length if step == 1 else (length + step - 1) // step
+
+
+def _clamped(x: Expr, d: Expr, n: Dimension) -> Expr:
+    """An index into ``[0, D]`` as a forward slice reads it (negative from the end)."""
+    c = x.const
+    if c is None:
+        return x if x == d else minimum(x, d)
+    if c >= 0:
+        return d if c >= n.hi else x if c <= n.lo else minimum(x, d)
+    return d + c if -c <= n.lo else maximum(d + c, 0)
+
+
+def _picked(x: Sym, starts, stops, steps, masks=None) -> list | None:
+    """The elements of a 1-D value sliced by exact start, stop and step."""
+    if x.value is None or len(x.value) == 0 or len(x.dims) != 1:
+        return None
+    b, e = starts[0].const, stops[0].const
+    if masks is not None:
+        b = None if 0 in masks["begin"] else b
+        e = None if 0 in masks["end"] else e
+        if 0 in masks["shrink_axis"]:
+            return [x.value[b]] if b is not None and -len(x.value) <= b < len(x.value) else None
+    if masks is None and (b is None or e is None):
+        return None
+    return [x.value[k] for k in range(*slice(b, e, steps[0]).indices(len(x.value)))]
+
+
+SPECS = specs_of({"Slice": _slice, "StridedSlice": _strided_slice}, symbolic=_symbolic)

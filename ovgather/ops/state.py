@@ -21,6 +21,7 @@ from __future__ import annotations
 from ..errors import ShapeInferenceError
 from ..shapes import PartialShape
 from .core.spec import Attrs, Trace, specs_of
+from .core.symbolic import Facts, Sym
 from .core.values import Tensor
 
 __all__ = ["relaxes", "SPECS"]
@@ -58,4 +59,12 @@ def _assign(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list
     return [Tensor(ins[0].shape, ins[0].etype)]
 
 
-SPECS = specs_of({"ReadValue": _read_value, "Assign": _assign})
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """Assign and ReadValue-3 pass their input's dims on; a ReadValue-6 holds whatever
+    was assigned (fresh names, unless ``--symbols`` names its variable_id)."""
+    if facts.op == "Assign" or attrs.version < 6:
+        return [Sym(ins[0].dims)]
+    return None
+
+
+SPECS = specs_of({"ReadValue": _read_value, "Assign": _assign}, symbolic=_symbolic)
