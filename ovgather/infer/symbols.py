@@ -101,6 +101,7 @@ class _SymbolWalk:
     def __init__(self, G: nx.MultiDiGraph, symbols: Mapping[str, str | Sequence]) -> None:
         self.G = G
         self.path = G.graph.get("xml_path") or G.graph.get("source_path")
+        self.keys: dict[str, str] = {}  # the node id or variable_id a key names -> the key
         self.given = self._bind(symbols)
         self.bound: dict[tuple, Expr] = {}  # fresh atom -> what it equals
         self.count = 0
@@ -178,8 +179,8 @@ class _SymbolWalk:
         if dims is None or t is None or t.shape.dims is None:
             return Sym(None)
         if len(dims) != len(t.shape.dims):
-            raise UsageError(f"the symbols must give '{key}' one dim per dim of its shape "
-                             f"{t.shape}, but got {len(dims)}", file=self.path)
+            raise UsageError(f"the symbols must give '{self.keys[key]}' one dim per dim of its "
+                             f"shape {t.shape}, but got {len(dims)}", file=self.path)
         return Sym([const(d) if isinstance(d, int) else None if d is None else name(d)
                     for d in dims])
 
@@ -241,6 +242,7 @@ class _SymbolWalk:
                     raise UsageError(f"a symbolic dim is a name, an integer or None, but "
                                      f"'{key}' has {d!r}", file=self.path)
             given[target] = parsed
+            self.keys[target] = key
         return given
 
     def _named(self, G, syms: dict[str, dict[int, Sym]]) -> dict[str, list[Sym]]:

@@ -8,11 +8,12 @@ OpenVINO's bound evaluation does. Checked by experiment against openvino 2026.4.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import normalize_axis
 from .core.spec import Attrs, Trace, specs_of
-from .core.symbolic import Facts, Sym, const
 from .core.values import (
     Tensor,
     Value,
@@ -21,6 +22,9 @@ from .core.values import (
     shape_of_len,
     static_size,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["SPECS"]
 
@@ -180,6 +184,7 @@ def _concat_rows(attrs: Attrs, shapes: list) -> tuple[None, set[int]] | None:
 def _concat_symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     """The axis dim is the sum of the inputs'; the other dims must be equal (the walk
     unites them); a 1-D value is the inputs' values one after the other."""
+    from .core.symbolic import Sym
     ranked = [s.dims for s in ins if s.dims is not None]
     if len(ranked) < len(ins) or not ranked[0]:
         return None
@@ -199,6 +204,7 @@ def _concat_symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | N
 def _split_symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     """Split: the axis dim divided by the number of parts; VariadicSplit: the lengths,
     a -1 the rest. A 1-D value splits into its pieces."""
+    from .core.symbolic import Sym, const
     x, axis = ins[0], exact_scalar(facts.inputs[1])
     if x.dims is None or axis is None:
         return None

@@ -18,6 +18,8 @@ arithmetic, which BinaryConvolution, DeformableConvolution and the poolings shar
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .core.dims import (
@@ -33,8 +35,10 @@ from .core.dims import (
     window_dims,
 )
 from .core.spec import Attrs, Trace, specs_of
-from .core.symbolic import Facts, Sym, window
 from .core.values import INT_TYPES, Tensor, computed_shape_bounds
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["group_conv_shape", "backprop_shape", "SPECS"]
 
@@ -193,6 +197,7 @@ def _group_conv(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> 
 def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
     """The batch, then each spatial dim ``(H+pb+pe-k)//s+1`` (the channels are the
     filters', static)."""
+    from .core.symbolic import Sym, window
     data, filters = ins[0].dims, facts.inputs[1].shape.dims
     if data is None or filters is None or facts.op not in ("Convolution", "GroupConvolution"):
         return None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import TYPE_CHECKING
 
 from .._lazy import numpy as np
 from ..element_types import FLOAT_VALUE_TYPES
@@ -30,7 +31,6 @@ from ..shapes import DYNAMIC, PartialShape
 from .core.casts import converted
 from .core.dims import broadcast_shapes
 from .core.spec import Attrs, Rule, Trace, specs_of
-from .core.symbolic import VALUE_FUNCTIONS, Facts, Sym, elementwise, exact_quotient
 from .core.values import (
     INF,
     INT_TYPES,
@@ -44,6 +44,9 @@ from .core.values import (
     static_size,
     value_of_arrays,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["SPECS"]
 
@@ -670,6 +673,7 @@ _RULES: dict[str, Rule] = {
 def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     """Shapes broadcast (the first input's for one-input ops); integer elements of shape
     values computed (``S+1``, ``B*S``), a Select picking by a condition it can decide."""
+    from .core.symbolic import VALUE_FUNCTIONS, elementwise, exact_quotient
     op = facts.op
     fn = VALUE_FUNCTIONS.get(op)
     if op == "Divide":

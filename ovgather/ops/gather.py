@@ -35,6 +35,8 @@ exactly what OpenVINO rejects::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import numpy as _np
 from ..element_types import is_integral_number, numpy_dtype
 from ..errors import ReferenceInputError
@@ -49,8 +51,10 @@ from ..shapes import (
 from .core import inputs, registry
 from .core.arrays import index_array, prod, reach_message, require_same_batch
 from .core.spec import Attrs, Checks, Trace, specs_of
-from .core.symbolic import Facts, Sym
 from .core.values import Tensor, exact_ints, exact_scalar
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["infer_gather", "gather_shape"]
 
@@ -428,6 +432,7 @@ def _value(ins: list[Tensor], axis: int | None, bd: int):
 def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
     """``D[:axis] + I[b:] + D[axis+1:]`` with the batch dims of D and I equal; a 1-D value
     gathered by exact indices picks its elements."""
+    from .core.symbolic import Sym
     d, i = ins[:2]
     axis = exact_scalar(facts.inputs[2]) if len(facts.inputs) > 2 else None
     if d.dims is None or i.dims is None or axis is None:

@@ -33,6 +33,8 @@ at the axis::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import numpy as _np
 from ..element_types import element_type_name
 from ..errors import (
@@ -45,8 +47,10 @@ from ..shapes import normalize_axis as axis_from_front
 from .core import inputs
 from .core.arrays import index_array, reach_message
 from .core.spec import Attrs, Checks, Trace, specs_of
-from .core.symbolic import Facts, Sym
 from .core.values import Tensor
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["infer_gather_elements", "gather_elements_shape"]
 
@@ -221,6 +225,7 @@ def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
 
 def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
     """The indices' dims; those off the axis equal the data's."""
+    from .core.symbolic import Sym
     d, i = ins[0].dims, ins[1].dims
     if d is None or i is None or len(d) != len(i):
         return [Sym(i)]

@@ -35,6 +35,8 @@ both ranks are unknown (then the output is ``[...]``, as OpenVINO answers).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import numpy as _np
 from ..element_types import is_integral_number
 from ..errors import IndexRangeError, ReferenceInputError, ShapeInferenceError, UnsupportedOpError
@@ -42,8 +44,10 @@ from ..shapes import DYNAMIC_RANK, Dimension, PartialShape, ShapeLike, as_partia
 from .core import inputs
 from .core.arrays import index_array, prod, reach_message, require_same_batch
 from .core.spec import Attrs, Checks, Trace, specs_of
-from .core.symbolic import Facts, Sym, dims_product
 from .core.values import Tensor
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["infer_gather_nd", "gather_nd_shape", "onnx_gather_nd_shape", "fold_batch_dims",
            "OP_TYPE"]
@@ -419,6 +423,7 @@ def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
 def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
     """``I[:b] + I[b:-1] + D[b+k:]`` with the batch dims of D and I equal (GatherND-5
     folds them into their product when b > 1)."""
+    from .core.symbolic import Sym, dims_product
     d, i = ins[0].dims, ins[1].dims
     k = facts.inputs[1].shape.dims[-1] if i else None
     if d is None or not i or k is None or k.lo != k.hi:

@@ -11,13 +11,13 @@ OpenVINO does (a ``[3,6]`` input gives ``[2,..18]``):
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.dims import normalize_axis
 from .core.inputs import InputMaker
 from .core.spec import Attrs, Rule, Trace, specs_of
-from .core.symbolic import Facts, Sym, maximum
 from .core.values import (
     MAX_VALUE_SIZE,
     Tensor,
@@ -27,6 +27,9 @@ from .core.values import (
     exact_scalar,
     static_size,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["nonzero_shape", "range_length", "SPECS"]
 
@@ -153,6 +156,7 @@ _RULES: dict[str, Rule] = {
 def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     """Range: ``stop - start`` elements (over a constant step, rounded up); TopK: the
     axis dim is k. NonZero's count is data, never a shape fact."""
+    from .core.symbolic import Sym, maximum
     if facts.op == "Range":
         start, stop = (s.value[0] if s.value and len(s.value) == 1 else None for s in ins[:2])
         step = exact_scalar(facts.inputs[2])

@@ -22,11 +22,12 @@ the pads' lower bounds).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.spec import Attrs, Trace, specs_of
-from .core.symbolic import Facts, Sym
 from .core.values import (
     MAX_VALUE_SIZE,
     UNBOUNDED,
@@ -36,6 +37,9 @@ from .core.values import (
     static_size,
     value_of_arrays,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["pad_shape", "SPECS"]
 
@@ -188,6 +192,7 @@ def _sources(size: int, length: int, begin: int, mode: str):
 
 def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
     """Each dim plus its two pads (the pads as expressions, missing ones 0)."""
+    from .core.symbolic import Sym
     data, begin, end = ins[0].dims, ins[1].value, ins[2].value
     if data is None or begin is None or end is None:
         return None

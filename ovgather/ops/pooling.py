@@ -29,12 +29,16 @@ intervals); AdaptiveMaxPool-8 also outputs the indices.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.dims import ceil_div, floor_div, pad_mode, value_dims
 from .core.spec import Attrs, Trace, specs_of
-from .core.symbolic import Facts, Sym, window
 from .core.values import Tensor, computed_shape_bounds
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["pool_shape", "same_pads", "adaptive_shape", "SPECS"]
 
@@ -190,6 +194,7 @@ def _adaptive(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> li
 def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
     """Batch and channels kept, each spatial dim ``(H+pb+pe-k)//s+1`` (``ceil`` rounds
     up); an adaptive pooling's spatial dims are its sizes input."""
+    from .core.symbolic import Sym, window
     data = ins[0].dims
     if data is None:
         return None

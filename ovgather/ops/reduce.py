@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import TYPE_CHECKING
 
 from .._lazy import numpy as np
 from ..element_types import FLOAT_VALUE_TYPES
@@ -19,7 +20,6 @@ from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import broadcast_shapes, normalize_axis
 from .core.spec import Attrs, Rule, Trace, specs_of
-from .core.symbolic import Expr, Facts, Sym, broadcast, const, dims_product, maximum, minimum
 from .core.values import (
     MAX_VALUE_SIZE,
     Tensor,
@@ -28,6 +28,9 @@ from .core.values import (
     shape_of_len,
     static_size,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Expr, Facts, Sym
 
 __all__ = ["reduce_shape", "matmul_shape", "SPECS"]
 
@@ -219,13 +222,10 @@ _RULES: dict[str, Rule] = {
 
 
 # -- symbolic dims (infer --symbols) -----------------------------------------------------
-_SYMBOLIC_FOLDS = {"ReduceSum": lambda v: sum(v, const(0)), "ReduceProd": dims_product,
-                   "ReduceMax": lambda v: maximum(*v), "ReduceMin": lambda v: minimum(*v)}
-
-
 def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     """Reductions drop (or keep as 1) their axes and fold a 1-D value (``ReduceProd``
     of a shape is the element count); MatMul's inner dims must be equal."""
+    from .core.symbolic import FOLDS, Sym, const
     if facts.op == "MatMul":
         return _matmul_symbolic(ins, data, facts)
     x, axes = ins[0], exact_ints(facts.inputs[1])
@@ -235,7 +235,7 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     gone = {normalize_axis(a, max(rank, 1), "a reduction axis") for a in axes}
     keep = data.bool("keep_dims", False)
     out = [const(1) if i in gone else d for i, d in enumerate(x.dims) if keep or i not in gone]
-    fold = _SYMBOLIC_FOLDS.get(facts.op)
+    fold = FOLDS.get(facts.op)
     value = None
     if fold is not None and x.value is not None and rank <= 1 and None not in x.value \
             and x.value:
@@ -244,6 +244,7 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
 
 
 def _matmul_symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    from .core.symbolic import Sym, broadcast, const
     da, db = ins[0].dims, ins[1].dims
     if not da or not db:
         return None

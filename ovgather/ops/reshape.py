@@ -15,12 +15,13 @@ tests in ``tests/ops/test_ops_common.py`` which compare every rule with OpenVINO
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import broadcast_shapes, normalize_axis
 from .core.spec import Attrs, Trace, specs_of
-from .core.symbolic import Expr, Facts, Sym, broadcast, const, dims_product
 from .core.values import (
     MAX_VALUE_SIZE,
     Tensor,
@@ -32,6 +33,9 @@ from .core.values import (
     static_size,
     value_of_dims,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Expr, Facts, Sym
 
 __all__ = ["reshape_shape", "SPECS"]
 
@@ -315,6 +319,7 @@ def _tile(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Te
 
 # -- symbolic dims (infer --symbols) -----------------------------------------------------
 def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    from .core.symbolic import Sym, const
     x = ins[0]
     if facts.op == "ShapeOf":
         return None if x.dims is None else [Sym([const(len(x.dims))], x.dims)]
@@ -356,6 +361,7 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
 
 
 def _reshaped(x: Sym, target: Sym, special_zero: bool) -> list | None:
+    from .core.symbolic import dims_product
     if target.value is None:
         return None
     out: list[Expr | None] = list(target.value)
@@ -371,6 +377,7 @@ def _reshaped(x: Sym, target: Sym, special_zero: bool) -> list | None:
 
 
 def _broadcast_dims(x: Sym, target: Sym, mode: str, facts: Facts) -> list | None:
+    from .core.symbolic import broadcast, const
     if target.value is None:
         return None
     want = list(target.value)

@@ -21,14 +21,17 @@ does not gets ``?`` there.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.dims import bounds_dim, shifted, value_dims
 from .core.spec import Attrs, Trace, specs_of
-from .core.symbolic import Expr, Facts, Sym
 from .core.values import INT_TYPES, Tensor, computed_shape_bounds, exact_ints
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Expr, Facts, Sym
 
 __all__ = ["scaled", "interpolate_shape", "SPECS"]
 
@@ -145,6 +148,7 @@ def _interpolate(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) ->
 def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
     """The axes' dims are the sizes, or the dims times a scale that is a small fraction
     (``2*H``, ``H//2``); the pads add to every dim."""
+    from .core.symbolic import Sym
     data = ins[0].dims
     if data is None or attrs.version == 1:
         return None

@@ -8,11 +8,12 @@ part of its value with its bounds. Checked by experiment against openvino 2026.4
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import normalize_axis
 from .core.spec import Attrs, Trace, specs_of
-from .core.symbolic import Expr, Facts, Sym, maximum, minimum
 from .core.values import (
     NINF,
     Tensor,
@@ -20,6 +21,9 @@ from .core.values import (
     exact_ints,
     shape_of_len,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Expr, Facts, Sym
 
 __all__ = ["slice_bounds_dim", "SPECS"]
 
@@ -274,6 +278,7 @@ def _strided_value(t: Tensor, begin, end, strides, masks) -> Value | None:
 def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     """Each sliced axis as ``stop - start`` clamped into the dim (``D-1`` for ``[1:]``),
     from start and stop as expressions; StridedSlice with its masks (no ellipsis)."""
+    from .core.symbolic import Expr, Sym
     x, t = ins[0], facts.inputs[0]
     starts, stops = ins[1].value, ins[2].value
     steps = exact_ints(facts.inputs[3]) if len(ins) > 3 else None
@@ -307,6 +312,7 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
 
 def _sliced(d: Expr, n: Dimension, start: Expr | None, stop: Expr | None, step: int):
     """``len(range(D)[start:stop:step])`` as an expression (None when not written)."""
+    from .core.symbolic import Expr, maximum
     if step < 0:  # only the whole reversal
         full = (start is None or (start.const is not None and start.const >= n.hi - 1)) and \
             (stop is None or (stop.const is not None and stop.const <= -n.hi - 1))
@@ -321,6 +327,7 @@ def _sliced(d: Expr, n: Dimension, start: Expr | None, stop: Expr | None, step: 
 
 def _clamped(x: Expr, d: Expr, n: Dimension) -> Expr:
     """An index into ``[0, D]`` as a forward slice reads it (negative from the end)."""
+    from .core.symbolic import maximum, minimum
     c = x.const
     if c is None:
         return x if x == d else minimum(x, d)

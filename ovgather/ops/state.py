@@ -18,11 +18,15 @@ False
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import PartialShape
 from .core.spec import Attrs, Trace, specs_of
-from .core.symbolic import Facts, Sym
 from .core.values import Tensor
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["relaxes", "SPECS"]
 
@@ -62,6 +66,7 @@ def _assign(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list
 def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
     """Assign and ReadValue-3 pass their input's dims on; a ReadValue-6 holds whatever
     was assigned (fresh names, unless ``--symbols`` names its variable_id)."""
+    from .core.symbolic import Sym
     if facts.op == "Assign" or attrs.version < 6:
         return [Sym(ins[0].dims)]
     return None

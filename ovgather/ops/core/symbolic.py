@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from itertools import product as _pairs
 
 __all__ = ["Expr", "Sym", "Facts", "name", "const", "minimum", "maximum", "FRESH",
-           "broadcast", "elementwise", "window", "dims_product", "VALUE_FUNCTIONS",
+           "broadcast", "elementwise", "window", "dims_product", "VALUE_FUNCTIONS", "FOLDS",
            "exact_quotient", "SymbolicRule"]
 
 #: Fresh names start with this mark inside the walk (printed ``d1``, ``d2`` … at the end).
@@ -473,6 +473,11 @@ VALUE_FUNCTIONS = {
     "IsNaN": lambda a: const(0), "IsInf": lambda a: const(0), "IsFinite": lambda a: const(1),
     **dict.fromkeys(("Convert", "ConvertLike", "Floor", "Ceiling", "Round"), lambda a, *_: a),
 }
+
+
+#: Reductions of a 1-D shape value, by op type (``ReduceProd`` of a shape: the element count).
+FOLDS = {"ReduceSum": lambda v: sum(v, const(0)), "ReduceProd": dims_product,
+         "ReduceMax": lambda v: maximum(*v), "ReduceMin": lambda v: minimum(*v)}
 
 
 def exact_quotient(a: Expr, b: Expr) -> Expr | None:
