@@ -673,7 +673,7 @@ _RULES: dict[str, Rule] = {
 def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     """Shapes broadcast (the first input's for one-input ops); integer elements of shape
     values computed (``S+1``, ``B*S``), a Select picking by a condition it can decide."""
-    from .core.symbolic import VALUE_FUNCTIONS, elementwise, exact_quotient
+    from .core.symbolic import EXACT_TYPES, VALUE_FUNCTIONS, elementwise, exact_quotient
     op = facts.op
     fn = VALUE_FUNCTIONS.get(op)
     if op == "Divide":
@@ -681,6 +681,8 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
         fn = (lambda a, b: a // b) if integral else exact_quotient
     elif op == "Select":
         fn = lambda c, a, b: None if c.const is None else a if c.const else b  # noqa: E731
+    elif op in ("Convert", "ConvertLike") and facts.outputs[0].etype not in EXACT_TYPES:
+        fn = None  # a narrow type wraps or rounds a shape value
     broadcasting = op in BINARY or op in LOGICAL or op in ("Select", "FakeQuantize")
     if op == "BatchNormInference" or data.text("auto_broadcast", "numpy").lower() == "pdpd":
         return None

@@ -366,8 +366,8 @@ def _reshaped(x: Sym, target: Sym, special_zero: bool) -> list | None:
         return None
     out: list[Expr | None] = list(target.value)
     for i, e in enumerate(out):
-        if e is not None and e.const == 0 and special_zero and x.dims is not None:
-            out[i] = x.dims[i]
+        if e is not None and e.const == 0 and special_zero:  # 0 copies the input's dim
+            out[i] = x.dims[i] if x.dims is not None and i < len(x.dims) else None
     minus = [i for i, e in enumerate(out) if e is not None and e.const == -1]
     if minus:
         others = [e for i, e in enumerate(out) if i != minus[0]]
@@ -389,8 +389,11 @@ def _broadcast_dims(x: Sym, target: Sym, mode: str, facts: Facts) -> list | None
     if mode == "bidirectional":
         return [None if w is None else broadcast(h, w, facts) for h, w in zip(have, want,
                                                                               strict=True)]
-    return [w if h.const == 1 or w is None else facts.equal(h, w)
-            for h, w in zip(have, want, strict=True)]
+    # numpy mode: the target's dims; an input dim that cannot be 1 must equal its target dim
+    numeric = facts.inputs[0].shape.dims
+    lows = [1] * (n - len(numeric)) + [d.lo for d in numeric]
+    return [w if w is None or lo <= 1 else facts.equal(h, w)
+            for h, w, lo in zip(have, want, lows, strict=True)]
 
 
 def _spread(x: Sym, facts: Facts) -> list | None:

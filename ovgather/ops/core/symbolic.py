@@ -32,7 +32,7 @@ from itertools import product as _pairs
 
 __all__ = ["Expr", "Sym", "Facts", "name", "const", "minimum", "maximum", "FRESH",
            "broadcast", "elementwise", "window", "dims_product", "VALUE_FUNCTIONS", "FOLDS",
-           "exact_quotient", "SymbolicRule"]
+           "EXACT_TYPES", "exact_quotient"]
 
 #: Fresh names start with this mark inside the walk (printed ``d1``, ``d2`` … at the end).
 FRESH = "?"
@@ -385,9 +385,6 @@ class Facts:
         return self._fresh()
 
 
-SymbolicRule = Callable[[list[Sym], "Mapping[str, str]", Facts], "list[Sym] | None"]
-
-
 # -- helpers op files share ----------------------------------------------------------
 def dims_product(dims: Sequence[Expr]) -> Expr:
     total = const(1)
@@ -474,6 +471,9 @@ VALUE_FUNCTIONS = {
     **dict.fromkeys(("Convert", "ConvertLike", "Floor", "Ceiling", "Round"), lambda a, *_: a),
 }
 
+
+#: The element types that hold every shape value a model meets exactly (f32 up to 2**24).
+EXACT_TYPES = ("i32", "i64", "u32", "u64", "f32", "f64")
 
 #: Reductions of a 1-D shape value, by op type (``ReduceProd`` of a shape: the element count).
 FOLDS = {"ReduceSum": lambda v: sum(v, const(0)), "ReduceProd": dims_product,
