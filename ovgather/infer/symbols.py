@@ -196,8 +196,8 @@ class _SymbolWalk:
                 if d is not None:
                     self.equal(d, const(n.lo))
                 dims[i] = const(n.lo)
-            elif d is None:
-                dims[i] = self.fresh()
+            elif d is None or (d.const is not None and not n.lo <= d.const <= n.hi):
+                dims[i] = self.fresh()  # unproved, or a number the numeric walk excludes
         return Sym(dims, self._value(found, t))
 
     def _value(self, found: Sym | None, t) -> list | None:

@@ -43,6 +43,38 @@ def proved_static(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def kv_cache(tmp_path_factory) -> Path:
+    """A cache ``ReadValue [?,2,?,8]`` concatenated with new keys ``k`` along axis 2."""
+    import openvino as ov
+    from openvino import opset13 as ops
+    from openvino.op.util import Variable, VariableInfo
+
+    info = VariableInfo()
+    info.data_shape, info.data_type = ov.PartialShape([-1, 2, -1, 8]), ov.Type.f32
+    info.variable_id = "cache"
+    cache = Variable(info)
+    k = ops.parameter(ov.PartialShape([-1, 2, -1, 8]), ov.Type.f32, name="k")
+    read = ops.read_value(ops.constant(np.zeros([1, 2, 0, 8], np.float32)), cache)
+    both = ops.concat([read, k], 2, name="both")
+    path = tmp_path_factory.mktemp("kv") / "kv.xml"
+    model = ov.Model([ops.result(both)], [ops.assign(both, cache)], [k], "kv")
+    ov.save_model(model, str(path), compress_to_fp16=False)
+    return path
+
+
+def test_a_concat_gives_the_cache_the_batch_of_the_new_keys(kv_cache):
+    """A Concat's other dims must be equal: the cache's fresh batch is B, everywhere."""
+    G = og.read_ir(kv_cache)
+    by_name = {}
+    for node, syms in og.infer_symbols(G, {"k": "[B,2,S,8]"}).items():
+        by_name[G.nodes[node]["type"]] = [str(s) for s in syms]
+    assert by_name["ReadValue"] == ["[B,2,d1,8]"] and by_name["Concat"] == ["[B,2,S+d1,8]"]
+    named = og.infer_symbols(G, {"k": "[B,2,S,8]", "cache": "[B,2,P,8]"})
+    assert [str(s) for n, syms in named.items() for s in syms
+            if G.nodes[n]["type"] == "Concat"] == ["[B,2,P+S,8]"]
+
+
 def test_json_gives_each_layer_one_symbolic_text_per_output_port(capsys):
     code, out, _ = _run(["infer", str(SAMPLE), "--symbols", SAMPLE_SYMBOLS, "--json"], capsys)
     layers = {lr["name"]: lr for lr in json.loads(out)["models"][0]["layers"]}
