@@ -454,6 +454,12 @@ def elementwise(ins: list[Sym], facts: Facts, fn: Callable | None = None,
     return [Sym(out, value)]
 
 
+def _nonnegative(e: Expr) -> bool:
+    """Sums and products of dims (names) with coefficients >= 0, so never below 0."""
+    return all(c >= 0 for c in e.terms.values()) and all(
+        atom[0] == "n" or all(map(_nonnegative, atom[1:])) for mono in e.terms for atom, _ in mono)
+
+
 def _decided(test):
     """A comparison of two expressions whose difference is a number, else None."""
     return lambda a, b: None if (a - b).const is None else const(int(test((a - b).const)))
@@ -467,6 +473,7 @@ VALUE_FUNCTIONS = {
     "Less": _decided(lambda d: d < 0), "LessEqual": _decided(lambda d: d <= 0),
     "Greater": _decided(lambda d: d > 0), "GreaterEqual": _decided(lambda d: d >= 0),
     "Relu": lambda a: maximum(a, 0), "Negative": lambda a: -a,
+    "Abs": lambda a: a if _nonnegative(a) else None,
     "IsNaN": lambda a: const(0), "IsInf": lambda a: const(0), "IsFinite": lambda a: const(1),
     **dict.fromkeys(("Convert", "ConvertLike", "Floor", "Ceiling", "Round"), lambda a, *_: a),
 }
