@@ -312,28 +312,52 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
 
 def _sliced(d: Expr, n: Dimension, start: Expr | None, stop: Expr | None, step: int):
     """``len(range(D)[start:stop:step])`` as an expression (None when not written)."""
-    from .core.symbolic import Expr, maximum
+    from .core.symbolic import Expr
     if step < 0:  # only the whole reversal
         full = (start is None or (start.const is not None and start.const >= n.hi - 1)) and \
             (stop is None or (stop.const is not None and stop.const <= -n.hi - 1))
         return d if full else None
     first = Expr({}) if start is None else _clamped(start, d, n)
     last = d if stop is None else _clamped(stop, d, n)
-    length = last - first
-    if first.const != 0 and (length.const is None or length.const < 0):
-        length = maximum(length, 0)
+    length = _span(d, n, first, last)
     return length if step == 1 else (length + step - 1) // step
+
+
+#: A start or stop at least this far from 0 reads to the end (no dim is that long).
+_FAR = 2**31 - 1
 
 
 def _clamped(x: Expr, d: Expr, n: Dimension) -> Expr:
     """An index into ``[0, D]`` as a forward slice reads it (negative from the end)."""
-    from .core.symbolic import maximum, minimum
+    from .core.symbolic import const, maximum, minimum
     c = x.const
     if c is None:
         return x if x == d else minimum(x, d)
+    if c >= min(n.hi, _FAR):
+        return d
     if c >= 0:
-        return d if c >= n.hi else x if c <= n.lo else minimum(x, d)
+        return x if c <= n.lo else minimum(x, d)
+    if c <= -_FAR:
+        return const(0)
     return d + c if -c <= n.lo else maximum(d + c, 0)
+
+
+def _span(d: Expr, n: Dimension, first: Expr, last: Expr) -> Expr:
+    """``max(last - first, 0)``, written plainly where the two ends allow:
+    ``D - min(c, D)`` is ``max(D-c, 0)`` and ``D - max(D-c, 0)`` is ``min(c, D)``."""
+    from .core.symbolic import maximum, minimum
+    atom = first.atom
+    if first.const == 0 or (last == d and first.const is not None and first.const <= n.lo):
+        return last - first
+    if last == d and atom is not None and len(atom) == 3 and d in atom[1:]:
+        other = atom[1] if atom[2] == d else atom[2]
+        if atom[0] == "min" and other.const is not None:
+            return maximum(d - other, 0)
+    if last == d and atom is not None and atom[0] == "max" and len(atom) == 3:
+        shifted = [a for a in atom[1:] if a.const != 0]
+        if len(shifted) == 1 and (shifted[0] - d).const is not None and (shifted[0] - d).const < 0:
+            return minimum(d - shifted[0], d)
+    return maximum(last - first, 0)
 
 
 def _picked(x: Sym, starts, stops, steps, masks=None) -> list | None:
