@@ -26,6 +26,7 @@ _PUBLIC: dict[str, str] = {
     # reading, checking and writing
     "read_ir": ".ir", "parse_ir": ".ir", "write_ir": ".ir", "const_value": ".ir",
     "check": ".infer", "infer_shapes": ".infer", "CheckReport": ".infer",
+    "infer_symbols": ".infer",
     "target_problems": ".infer", "TargetProblem": ".infer",
     # shape rules
     "gather_nd_shape": ".ops", "gather_elements_shape": ".ops", "gather_shape": ".ops",

@@ -46,6 +46,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                        description="Print every layer's inferred output shapes.")
     add_model_argument(q, many=True)
     _shape_and_json(q)
+    q.add_argument("--symbols", action="append", default=[], metavar="SPEC",
+                   help="name input dims and write every output dim in those names: "
+                   "input_ids[B,S],attention_mask[B,T] (a dim is a name, an integer or ?; "
+                   "a ReadValue's variable_id may be named too); several separated by "
+                   "commas or repeated")
     q.set_defaults(run=run_infer)
 
 
@@ -218,6 +223,7 @@ NO_SHAPE = "—"
 
 
 def _infer_rows(report: Any) -> list[tuple[str, ...]]:
+    symbolic = getattr(report, "symbolic", None)
     rows = []
     for lr in report.layers:
         if lr.status == "invalid":
@@ -226,27 +232,71 @@ def _infer_rows(report: Any) -> list[tuple[str, ...]]:
             shown = " ".join(lr.inferred) if lr.inferred else "(no outputs)"
             note = ("unchecked: op not known, declared dims kept"
                     if lr.status == "unchecked" else "")
-        rows.append((lr.id, lr.name, f"{lr.type}/{lr.version}", shown, note))
+        row = (lr.id, lr.name, f"{lr.type}/{lr.version}", shown)
+        if symbolic is not None:
+            row += (_symbolic_text(lr, symbolic.get(lr.id)),)
+        rows.append((*row, note))
     return rows
+
+
+def _symbolic_text(lr: Any, syms: list | None) -> str:
+    """The symbolic column: a dim the names prove static where the inferred one is
+    dynamic shows both, ``? (=4)``."""
+    if syms is None or lr.status == "invalid":
+        return NO_SHAPE
+    ports = []
+    for shape, sym in zip(lr.inferred_shapes, syms, strict=False):
+        if shape.dims is None or sym.dims is None:
+            ports.append(str(sym))
+            continue
+        dims = [f"? (={e.const})" if e.const is not None and not d.is_static else str(e)
+                for d, e in zip(shape.dims, sym.dims, strict=True)]
+        ports.append(f"[{','.join(dims)}]")
+    return " ".join(ports)
 
 
 def _print_infer(report: Any) -> None:
     say(f"{report.path}:")
-    _table(("id", "layer", "type", "inferred", "note"), _infer_rows(report))
+    symbolic = ("symbolic",) if getattr(report, "symbolic", None) is not None else ()
+    _table(("id", "layer", "type", "inferred", *symbolic, "note"), _infer_rows(report))
 
 
 def _infer_doc(report: Any) -> dict[str, Any]:
-    return {"path": report.path, "ir_version": report.ir_version, "layers": [{
-        "id": lr.id, "name": lr.name, "type": lr.type, "version": lr.version,
-        "inferred": None if lr.status == "invalid" else lr.inferred, "status": lr.status,
-        "line": lr.line, "message": lr.message} for lr in report.layers]}
+    symbolic = getattr(report, "symbolic", None)
+    layers = []
+    for lr in report.layers:
+        doc = {"id": lr.id, "name": lr.name, "type": lr.type, "version": lr.version,
+               "inferred": None if lr.status == "invalid" else lr.inferred}
+        if symbolic is not None:
+            syms = symbolic.get(lr.id)
+            doc["symbolic"] = None if syms is None or lr.status == "invalid" else \
+                [str(s) for s in syms]
+        layers.append({**doc, "status": lr.status, "line": lr.line, "message": lr.message})
+    return {"path": report.path, "ir_version": report.ir_version, "layers": layers}
+
+
+def _check_with_symbols(symbols: dict[str, str]):
+    """``check`` plus each layer's output dims in the names of ``symbols`` (the report's
+    ``symbolic``, by layer id)."""
+    from ..infer import check
+    from ..infer.symbols import infer_symbols
+
+    def work(G: Any, shapes: dict[str, str]) -> Any:
+        report = check(G, shapes)
+        report.symbolic = infer_symbols(G, symbols, shapes)
+        return report
+
+    return work
 
 
 def run_infer(args: argparse.Namespace) -> int:
     """Print every layer's inferred output shapes; exit 1 when a layer is invalid."""
     from ..infer import check
 
-    reports, code = _each_model(args, check, _print_infer)
+    work = check
+    if args.symbols:
+        work = _check_with_symbols(parse_shape_options(args.symbols, "--symbols"))
+    reports, code = _each_model(args, work, _print_infer)
     if args.json and reports:
         print_json({"models": [_infer_doc(r) for r in reports]})
     if code == EXIT_OK and any(lr.status == "invalid" for r in reports for lr in r.layers):

@@ -55,7 +55,7 @@ def whole_number(text: str, digits: int = 19) -> int:
 
 
 # -- --shape ----------------------------------------------------------------------------------
-def _split_top(text: str) -> list[str]:
+def _split_top(text: str, option: str) -> list[str]:
     """Split on the commas that are neither inside brackets nor inside a quoted name."""
     parts, depth, cur, quote, escaped = [], 0, [], None, False
     for ch in text:
@@ -80,12 +80,12 @@ def _split_top(text: str) -> list[str]:
         else:
             cur.append(ch)
     if quote is not None:
-        raise UsageError(f"--shape has a quoted name without its closing {quote}: '{text}'")
+        raise UsageError(f"{option} has a quoted name without its closing {quote}: '{text}'")
     parts.append("".join(cur))
     return parts
 
 
-def parse_shape_options(options: list[str]) -> dict[str, str]:
+def parse_shape_options(options: list[str], option: str = "--shape") -> dict[str, str]:
     """``["data[1,?,4],ids=2..8,3"]`` → ``{"data": "[1,?,4]", "ids": "2..8,3"}``.
 
     A comma-separated piece without ``=`` or ``[`` continues the previous shape, so a
@@ -99,11 +99,11 @@ def parse_shape_options(options: list[str]) -> dict[str, str]:
     {'d[1]': '[2,3]', 'a=b, c': '[4]', 'say "hi"': '1'}
     """
     items: list[str] = []
-    for option in options:
-        plain = '"' not in option and "'" not in option
-        if plain and option.count("[") != option.count("]"):
-            raise UsageError(f"--shape has unbalanced brackets: '{option}'")
-        pieces = _split_top(option)
+    for text in options:
+        plain = '"' not in text and "'" not in text
+        if plain and text.count("[") != text.count("]"):
+            raise UsageError(f"{option} has unbalanced brackets: '{text}'")
+        pieces = _split_top(text, option)
         for piece in pieces:
             quoted = piece.strip()[:1] in ("\"", "'")
             if items and not quoted and "=" not in piece and "[" not in piece:
@@ -112,12 +112,12 @@ def parse_shape_options(options: list[str]) -> dict[str, str]:
                 items.append(piece)
     out: dict[str, str] = {}
     for item in items:
-        name, shape = _one_override(item.strip())
+        name, shape = _one_override(item.strip(), option)
         out[name] = shape
     return out
 
 
-def _quoted_name(item: str) -> tuple[str, str]:
+def _quoted_name(item: str, option: str) -> tuple[str, str]:
     """The name in quotes at the start of ``item`` (unescaped) and the text after it."""
     quote, name, i = item[0], [], 1
     while i < len(item):
@@ -130,33 +130,33 @@ def _quoted_name(item: str) -> tuple[str, str]:
             return "".join(name), item[i + 1:]
         name.append(ch)
         i += 1
-    raise UsageError(f"--shape has a quoted name without its closing {quote}: '{item}'")
+    raise UsageError(f"{option} has a quoted name without its closing {quote}: '{item}'")
 
 
-def _one_override(item: str) -> tuple[str, str]:
+def _one_override(item: str, option: str) -> tuple[str, str]:
     if item[:1] in ("\"", "'"):
-        name, rest = _quoted_name(item)
+        name, rest = _quoted_name(item, option)
         rest = rest.strip()
         if rest.startswith("="):
             shape = rest[1:]
         elif rest.startswith("[") and rest.endswith("]"):
             shape = rest
         else:
-            raise UsageError(f"--shape takes \"NAME\"=SHAPE or \"NAME\"[SHAPE], but got '{item}'")
+            raise UsageError(f"{option} takes \"NAME\"=SHAPE or \"NAME\"[SHAPE], but got '{item}'")
         if not name or not shape.strip():
-            raise UsageError(f"--shape needs a name and a shape, but got '{item}'")
+            raise UsageError(f"{option} needs a name and a shape, but got '{item}'")
         return name, shape.strip()
     if item.count("[") != item.count("]"):
-        raise UsageError(f"--shape has unbalanced brackets: '{item}'")
+        raise UsageError(f"{option} has unbalanced brackets: '{item}'")
     if "=" in item and ("[" not in item or item.index("=") < item.index("[")):
         name, _, shape = item.partition("=")
     elif item.endswith("]") and "[" in item:
         i = item.index("[")
         name, shape = item[:i], item[i:]
     else:
-        raise UsageError(f"--shape takes NAME=SHAPE or NAME[SHAPE], but got '{item}'")
+        raise UsageError(f"{option} takes NAME=SHAPE or NAME[SHAPE], but got '{item}'")
     if not name.strip() or not shape.strip():
-        raise UsageError(f"--shape needs a name and a shape, but got '{item}'")
+        raise UsageError(f"{option} needs a name and a shape, but got '{item}'")
     return name.strip(), shape.strip()
 
 

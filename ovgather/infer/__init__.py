@@ -13,8 +13,11 @@ from .walk import all_tensors, body_runs, check, infer_shapes, input_tensors
 
 __all__ = ["LayerResult", "CheckReport", "check", "infer_shapes", "input_tensors", "all_tensors",
            "rule_words", "STATUSES", "known_ops", "body_runs", "tensors_reaching",
-           "shapes_reaching", "shape_reaching", "TargetProblem", "target_problems"]
+           "shapes_reaching", "shape_reaching", "TargetProblem", "target_problems",
+           "infer_symbols"]
 
-# the release table is read only by a check that asks for a target runtime
+# the release table is read only by a check that asks for a target runtime, the
+# symbolic walk only by infer --symbols
 __getattr__ = submodule_exports(__name__, {"TargetProblem": "target",
-                                           "target_problems": "target"})
+                                           "target_problems": "target",
+                                           "infer_symbols": "symbols"})

@@ -16,11 +16,16 @@ and ``S``, which can make the output more precise than the query alone:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, PartialShape
 from .core.dims import broadcast_dims, broadcast_shapes
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import Tensor
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["sdpa_shape", "SPECS"]
 
@@ -94,4 +99,19 @@ def _sdpa(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list[T
     return [Tensor(shape, ins[0].etype)]
 
 
-SPECS = specs_of({"ScaledDotProductAttention": _sdpa})
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """The batch dims broadcast from the query's, key's and value's; then the query
+    length and the value embedding. Query and key embeddings, key and value lengths
+    must be equal."""
+    from .core.symbolic import Sym, broadcast
+    q, k, v = (s.dims for s in ins[:3])
+    if q is None or k is None or v is None or not len(q) == len(k) == len(v):
+        return None
+    facts.equal(q[-1], k[-1])
+    facts.equal(k[-2], v[-2])
+    batch = [broadcast(broadcast(a, b, facts), c, facts)
+             for a, b, c in zip(q[:-2], k[:-2], v[:-2], strict=True)]
+    return [Sym([*batch, q[-2], v[-1]])]
+
+
+SPECS = specs_of({"ScaledDotProductAttention": _sdpa}, symbolic=_symbolic)

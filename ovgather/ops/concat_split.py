@@ -8,6 +8,8 @@ OpenVINO's bound evaluation does. Checked by experiment against openvino 2026.4.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import normalize_axis
@@ -17,8 +19,12 @@ from .core.values import (
     Value,
     exact_ints,
     exact_scalar,
+    shape_of_len,
     static_size,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["SPECS"]
 
@@ -174,5 +180,57 @@ def _concat_rows(attrs: Attrs, shapes: list) -> tuple[None, set[int]] | None:
     return None, set(range(rank)) - {axis % rank}
 
 
-SPECS = (specs_of({"Concat": _concat}, row_dims=_concat_rows)
-         + specs_of({"Split": _split, "VariadicSplit": _variadic_split}))
+# -- symbolic dims (infer --symbols) -----------------------------------------------------
+def _concat_symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    """The axis dim is the sum of the inputs'; the other dims must be equal (the walk
+    unites them); a 1-D value is the inputs' values one after the other."""
+    from .core.symbolic import Sym
+    ranked = [s.dims for s in ins if s.dims is not None]
+    if len(ranked) < len(ins) or not ranked[0]:
+        return None
+    ax = normalize_axis(data.int("axis", 0), len(ranked[0]), "the Concat axis")
+    out = list(ranked[0])
+    for dims in ranked[1:]:
+        for i, d in enumerate(dims):
+            out[i] = out[i] + d if i == ax else facts.equal(out[i], d)
+    value = None
+    lengths = [shape_of_len(t) for t in facts.inputs]
+    if len(out) == 1 and None not in lengths:
+        value = [v for s, n in zip(ins, lengths, strict=True)
+                 for v in (s.value if s.value is not None else [None] * n)]
+    return [Sym(out, value)]
+
+
+def _split_symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    """Split: the axis dim divided by the number of parts; VariadicSplit: the lengths,
+    a -1 the rest. A 1-D value splits into its pieces."""
+    from .core.symbolic import Sym, const
+    x, axis = ins[0], exact_scalar(facts.inputs[1])
+    if x.dims is None or axis is None:
+        return None
+    ax = normalize_axis(axis, len(x.dims), "the Split axis")
+    d = x.dims[ax]
+    if facts.op == "Split":
+        n = data.int("num_splits")
+        parts = [d // n] * n
+    else:
+        parts = list(ins[2].value) if ins[2].value is not None else [None] * data.n_outputs
+        rest = [p for p in parts if p is None or p.const != -1]
+        if len(rest) < len(parts):
+            left = None if None in rest else d - sum(rest, const(0))
+            parts = [left if p is not None and p.const == -1 else p for p in parts]
+    values = [None] * len(parts)
+    if x.value is not None and len(x.dims) == 1 and all(p is not None and p.const is not None
+                                                        for p in parts):
+        cuts, begin = [], 0
+        for p in parts:
+            cuts.append(x.value[begin:begin + p.const])
+            begin += p.const
+        values = cuts
+    return [Sym(x.dims[:ax] + (p,) + x.dims[ax + 1:], v)
+            for p, v in zip(parts, values, strict=True)]
+
+
+SPECS = (specs_of({"Concat": _concat}, row_dims=_concat_rows, symbolic=_concat_symbolic)
+         + specs_of({"Split": _split, "VariadicSplit": _variadic_split},
+                    symbolic=_split_symbolic))

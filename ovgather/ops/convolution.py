@@ -18,6 +18,8 @@ arithmetic, which BinaryConvolution, DeformableConvolution and the poolings shar
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .core.dims import (
@@ -34,6 +36,9 @@ from .core.dims import (
 )
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import INT_TYPES, Tensor, computed_shape_bounds
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["group_conv_shape", "backprop_shape", "SPECS"]
 
@@ -189,6 +194,22 @@ def _group_conv(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> 
     return [Tensor(shape, ins[0].etype)]
 
 
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """The batch, then each spatial dim ``(H+pb+pe-k)//s+1`` (the channels are the
+    filters', static)."""
+    from .core.symbolic import Sym, window
+    data, filters = ins[0].dims, facts.inputs[1].shape.dims
+    if data is None or filters is None or facts.op not in ("Convolution", "GroupConvolution"):
+        return None
+    kernel = [d.lo for d in filters[-(len(data) - 2):]]
+    n = len(kernel)
+    strides, dilations, pads_begin, pads_end, mode = _window_attrs(attrs)
+    spatial = [window(d, kernel[i], strides[i], dilations[i] if dilations else 1,
+                      (pads_begin[i] if pads_begin else 0, pads_end[i] if pads_end else 0), mode)
+               for i, d in enumerate(data[2:2 + n])]
+    return [Sym([data[0], None, *spatial])]
+
+
 SPECS = specs_of({"Convolution": _conv, "GroupConvolution": _group_conv,
                   "ConvolutionBackpropData": _backprop(False),
-                  "GroupConvolutionBackpropData": _backprop(True)})
+                  "GroupConvolutionBackpropData": _backprop(True)}, symbolic=_symbolic)

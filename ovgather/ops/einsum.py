@@ -22,11 +22,16 @@ An output letter no input has is an error; an output ``...`` that no input has i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .core.dims import broadcast_dims, broadcast_shapes
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import Tensor
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Expr, Facts, Sym
 
 __all__ = ["einsum_shape", "labels_of", "SPECS"]
 
@@ -133,4 +138,24 @@ def _einsum(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list
     return [Tensor(einsum_shape(attrs.text("equation", ""), [t.shape for t in ins]), etype)]
 
 
-SPECS = specs_of({"Einsum": _einsum})
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """Each output letter's dim: a letter repeated in one input names equal dims, one
+    letter in several inputs broadcasts (no ``...``)."""
+    from .core.symbolic import Sym, broadcast
+
+    inputs, output = _parse(attrs.text("equation", ""))
+    if any(ELLIPSIS in labels for labels in (*inputs, output)) or \
+            any(s.dims is None or len(s.dims) != len(labels) for s, labels in zip(ins, inputs,
+                                                                                 strict=True)):
+        return None
+    known: dict[str, Expr] = {}
+    for labels, s in zip(inputs, ins, strict=True):
+        own: dict[str, Expr] = {}
+        for label, d in zip(labels, s.dims, strict=True):
+            own[label] = facts.equal(own[label], d) if label in own else d
+        for label, d in own.items():
+            known[label] = broadcast(known[label], d, facts) if label in known else d
+    return [Sym([known[label] for label in output])]
+
+
+SPECS = specs_of({"Einsum": _einsum}, symbolic=_symbolic)

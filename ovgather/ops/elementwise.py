@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import TYPE_CHECKING
 
 from .._lazy import numpy as np
 from ..element_types import FLOAT_VALUE_TYPES
@@ -43,6 +44,9 @@ from .core.values import (
     static_size,
     value_of_arrays,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["SPECS"]
 
@@ -666,4 +670,23 @@ _RULES: dict[str, Rule] = {
     "ScatterElementsUpdate": _scatter(_update_elements),
 }
 
-SPECS = specs_of(_RULES)
+def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    """Shapes broadcast (the first input's for one-input ops); integer elements of shape
+    values computed (``S+1``, ``B*S``), a Select picking by a condition it can decide."""
+    from .core.symbolic import EXACT_TYPES, VALUE_FUNCTIONS, elementwise, exact_quotient
+    op = facts.op
+    fn = VALUE_FUNCTIONS.get(op)
+    if op == "Divide":
+        integral = facts.outputs[0].etype in INT_TYPES
+        fn = (lambda a, b: a // b) if integral else exact_quotient
+    elif op == "Select":
+        fn = lambda c, a, b: None if c.const is None else a if c.const else b  # noqa: E731
+    elif op in ("Convert", "ConvertLike") and facts.outputs[0].etype not in EXACT_TYPES:
+        fn = None  # a narrow type wraps or rounds a shape value
+    broadcasting = op in BINARY or op in LOGICAL or op in ("Select", "FakeQuantize")
+    if op == "BatchNormInference" or data.text("auto_broadcast", "numpy").lower() == "pdpd":
+        return None
+    return elementwise(ins, facts, fn, broadcasting)
+
+
+SPECS = specs_of(_RULES, symbolic=_symbolic)

@@ -35,6 +35,8 @@ exactly what OpenVINO rejects::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import numpy as _np
 from ..element_types import is_integral_number, numpy_dtype
 from ..errors import ReferenceInputError
@@ -50,6 +52,9 @@ from .core import inputs, registry
 from .core.arrays import index_array, prod, reach_message, require_same_batch
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor, exact_ints, exact_scalar
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["infer_gather", "gather_shape"]
 
@@ -424,6 +429,27 @@ def _value(ins: list[Tensor], axis: int | None, bd: int):
     return tuple(data[0][i] for i in picks), tuple(data[1][i] for i in picks)
 
 
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """``D[:axis] + I[b:] + D[axis+1:]`` with the batch dims of D and I equal; a 1-D value
+    gathered by exact indices picks its elements."""
+    from .core.symbolic import Sym
+    d, i = ins[:2]
+    axis = exact_scalar(facts.inputs[2]) if len(facts.inputs) > 2 else None
+    if d.dims is None or i.dims is None or axis is None:
+        return None
+    b = attrs.int("batch_dims", 0) if attrs.version > 1 else 0
+    b = b + len(i.dims) if b < 0 else b
+    axis = normalize_axis(axis, len(d.dims))
+    batch = [facts.equal(x, y) for x, y in zip(d.dims[:b], i.dims[:b], strict=False)]
+    value = None
+    idx = exact_ints(facts.inputs[1])
+    if d.value is not None and len(d.dims) == 1 and idx is not None and b == 0:
+        n = len(d.value)
+        value = [d.value[k % n] for k in idx] if all(-n <= k < n for k in idx) else None
+    return [Sym(batch + list(d.dims[b:axis]) + list(i.dims[b:]) + list(d.dims[axis + 1:]),
+                value)]
+
+
 def _reference(version: int):
     def reference(data, indices, *, batch_dims: int = 0, axis: int = 0):
         return gather_reference(data, indices, axis, batch_dims, version)
@@ -470,7 +496,7 @@ def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
 
 
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, known_crash=_known_crash,
-                 row_dims=_rows, index_reach=_index_reach,
+                 row_dims=_rows, index_reach=_index_reach, symbolic=_symbolic,
                  compile_crash=_compile_crash, versions={
     1: {"words": "Gather-1 gives D[:axis] + I + D[axis+1:]", "reference": _reference(1),
         "inputs": GatherInputs(batch_dims=False, negative=False, zeros_outside=False)},

@@ -33,6 +33,8 @@ at the axis::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import numpy as _np
 from ..element_types import element_type_name
 from ..errors import (
@@ -46,6 +48,9 @@ from .core import inputs
 from .core.arrays import index_array, reach_message
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["infer_gather_elements", "gather_elements_shape"]
 
@@ -218,6 +223,17 @@ def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
     return [Tensor(shape, ins[0].etype)]
 
 
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """The indices' dims; those off the axis equal the data's."""
+    from .core.symbolic import Sym
+    d, i = ins[0].dims, ins[1].dims
+    if d is None or i is None or len(d) != len(i):
+        return [Sym(i)]
+    axis = attrs.int("axis") % len(d)
+    return [Sym([y if k == axis else facts.equal(y, x)
+                 for k, (x, y) in enumerate(zip(d, i, strict=True))])]
+
+
 def _reference(data, indices, *, batch_dims: int = 0, axis: int = 0):
     return gather_elements_reference(data, indices, axis)
 
@@ -246,7 +262,7 @@ def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
 
 
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, row_dims=_rows,
-                 index_reach=_index_reach, versions={
+                 index_reach=_index_reach, symbolic=_symbolic, versions={
     6: {"words": "GatherElements-6 gives the indices shape", "reference": _reference,
         "inputs": GatherElementsInputs()},
 })

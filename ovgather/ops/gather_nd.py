@@ -35,6 +35,8 @@ both ranks are unknown (then the output is ``[...]``, as OpenVINO answers).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import numpy as _np
 from ..element_types import is_integral_number
 from ..errors import IndexRangeError, ReferenceInputError, ShapeInferenceError, UnsupportedOpError
@@ -43,6 +45,9 @@ from .core import inputs
 from .core.arrays import index_array, prod, reach_message, require_same_batch
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["infer_gather_nd", "gather_nd_shape", "onnx_gather_nd_shape", "fold_batch_dims",
            "OP_TYPE"]
@@ -415,6 +420,21 @@ def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
     return [Tensor(shape, ins[0].etype)]
 
 
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """``I[:b] + I[b:-1] + D[b+k:]`` with the batch dims of D and I equal (GatherND-5
+    folds them into their product when b > 1)."""
+    from .core.symbolic import Sym, dims_product
+    d, i = ins[0].dims, ins[1].dims
+    k = facts.inputs[1].shape.dims[-1] if i else None
+    if d is None or not i or k is None or k.lo != k.hi:
+        return None
+    b = attrs.int("batch_dims", 0)
+    batch = [facts.equal(x, y) for x, y in zip(d[:b], i[:b], strict=True)]
+    if attrs.version == 5 and b > 1:
+        batch = [dims_product(batch)]
+    return [Sym([*batch, *i[b:-1], *d[b + k.lo:]])]
+
+
 def _onnx_views(outputs: dict, facts: dict, attrs: Attrs) -> dict:
     """What ONNX GatherND-12/13 and GatherND-11 give: GatherND-8's layout (OpenVINO imports
     them as GatherND-8), but ONNX wants k >= 1 and GatherND-11 has no batch_dims."""
@@ -466,7 +486,7 @@ def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
 
 
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, views=_onnx_views,
-                 row_dims=_rows, index_reach=_index_reach,
+                 row_dims=_rows, index_reach=_index_reach, symbolic=_symbolic,
                  inputs=GatherNDInputs(), versions={
     5: {"words": "GatherND-5 folds the batch dims into one: [prod(I[:b])] + I[b:-1] + D[b+k:] "
                  "when b > 1", "reference": _reference(5)},

@@ -11,6 +11,7 @@ OpenVINO does (a ``[3,6]`` input gives ``[2,..18]``):
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
@@ -26,6 +27,9 @@ from .core.values import (
     exact_scalar,
     static_size,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["nonzero_shape", "range_length", "SPECS"]
 
@@ -149,6 +153,26 @@ _RULES: dict[str, Rule] = {
 }
 
 
-SPECS = [*specs_of(_RULES),
+def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    """Range: ``stop - start`` elements (over a constant step, rounded up); TopK: the
+    axis dim is k. NonZero's count is data, never a shape fact."""
+    from .core.symbolic import Sym, maximum
+    if facts.op == "Range":
+        start, stop = (s.value[0] if s.value and len(s.value) == 1 else None for s in ins[:2])
+        step = exact_scalar(facts.inputs[2])
+        if start is None or stop is None or not isinstance(step, int) or step == 0:
+            return None
+        span = stop - start if step > 0 else start - stop
+        n = span if abs(step) == 1 else (span + abs(step) - 1) // abs(step)
+        return [Sym([n if start.const == 0 and step > 0 else maximum(n, 0)])]
+    if facts.op == "TopK" and ins[0].dims is not None and ins[1].value:
+        ax = normalize_axis(data.int("axis"), len(ins[0].dims), "the TopK axis")
+        dims = list(ins[0].dims)
+        dims[ax] = ins[1].value[0]
+        return [Sym(dims)] * max(data.n_outputs, 1)
+    return None
+
+
+SPECS = [*specs_of(_RULES, symbolic=_symbolic),
          *specs_of({"Range": _range}, {1: {"inputs": _RangeInputs()},
-                                       4: {"inputs": _RangeInputs()}})]
+                                       4: {"inputs": _RangeInputs()}}, symbolic=_symbolic)]

@@ -11,10 +11,15 @@ are 1-D with ``C`` elements and one shape (compatible, not merged into the outpu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import PartialShape
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import Tensor
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["group_norm_shape", "SPECS"]
 
@@ -50,4 +55,10 @@ def _group_norm(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> 
     return [Tensor(shape, ins[0].etype)]
 
 
-SPECS = specs_of({"GroupNormalization": _group_norm})
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """The data's dims."""
+    from .core.symbolic import Sym
+    return [Sym(ins[0].dims)]
+
+
+SPECS = specs_of({"GroupNormalization": _group_norm}, symbolic=_symbolic)

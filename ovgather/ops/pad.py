@@ -22,6 +22,8 @@ the pads' lower bounds).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
@@ -35,6 +37,9 @@ from .core.values import (
     static_size,
     value_of_arrays,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["pad_shape", "SPECS"]
 
@@ -185,4 +190,16 @@ def _sources(size: int, length: int, begin: int, mode: str):
     return np.where(at >= size, period - 1 - at, at)
 
 
-SPECS = specs_of({"Pad": _pad})
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """Each dim plus its two pads (the pads as expressions, missing ones 0)."""
+    from .core.symbolic import Sym
+    data, begin, end = ins[0].dims, ins[1].value, ins[2].value
+    if data is None or begin is None or end is None:
+        return None
+    begin = list(begin) + [0] * (len(data) - len(begin))
+    end = list(end) + [0] * (len(data) - len(end))
+    return [Sym([None if b is None or e is None else d + b + e
+                 for d, b, e in zip(data, begin, end, strict=True)])]
+
+
+SPECS = specs_of({"Pad": _pad}, symbolic=_symbolic)

@@ -29,11 +29,16 @@ intervals); AdaptiveMaxPool-8 also outputs the indices.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.dims import ceil_div, floor_div, pad_mode, value_dims
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import Tensor, computed_shape_bounds
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["pool_shape", "same_pads", "adaptive_shape", "SPECS"]
 
@@ -186,5 +191,30 @@ def _adaptive(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> li
             Tensor(shape, attrs.text("index_element_type", "i64"))][:max(attrs.n_outputs, 1)]
 
 
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """Batch and channels kept, each spatial dim ``(H+pb+pe-k)//s+1`` (``ceil`` rounds
+    up); an adaptive pooling's spatial dims are its sizes input."""
+    from .core.symbolic import Sym, window
+    data = ins[0].dims
+    if data is None:
+        return None
+    if facts.op.startswith("Adaptive"):
+        spatial = list(ins[1].value) if ins[1].value is not None else [None] * (len(data) - 2)
+    else:
+        kernel = attrs.ints("kernel")
+        rounding = attrs.text("rounding_type", "floor").lower()
+        if rounding == "ceil_torch":
+            return None
+        dilated = attrs.version >= (8 if facts.op == "MaxPool" else 16)
+        dilations = (attrs.ints("dilations") if dilated else ()) or (1,) * len(kernel)
+        pb = attrs.ints("pads_begin") or (0,) * len(kernel)
+        pe = attrs.ints("pads_end") or (0,) * len(kernel)
+        strides = attrs.ints("strides")
+        spatial = [window(d, kernel[i], strides[i], dilations[i], (pb[i], pe[i]),
+                          pad_mode(attrs), rounding == "ceil")
+                   for i, d in enumerate(data[2:])]
+    return [Sym([*data[:2], *spatial])] * max(attrs.n_outputs, 1)
+
+
 SPECS = specs_of({"MaxPool": _max_pool, "AvgPool": _avg_pool, "AdaptiveAvgPool": _adaptive,
-                  "AdaptiveMaxPool": _adaptive})
+                  "AdaptiveMaxPool": _adaptive}, symbolic=_symbolic)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import TYPE_CHECKING
 
 from .._lazy import numpy as np
 from ..element_types import FLOAT_VALUE_TYPES
@@ -27,6 +28,9 @@ from .core.values import (
     shape_of_len,
     static_size,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Expr, Facts, Sym
 
 __all__ = ["reduce_shape", "matmul_shape", "SPECS"]
 
@@ -217,4 +221,45 @@ _RULES: dict[str, Rule] = {
 }
 
 
-SPECS = specs_of(_RULES)
+# -- symbolic dims (infer --symbols) -----------------------------------------------------
+def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    """Reductions drop (or keep as 1) their axes and fold a 1-D value (``ReduceProd``
+    of a shape is the element count); MatMul's inner dims must be equal."""
+    from .core.symbolic import FOLDS, Sym, const
+    if facts.op == "MatMul":
+        return _matmul_symbolic(ins, data, facts)
+    x, axes = ins[0], exact_ints(facts.inputs[1])
+    if x.dims is None or axes is None:
+        return None
+    rank = len(x.dims)
+    gone = {normalize_axis(a, max(rank, 1), "a reduction axis") for a in axes}
+    keep = data.bool("keep_dims", False)
+    out = [const(1) if i in gone else d for i, d in enumerate(x.dims) if keep or i not in gone]
+    fold = FOLDS.get(facts.op)
+    value = None
+    if fold is not None and x.value is not None and rank <= 1 and None not in x.value \
+            and x.value:
+        value = [fold(list(x.value))] if rank == 0 or gone == {0} else list(x.value)
+    return [Sym(out, value)]
+
+
+def _matmul_symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    from .core.symbolic import Sym, broadcast, const
+    da, db = ins[0].dims, ins[1].dims
+    if not da or not db:
+        return None
+    one = const(1)
+    a1, b1 = len(da) == 1, len(db) == 1
+    da = (one,) + da if a1 else da[:-2] + (da[-1], da[-2]) \
+        if data.bool("transpose_a", False) else da
+    db = db + (one,) if b1 else db[:-2] + (db[-1], db[-2]) \
+        if data.bool("transpose_b", False) else db
+    facts.equal(da[-1], db[-2])
+    n = max(len(da), len(db)) - 2
+    pa = [one] * (n - len(da) + 2) + list(da[:-2])
+    pb = [one] * (n - len(db) + 2) + list(db[:-2])
+    batch: list[Expr] = [broadcast(x, y, facts) for x, y in zip(pa, pb, strict=True)]
+    return [Sym(batch + ([] if a1 else [da[-2]]) + ([] if b1 else [db[-1]]))]
+
+
+SPECS = specs_of(_RULES, symbolic=_symbolic)

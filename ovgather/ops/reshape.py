@@ -15,6 +15,8 @@ tests in ``tests/ops/test_ops_common.py`` which compare every rule with OpenVINO
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
@@ -31,6 +33,9 @@ from .core.values import (
     static_size,
     value_of_dims,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Expr, Facts, Sym
 
 __all__ = ["reshape_shape", "SPECS"]
 
@@ -312,6 +317,93 @@ def _tile(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Te
     return [Tensor(out, t.etype, value)]
 
 
+# -- symbolic dims (infer --symbols) -----------------------------------------------------
+def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    from .core.symbolic import Sym, const
+    x = ins[0]
+    if facts.op == "ShapeOf":
+        return None if x.dims is None else [Sym([const(len(x.dims))], x.dims)]
+    if facts.op == "Reshape":
+        return [Sym(_reshaped(x, ins[1], data.bool("special_zero", False)), x.value)]
+    if facts.op in ("Squeeze", "Unsqueeze"):
+        out = facts.outputs[0].shape.dims
+        if x.dims is None or out is None:
+            return None
+        if facts.op == "Unsqueeze":
+            axes = {normalize_axis(a, len(out), "an Unsqueeze axis")
+                    for a in exact_ints(facts.inputs[1])}
+            rest = iter(x.dims)
+            return [Sym([const(1) if i in axes else next(rest) for i in range(len(out))],
+                        x.value)]
+        kept = [d for d, n in zip(x.dims, facts.inputs[0].shape.dims, strict=True)
+                if not (n.lo == n.hi == 1)]
+        if len(ins) > 1:
+            drop = {normalize_axis(a, len(x.dims), "a Squeeze axis")
+                    for a in exact_ints(facts.inputs[1])}
+            kept = [d for i, d in enumerate(x.dims) if i not in drop]
+        return [Sym(kept, x.value)] if len(kept) == len(out) else None
+    if facts.op == "Transpose":
+        order = exact_ints(facts.inputs[1])
+        if x.dims is None or order is None:
+            return None
+        order = order or tuple(range(len(x.dims) - 1, -1, -1))
+        return [Sym([x.dims[i] for i in order], x.value if len(x.dims) <= 1 else None)]
+    if facts.op == "Broadcast":
+        return [Sym(_broadcast_dims(x, ins[1], data.text("mode", "numpy").lower(), facts),
+                    _spread(x, facts))]
+    if facts.op == "Tile" and x.dims is not None and ins[1].value is not None:
+        reps = list(ins[1].value)
+        n = max(len(x.dims), len(reps))
+        dims = [const(1)] * (n - len(x.dims)) + list(x.dims)
+        reps = [const(1)] * (n - len(reps)) + reps
+        return [Sym([None if r is None else d * r for d, r in zip(dims, reps, strict=True)])]
+    return None
+
+
+def _reshaped(x: Sym, target: Sym, special_zero: bool) -> list | None:
+    from .core.symbolic import dims_product
+    if target.value is None:
+        return None
+    out: list[Expr | None] = list(target.value)
+    for i, e in enumerate(out):
+        if e is not None and e.const == 0 and special_zero:  # 0 copies the input's dim
+            out[i] = x.dims[i] if x.dims is not None and i < len(x.dims) else None
+    minus = [i for i, e in enumerate(out) if e is not None and e.const == -1]
+    if minus:
+        others = [e for i, e in enumerate(out) if i != minus[0]]
+        out[minus[0]] = None if x.dims is None or None in others else \
+            dims_product(x.dims) // dims_product(others)
+    return out
+
+
+def _broadcast_dims(x: Sym, target: Sym, mode: str, facts: Facts) -> list | None:
+    from .core.symbolic import broadcast, const
+    if target.value is None:
+        return None
+    want = list(target.value)
+    if mode == "explicit" or x.dims is None:
+        return want
+    n = max(len(want), len(x.dims))
+    have = [const(1)] * (n - len(x.dims)) + list(x.dims)
+    want = [const(1)] * (n - len(want)) + want
+    if mode == "bidirectional":
+        return [None if w is None else broadcast(h, w, facts) for h, w in zip(have, want,
+                                                                              strict=True)]
+    # numpy mode: the target's dims; an input dim that cannot be 1 must equal its target dim
+    numeric = facts.inputs[0].shape.dims
+    lows = [1] * (n - len(numeric)) + [d.lo for d in numeric]
+    return [w if w is None or lo <= 1 else facts.equal(h, w)
+            for h, w, lo in zip(have, want, lows, strict=True)]
+
+
+def _spread(x: Sym, facts: Facts) -> list | None:
+    """The elements of a Broadcast of a single known element."""
+    size = static_size(facts.outputs[0].shape)
+    if x.value is None or len(x.value) != 1 or size is None:
+        return None
+    return list(x.value) * size
+
+
 SPECS = specs_of({"ShapeOf": _shape_of, "Reshape": _reshape, "Squeeze": _squeeze,
                   "Unsqueeze": _unsqueeze, "Transpose": _transpose, "Broadcast": _broadcast,
-                  "Tile": _tile})
+                  "Tile": _tile}, symbolic=_symbolic)

@@ -20,12 +20,18 @@ does not gets ``?`` there.
 
 from __future__ import annotations
 
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
 from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.dims import bounds_dim, shifted, value_dims
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import INT_TYPES, Tensor, computed_shape_bounds, exact_ints
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Expr, Facts, Sym
 
 __all__ = ["scaled", "interpolate_shape", "SPECS"]
 
@@ -139,4 +145,37 @@ def _interpolate(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) ->
     return [Tensor(shape, ins[0].etype)]
 
 
-SPECS = specs_of({"Interpolate": _interpolate})
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """The axes' dims are the sizes, or the dims times a scale that is a small fraction
+    (``2*H``, ``H//2``); the pads add to every dim."""
+    from .core.symbolic import Sym
+    data = ins[0].dims
+    if data is None or attrs.version == 1:
+        return None
+    use_scales = attrs.text("shape_calculation_mode", "sizes").lower() == "scales"
+    at = (2 if use_scales else 1) if attrs.version == 4 else 1
+    axes_at = 3 if attrs.version == 4 else 2
+    axes = _axes(facts.inputs[axes_at] if len(ins) > axes_at else None, len(data))
+    if axes is None:
+        return None
+    begin, end = (tuple(p[:len(data)]) + (0,) * (len(data) - len(p))
+                  for p in (attrs.ints("pads_begin"), attrs.ints("pads_end")))
+    out = [d + b + e for d, b, e in zip(data, begin, end, strict=True)]
+    scales = facts.inputs[at].value[0] if use_scales and facts.inputs[at].value else None
+    for n, axis in enumerate(axes):
+        if use_scales:
+            out[axis] = None if scales is None else _times(out[axis], scales[n])
+        else:
+            out[axis] = ins[at].value[n] if ins[at].value is not None else None
+    return [Sym(out)]
+
+
+def _times(d: Expr, scale: float) -> Expr | None:
+    """``floor(d * scale)`` for a scale that is a fraction with a small denominator."""
+    ratio = Fraction(scale).limit_denominator(16)
+    if abs(float(ratio) - scale) > 1e-6 or ratio <= 0:
+        return None
+    return (d * ratio.numerator) // ratio.denominator
+
+
+SPECS = specs_of({"Interpolate": _interpolate}, symbolic=_symbolic)

@@ -8,6 +8,8 @@ part of its value with its bounds. Checked by experiment against openvino 2026.4
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import normalize_axis
@@ -19,6 +21,9 @@ from .core.values import (
     exact_ints,
     shape_of_len,
 )
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Expr, Facts, Sym
 
 __all__ = ["slice_bounds_dim", "SPECS"]
 
@@ -269,4 +274,105 @@ def _strided_value(t: Tensor, begin, end, strides, masks) -> Value | None:
     return tuple(t.value[0][k] for k in picks), tuple(t.value[1][k] for k in picks)
 
 
-SPECS = specs_of({"Slice": _slice, "StridedSlice": _strided_slice})
+# -- symbolic dims (infer --symbols) -----------------------------------------------------
+def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    """Each sliced axis as ``stop - start`` clamped into the dim (``D-1`` for ``[1:]``),
+    from start and stop as expressions; StridedSlice with its masks (no ellipsis)."""
+    from .core.symbolic import Expr, Sym
+    x, t = ins[0], facts.inputs[0]
+    starts, stops = ins[1].value, ins[2].value
+    steps = exact_ints(facts.inputs[3]) if len(ins) > 3 else None
+    if x.dims is None or starts is None or stops is None:
+        return None
+    steps = steps if steps is not None else (1,) * len(starts)
+    if facts.op == "Slice":
+        axes = exact_ints(facts.inputs[4]) if len(ins) > 4 else tuple(range(len(starts)))
+        out = list(x.dims)
+        for k, a in enumerate(axes):
+            i = normalize_axis(a, len(out), "a Slice axis")
+            out[i] = _sliced(x.dims[i], t.shape.dims[i], starts[k], stops[k], steps[k])
+        return [Sym(out, _picked(x, starts, stops, steps))]
+    masks = {name: {i for i, b in enumerate(data.ints(name + "_mask", ())) if b == 1}
+             for name in ("begin", "end", "new_axis", "shrink_axis", "ellipsis")}
+    if masks["ellipsis"]:
+        return None
+    out, k = [], 0
+    for axis in range(len(starts)):
+        if axis in masks["new_axis"]:
+            out.append(Expr({(): 1}))
+            continue
+        if axis not in masks["shrink_axis"]:
+            out.append(_sliced(x.dims[k], t.shape.dims[k],
+                               None if axis in masks["begin"] else starts[axis],
+                               None if axis in masks["end"] else stops[axis], steps[axis]))
+        k += 1
+    value = None if masks["new_axis"] else _picked(x, starts, stops, steps, masks)
+    return [Sym(out + list(x.dims[k:]), value)]
+
+
+def _sliced(d: Expr, n: Dimension, start: Expr | None, stop: Expr | None, step: int):
+    """``len(range(D)[start:stop:step])`` as an expression (None when not written)."""
+    from .core.symbolic import Expr
+    if step < 0:  # only the whole reversal
+        full = (start is None or (start.const is not None and start.const >= n.hi - 1)) and \
+            (stop is None or (stop.const is not None and stop.const <= -n.hi - 1))
+        return d if full else None
+    first = Expr({}) if start is None else _clamped(start, d, n)
+    last = d if stop is None else _clamped(stop, d, n)
+    length = _span(d, n, first, last)
+    return length if step == 1 else (length + step - 1) // step
+
+
+#: A start or stop at least this far from 0 reads to the end (no dim is that long).
+_FAR = 2**31 - 1
+
+
+def _clamped(x: Expr, d: Expr, n: Dimension) -> Expr:
+    """An index into ``[0, D]`` as a forward slice reads it (negative from the end)."""
+    from .core.symbolic import const, maximum, minimum
+    c = x.const
+    if c is None:
+        return x if x == d else minimum(x, d)
+    if c >= min(n.hi, _FAR):
+        return d
+    if c >= 0:
+        return x if c <= n.lo else minimum(x, d)
+    if c <= -_FAR:
+        return const(0)
+    return d + c if -c <= n.lo else maximum(d + c, 0)
+
+
+def _span(d: Expr, n: Dimension, first: Expr, last: Expr) -> Expr:
+    """``max(last - first, 0)``, written plainly where the two ends allow:
+    ``D - min(c, D)`` is ``max(D-c, 0)`` and ``D - max(D-c, 0)`` is ``min(c, D)``."""
+    from .core.symbolic import maximum, minimum
+    atom = first.atom
+    if first.const == 0 or (last == d and first.const is not None and first.const <= n.lo):
+        return last - first
+    if last == d and atom is not None and len(atom) == 3 and d in atom[1:]:
+        other = atom[1] if atom[2] == d else atom[2]
+        if atom[0] == "min" and other.const is not None:
+            return maximum(d - other, 0)
+    if last == d and atom is not None and atom[0] == "max" and len(atom) == 3:
+        shifted = [a for a in atom[1:] if a.const != 0]
+        if len(shifted) == 1 and (shifted[0] - d).const is not None and (shifted[0] - d).const < 0:
+            return minimum(d - shifted[0], d)
+    return maximum(last - first, 0)
+
+
+def _picked(x: Sym, starts, stops, steps, masks=None) -> list | None:
+    """The elements of a 1-D value sliced by exact start, stop and step."""
+    if x.value is None or len(x.value) == 0 or len(x.dims) != 1:
+        return None
+    b, e = starts[0].const, stops[0].const
+    if masks is not None:
+        b = None if 0 in masks["begin"] else b
+        e = None if 0 in masks["end"] else e
+        if 0 in masks["shrink_axis"]:
+            return [x.value[b]] if b is not None and -len(x.value) <= b < len(x.value) else None
+    if masks is None and (b is None or e is None):
+        return None
+    return [x.value[k] for k in range(*slice(b, e, steps[0]).indices(len(x.value)))]
+
+
+SPECS = specs_of({"Slice": _slice, "StridedSlice": _strided_slice}, symbolic=_symbolic)

@@ -18,10 +18,15 @@ False
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import ShapeInferenceError
 from ..shapes import PartialShape
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import Tensor
+
+if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["relaxes", "SPECS"]
 
@@ -58,4 +63,13 @@ def _assign(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> list
     return [Tensor(ins[0].shape, ins[0].etype)]
 
 
-SPECS = specs_of({"ReadValue": _read_value, "Assign": _assign})
+def _symbolic(ins: list[Sym], attrs: Attrs, facts: Facts) -> list[Sym] | None:
+    """Assign and ReadValue-3 pass their input's dims on; a ReadValue-6 holds whatever
+    was assigned (fresh names, unless ``--symbols`` names its variable_id)."""
+    from .core.symbolic import Sym
+    if facts.op == "Assign" or attrs.version < 6:
+        return [Sym(ins[0].dims)]
+    return None
+
+
+SPECS = specs_of({"ReadValue": _read_value, "Assign": _assign}, symbolic=_symbolic)

@@ -10,8 +10,8 @@
 * a ```sh set-up command that ends in ``ovgather …`` prints the ```text block after it;
   the set-up command that runs the tests is the one .ci/run runs, verbatim.
 
-Everything runs in a folder holding a copy of ``ir_samples/``, so the files the examples
-write land there.
+Everything runs in a folder holding a copy of ``ir_samples/`` (and ``ir_corpus/``, linked:
+the examples only read it), so the files the examples write land there.
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ def _followed_by_text(lang: str) -> list[tuple[str, str | None]]:
 @pytest.fixture
 def samples_copy(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "ir_samples", tmp_path / "ir_samples")
+    (tmp_path / "ir_corpus").symlink_to(ROOT / "ir_corpus")  # read only, never written
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -205,6 +205,10 @@ class OpSpec:
     attrs, indices) -> message or None``, indices that reach past the data (their value
     bounds, or ``indices``, the array of a constant indices input, else None), which
     shape inference lets pass and the runtime reads out of bounds (``reshape`` blocks).
+    ``symbolic``: ``symbolic(ins, attrs, facts) -> list[symbolic.Sym] or None``, the
+    outputs' dims (and the elements of small integer outputs) as expressions in the input
+    dims' names, from the inputs' (``ops/core/symbolic.py``; ``infer --symbols``); a dim
+    it leaves None, or an op without it, gets a fresh name.
     """
 
     type: str
@@ -223,6 +227,7 @@ class OpSpec:
     nested: bool = False
     row_dims: Callable[..., Any] | None = None
     index_reach: Callable[..., str | None] | None = None
+    symbolic: Callable[..., Any] | None = None
 
     @property
     def name(self) -> str:
