@@ -5,8 +5,8 @@ may lack (an op version, an element type, a layer its CPU plugin refuses): what
 
 ``PIECES`` are the cases ``check --target-runtime`` was measured on; ``MORE_PIECES`` add
 the other rewrites of ``convert --target-runtime`` and cases it must refuse. Each builder
-returns ``(parameters, outputs)`` (and the Assign sinks of a state); boolean masks are computed from real inputs, so that
-random inputs make them vary.
+returns ``(parameters, outputs)`` (and the Assign sinks of a state); boolean masks are
+computed from real inputs, so that random inputs make them vary.
 """
 
 from __future__ import annotations

@@ -146,7 +146,8 @@ def _run_downgrade(args: argparse.Namespace) -> int:
         G = load(args.model, bar, args.debug, ir_only=True)
         bar.update()
         bar.describe(f"checking {G.number_of_nodes():,} layers")
-        before = _problems(reinfer(G))
+        report = reinfer(G)
+        before = _problems(report)
         if before:
             return _fail(args.model, before, "the input model has a problem, so nothing was "
                          "converted (see ovgather check)")
@@ -158,7 +159,8 @@ def _run_downgrade(args: argparse.Namespace) -> int:
             err.located(file=args.model)
             if args.json:
                 print_json({"path": args.model, "output": None, "target_runtime": release,
-                            "modified": False, "converted": [], "refused": err.refused})
+                            "modified": False, "converted": [], "refused": err.refused,
+                            "summary": report.summary})
             error(str(err))
             if not args.json:
                 for refused in err.refused[1:]:
@@ -166,7 +168,9 @@ def _run_downgrade(args: argparse.Namespace) -> int:
                         f"{_line(refused)}): {refused['why']}")
             return EXIT_PROBLEM
         bar.update()
-        problems = _problems(reinfer(G)) if result.modified else []
+        if result.modified:
+            report = reinfer(G)
+        problems = _problems(report)
         if problems:  # pragma: no cover - a rewrite that breaks a shape rule
             return _fail(args.model, problems, "the rewritten model does not check, so it "
                          "was not written")
@@ -177,7 +181,7 @@ def _run_downgrade(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"path": args.model, "output": args.output if result.modified else None,
                     "target_runtime": release, "modified": result.modified,
-                    "converted": result.changes, "refused": []})
+                    "converted": result.changes, "refused": [], "summary": report.summary})
         return EXIT_OK
     if not result.modified:
         say(f"{args.model}: nothing to convert (OpenVINO {release} reads and compiles every "

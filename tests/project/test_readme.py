@@ -54,10 +54,10 @@ def _console_examples(blocks: list[tuple[str, str]] = BLOCKS) -> list[tuple[str,
     return examples
 
 
-def _writers(command: str) -> list[str]:
+def _writers(command: str, blocks: list[tuple[str, str]] = BLOCKS) -> list[str]:
     """The earlier commands of ``command``'s console block that write a file it reads
     (``-o FILE``): run first, as a reader of the README runs the block in order."""
-    for lang, body in BLOCKS:
+    for lang, body in blocks:
         commands = [c for c, _ in _console_examples([(lang, body)])]
         if command in commands:
             args = set(shlex.split(command))
@@ -127,6 +127,9 @@ def test_the_docs_have_console_examples_to_run():
                          ids=[where for where, _, _ in DOC_EXAMPLES])
 def test_console_example_in_the_docs_prints_what_they_show(where, command, expected,
                                                            samples_copy):
+    page = (ROOT / "docs" / where.split(":")[0]).read_text("utf-8")
+    for writer in _writers(command, _blocks(page)):
+        _run(writer, samples_copy)
     assert _run(command, samples_copy) == expected
 
 
