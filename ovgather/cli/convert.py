@@ -65,14 +65,10 @@ def run(args: argparse.Namespace) -> int:
         return _run_downgrade(args)
     check_output(Path(args.output), args.model, args.in_place)
     with Progress(5, unit="step") as bar:
-        G = load(args.model, bar, args.debug, ir_only=True)
-        bar.update()
-        bar.describe(f"checking {G.number_of_nodes():,} layers")
-        before = _problems(reinfer(G))
-        if before:  # converting would carry a broken model over: say so, write nothing
-            return _fail(args.model, before, "the input model has a problem, so nothing was "
-                         "converted (see ovgather check)")
-        bar.update()
+        loaded = _load_checked(args, bar)
+        if isinstance(loaded, int):
+            return loaded
+        G, _ = loaded
         bar.describe(f"converting GatherND to {args.to}")
         try:
             result = ConvertGatherND(args.to).call(G)
@@ -99,6 +95,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_human(args, G, result.changes)
     return EXIT_OK
+
+
+def _load_checked(args: argparse.Namespace, bar: Progress) -> tuple[Any, Any] | int:
+    """MODEL read and checked: (graph, check report), or exit code 1 (nothing converted)
+    when a layer is invalid or mismatch: converting would carry a broken model over."""
+    from ..rewrite import reinfer
+
+    G = load(args.model, bar, args.debug, ir_only=True)
+    bar.update()
+    bar.describe(f"checking {G.number_of_nodes():,} layers")
+    report = reinfer(G)
+    before = _problems(report)
+    if before:
+        return _fail(args.model, before, "the input model has a problem, so nothing was "
+                     "converted (see ovgather check)")
+    bar.update()
+    return G, report
 
 
 def _fail(model: str, problems: list[Any], what: str) -> int:
@@ -143,15 +156,10 @@ def _run_downgrade(args: argparse.Namespace) -> int:
     release = release_of(args.target_runtime)
     check_output(Path(args.output), args.model, args.in_place)
     with Progress(4, unit="step") as bar:
-        G = load(args.model, bar, args.debug, ir_only=True)
-        bar.update()
-        bar.describe(f"checking {G.number_of_nodes():,} layers")
-        report = reinfer(G)
-        before = _problems(report)
-        if before:
-            return _fail(args.model, before, "the input model has a problem, so nothing was "
-                         "converted (see ovgather check)")
-        bar.update()
+        loaded = _load_checked(args, bar)
+        if isinstance(loaded, int):
+            return loaded
+        G, report = loaded
         bar.describe(f"rewriting for OpenVINO {release}")
         try:
             result = Downgrade(release).call(G)
