@@ -9,7 +9,7 @@ asked for: ``check`` only reads."""
 
 from .._lazy import submodule_exports
 from ..element_types import ELEMENT_TYPES, ElementType
-from .parse import MAX_XML_BYTES  # noqa: F401 (docs/safety.md names it)
+from .parse import MAX_LAYERS, MAX_XML_BYTES  # noqa: F401 (docs/safety.md names them)
 from .reader import parse_ir, read_ir, read_layer_graph  # noqa: F401
 from .text import join_names, split_names
 from .weights import const_nbytes, const_value, element_type_of, weights_bytes

@@ -54,7 +54,7 @@ from ..graph.bodies import share_source
 from . import compiled, parse
 from .bodies import check_no_body_needed, fix_big_lines, may_hold_bodies, read_bodies
 from .lines import exact_lines
-from .parse import LXML_MAX_LINE, check_xml_size, parse_in_pieces
+from .parse import LXML_MAX_LINE, check_layer_count, check_xml_size, parse_in_pieces
 from .text import MAX_DIGITS, rt_text, short, split_names
 from .weights import (
     CONST_TYPES,
@@ -100,20 +100,22 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def read_ir(path: str | os.PathLike[str], *, max_xml_bytes: int | None = None
-            ) -> nx.MultiDiGraph:
+def read_ir(path: str | os.PathLike[str], *, max_xml_bytes: int | None = None,
+            max_layers: int | None = None) -> nx.MultiDiGraph:
     """Read ``model.xml`` and, when present, the ``model.bin`` beside it.
 
     Const data is not loaded: :func:`~ovgather.ir.weights.const_value` reads it on
     demand. The .xml may be at most ``max_xml_bytes`` (default
-    :data:`~ovgather.ir.parse.MAX_XML_BYTES`), checked before it is read;
-    a .bin that is a symbolic link must point into the model's folder.
+    :data:`~ovgather.ir.parse.MAX_XML_BYTES`), checked before it is read, and hold at
+    most ``max_layers`` layers (default :data:`~ovgather.ir.parse.MAX_LAYERS`), checked
+    before it is parsed; a .bin that is a symbolic link must point into the model's folder.
     """
-    return as_networkx(read_layer_graph(path, max_xml_bytes=max_xml_bytes))
+    return as_networkx(read_layer_graph(path, max_xml_bytes=max_xml_bytes,
+                                        max_layers=max_layers))
 
 
-def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None = None
-                     ) -> LayerGraph:
+def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None = None,
+                     max_layers: int | None = None) -> LayerGraph:
     """:func:`read_ir` without networkx: the same dicts in a :class:`LayerGraph`, what
     ``check`` needs (``as_networkx`` makes it the MultiDiGraph ``read_ir`` returns)."""
     xml_path = str(path)
@@ -129,6 +131,7 @@ def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None 
             check_xml_size(st.st_size, max_xml_bytes, xml_path)
             xml_bytes = f.read(st.st_size + 1)
         check_xml_size(len(xml_bytes), max_xml_bytes, xml_path)  # it grew meanwhile
+        check_layer_count(xml_bytes, max_layers, xml_path)
     except OSError as err:
         raise IRError(f"the IR file cannot be read: {err.strerror or err}",
                       file=xml_path) from err
@@ -145,16 +148,17 @@ def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None 
 
 
 def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
-             xml_path: str | None = None, max_xml_bytes: int | None = None
-             ) -> nx.MultiDiGraph:
+             xml_path: str | None = None, max_xml_bytes: int | None = None,
+             max_layers: int | None = None) -> nx.MultiDiGraph:
     """Parse IR XML from memory; ``bin_bytes`` is the weights (None when there is none).
 
     ``xml_path`` only names the source in error messages and in ``G.graph``;
-    ``max_xml_bytes`` as for :func:`read_ir`.
+    ``max_xml_bytes`` and ``max_layers`` as for :func:`read_ir`.
     """
     if isinstance(xml_bytes, str):
         xml_bytes = xml_bytes.encode("utf-8")
     check_xml_size(len(xml_bytes), max_xml_bytes, xml_path)
+    check_layer_count(xml_bytes, max_layers, xml_path)
     bin_size = None if bin_bytes is None else len(bin_bytes)
     weights = None if bin_bytes is None else np.frombuffer(bin_bytes, dtype=np.uint8)
     return as_networkx(_build(xml_bytes, xml_path, None, bin_size, "the weights (.bin)",

@@ -455,6 +455,35 @@ def test_a_sparse_huge_xml_is_refused_before_it_is_read(size: int, tmp_path: Pat
     assert_clean_error(code, err)
 
 
+def test_millions_of_bare_layers_under_the_size_limit_are_refused_at_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """4 million ``<layer id name type="Foo"/>`` make 190 MB, under the size limit: check
+    took minutes and 9 GB. The layer count is refused before anything is parsed."""
+    import time
+
+    from ovgather.ir import MAX_LAYERS
+
+    path = tmp_path / "m4.xml"
+    with open(path, "w") as f:
+        f.write('<?xml version="1.0"?>\n<net name="m" version="11"><layers>\n')
+        f.writelines(f'<layer id="{i}" name="{i}" type="Foo"/>\n' for i in range(4_000_000))
+        f.write("</layers><edges/></net>\n")
+    start = time.perf_counter()
+    code = main(["check", str(path)])
+    assert time.perf_counter() - start < 5
+    _, err = capsys.readouterr()
+    assert_clean_error(code, err)
+    assert f"at most {MAX_LAYERS:,} layers" in err and "4,000,000" in err
+    assert MAX_LAYERS >= 100_000  # the biggest real IRs, and bench_check's largest chain
+
+
+def test_layer_limit_is_a_parameter() -> None:
+    xml = ir()
+    with pytest.raises(errors.XMLSyntaxError, match="at most 3 layers"):
+        parse_ir(xml, BIN, max_layers=3)
+    assert parse_ir(xml, BIN, max_layers=4).number_of_nodes() == 4
+
+
 def test_xml_size_limit_is_a_parameter() -> None:
     xml = ir()
     with pytest.raises(errors.XMLSyntaxError, match="at most 100 bytes"):
