@@ -263,11 +263,12 @@ def _check_no_doctype(root: etree._Element, file: str | None) -> None:
 def parse_in_pieces(xml_bytes: bytes, file: str | None,
                     read_layers: Callable[[etree._Element, int], list]
                     ) -> tuple[etree._Element, list] | None:
-    """Parse the <layers> section as pieces of about ``STREAM_PIECE`` bytes, each cut
-    after a ``</layer>`` and parsed as a document of its own on a second thread while
-    ``read_layers(layers, line_offset)`` reads the layers of the piece before on this
-    one; the rest of the file is parsed with an empty <layers> in their place (the same
-    number of lines, so every line stays exact). lxml lets go of the GIL while it
+    """Parse the <layers> section as pieces of about ``STREAM_PIECE`` bytes (the first
+    ones smaller), each cut after a ``</layer>`` and parsed as a document of its
+    own on a second thread while ``read_layers(layers, line_offset)`` reads the layers
+    of the piece before on this one; the rest of the file is parsed meanwhile on a third
+    thread, with an empty <layers> in their place (the same number of lines, so every
+    line stays exact). lxml lets go of the GIL while it
     parses, so parsing, about half of a read, overlaps the walk, and the whole tree of a
     big IR (~13 bytes of memory per byte of XML) never exists. Returns the root, which
     holds everything but the layers, and the layers read; or None (with the reader's
@@ -289,8 +290,11 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
         return None
     start += len(b"<layers>")
     cuts = [start]
-    while True:
-        cut = xml_bytes.find(b"</layer>", cuts[-1] + STREAM_PIECE, end)
+    step = STREAM_PIECE // 8
+    while True:  # the first pieces small, each twice the last: the walk waits for the
+        # first alone, and reads each while the next (parsed faster than read) is parsed
+        cut = xml_bytes.find(b"</layer>", cuts[-1] + step, end)
+        step = min(2 * step, STREAM_PIECE)
         if cut < 0:
             break
         cuts.append(cut + len(b"</layer>"))
@@ -317,18 +321,23 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
                 + xml_bytes[end:])
 
     streamed: list[tuple[str, dict[str, Any]]] = []
-    with ThreadPoolExecutor(1) as pool, _quick_gil_handoff():
-        # one piece parsed ahead of the one read: two pieces' trees at most
+    with ThreadPoolExecutor(2) as pool, _quick_gil_handoff():
+        # one piece parsed ahead of the one read (two pieces' trees at most), and the
+        # rest from the start on a thread of its own: its tree is needed at the end,
+        # when the graph is whole anyway, and the walk need not wait for it then
         parsing = pool.submit(_parse_piece, text(0))
+        rest = pool.submit(_parse_piece, text(len(pieces)))
         try:
             for i, (_, _, line) in enumerate(pieces):
                 layers = parsing.result()[0]
-                parsing = pool.submit(_parse_piece, text(i + 1))
+                if i + 1 < len(pieces):
+                    parsing = pool.submit(_parse_piece, text(i + 1))
                 streamed += read_layers(layers, line)
                 del layers
-            root = parsing.result()
+            root = rest.result()
         except Exception:  # parsed whole again, which words the error
             parsing.cancel()
+            rest.cancel()
             return None
     layers = root.find("layers")
     if not (_streamable(root) and layers is not None and len(layers) == 1
