@@ -15,7 +15,6 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -230,10 +229,32 @@ class _Handoff:
 _HANDOFF = _Handoff()
 
 
-def _parse_piece(xml_bytes: bytes) -> etree._Element:
-    """One piece of :func:`parse_in_pieces`, on its parse thread (an lxml parser
-    is used by one thread only, so each piece gets its own)."""
-    return etree.fromstring(xml_bytes, xml_parser())
+class _Parse(threading.Thread):
+    """One piece of :func:`parse_in_pieces`, parsed on a thread of its own (an lxml
+    parser is used by one thread only, so each piece gets its own). A plain thread,
+    not a ``concurrent.futures`` pool: importing that (and the logging it brings)
+    would cost a check ~12 ms."""
+
+    def __init__(self, xml_bytes: bytes) -> None:
+        super().__init__(daemon=True)
+        self.xml_bytes: bytes | None = xml_bytes
+        self.root: etree._Element | None = None
+        self.error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.root = etree.fromstring(self.xml_bytes, xml_parser())
+        except BaseException as err:  # raised again on this thread's result()
+            self.error = err
+        self.xml_bytes = None
+
+    def result(self) -> etree._Element:
+        self.join()
+        if self.error is not None:
+            raise self.error
+        root, self.root = self.root, None
+        return root
 
 
 def _plain_head(head: bytes) -> bool:
@@ -321,23 +342,23 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
                 + xml_bytes[end:])
 
     streamed: list[tuple[str, dict[str, Any]]] = []
-    with ThreadPoolExecutor(2) as pool, _quick_gil_handoff():
+    with _quick_gil_handoff():
         # one piece parsed ahead of the one read (two pieces' trees at most), and the
         # rest from the start on a thread of its own: its tree is needed at the end,
         # when the graph is whole anyway, and the walk need not wait for it then
-        parsing = pool.submit(_parse_piece, text(0))
-        rest = pool.submit(_parse_piece, text(len(pieces)))
+        parsing = _Parse(text(0))
+        rest = _Parse(text(len(pieces)))
         try:
             for i, (_, _, line) in enumerate(pieces):
                 layers = parsing.result()[0]
                 if i + 1 < len(pieces):
-                    parsing = pool.submit(_parse_piece, text(i + 1))
+                    parsing = _Parse(text(i + 1))
                 streamed += read_layers(layers, line)
                 del layers
             root = rest.result()
         except Exception:  # parsed whole again, which words the error
-            parsing.cancel()
-            rest.cancel()
+            parsing.join()
+            rest.join()
             return None
     layers = root.find("layers")
     if not (_streamable(root) and layers is not None and len(layers) == 1

@@ -41,7 +41,6 @@ import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from lxml import etree
@@ -134,7 +133,7 @@ def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None 
     except OSError as err:
         raise IRError(f"the IR file cannot be read: {err.strerror or err}",
                       file=xml_path) from err
-    bin_path = str(Path(xml_path).with_suffix(".bin"))
+    bin_path = os.path.splitext(xml_path)[0] + ".bin"
     bin_stat = bin_identity(bin_path) if os.path.isfile(bin_path) else None
     if bin_stat is None and os.path.exists(bin_path):
         raise WeightsError("the weights must be a regular file, but this is a device, FIFO "
@@ -142,7 +141,7 @@ def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None 
     if bin_stat is not None:
         check_bin_location(xml_path, bin_path)
     return _build(xml_bytes, xml_path, bin_path if bin_stat is not None else None,
-                  None if bin_stat is None else bin_stat[3], Path(bin_path).name,
+                  None if bin_stat is None else bin_stat[3], os.path.basename(bin_path),
                   bin_stat=bin_stat)
 
 
