@@ -95,6 +95,72 @@ class _Unusual(Exception):
     pass
 
 
+cdef inline bint _blank(const char* c):
+    """Only XML whitespace (what ``rt_text`` drops)."""
+    while c[0] != 0:
+        if c[0] != b' ' and c[0] != b'\t' and c[0] != b'\n' and c[0] != b'\r':
+            return False
+        c += 1
+    return True
+
+
+cdef inline bint _plain_value(const char* c):
+    """Printable ASCII that XML serializes as it is (no & < > " or control character)."""
+    while c[0] != 0:
+        if c[0] < 32 or c[0] > 126 or c[0] == b'&' or c[0] == b'<' or c[0] == b'>' \
+                or c[0] == b'"':
+            return False
+        c += 1
+    return True
+
+
+cdef str _flat_rt(xmlNode* el):
+    """``rt_text`` of the usual <rt_info> (elements with plain attributes, empty, side
+    by side, with only whitespace between) built here, exactly as lxml serializes it;
+    None for anything else (``rt_text`` then serializes it)."""
+    cdef list out = ["<", _short_text(el.name), ">"]
+    cdef xmlNode* child = el.children
+    cdef xmlAttr* attr
+    if el.properties is not NULL or el.ns is not NULL:
+        return None
+    while child is not NULL:
+        if child.type == tree.XML_TEXT_NODE:
+            if not _blank(<const char*>child.content):
+                return None
+        elif child.type != tree.XML_ELEMENT_NODE or child.ns is not NULL \
+                or child.children is not NULL:
+            return None
+        else:
+            out += ("<", _short_text(child.name))
+            attr = child.properties
+            while attr is not NULL:
+                if attr.ns is not NULL:
+                    return None
+                if attr.children is NULL:
+                    out += (" ", _short_text(attr.name), '=""')
+                elif (attr.children.type != tree.XML_TEXT_NODE or attr.children.next is not NULL
+                        or not _plain_value(<const char*>attr.children.content)):
+                    return None
+                else:
+                    out += (" ", _short_text(attr.name), '="', _short_text(attr.children.content),
+                            '"')
+                attr = attr.next
+            out.append("/>")
+        child = child.next
+    if len(out) == 3:
+        return None
+    out += ("</", _short_text(el.name), ">")
+    return "".join(out)
+
+
+cdef str _rt(object doc, xmlNode* el, object rt_text, dict strings):
+    """``rt_text`` of ``el``: the usual <rt_info> built here, one str per distinct text."""
+    cdef str text = _flat_rt(el)
+    if text is None:
+        return rt_text(cetree.elementFactory(doc, el))
+    return strings.setdefault(text, text)
+
+
 cdef dict _attrs(xmlNode* node):
     """The attributes in document order; an attribute value that is not one plain text
     node (an entity reference, say) is left to the careful walk."""
@@ -169,7 +235,7 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
             if _is(child, "dim"):
                 dims.append(_dim(child))
             elif _is(child, "rt_info"):
-                rt_info = rt_text(cetree.elementFactory(doc, child))
+                rt_info = _rt(doc, child, rt_text, strings)
             else:
                 if extra is None:
                     extra = []
@@ -224,7 +290,7 @@ def read_layers(layers, reader, rt_text, split_names, const_types, long line_off
                     node["inputs"].extend(ports)
                     n_inputs += len(ports)
                 elif _is(child, "rt_info"):
-                    node["rt_info"] = rt_text(cetree.elementFactory(doc, child))
+                    node["rt_info"] = _rt(doc, child, rt_text, strings)
                 else:
                     node.setdefault("extra_xml", []).append(
                         rt_text(cetree.elementFactory(doc, child)))
