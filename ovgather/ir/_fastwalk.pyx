@@ -161,24 +161,48 @@ cdef str _rt(object doc, xmlNode* el, object rt_text, dict strings):
     return strings.setdefault(text, text)
 
 
+cdef str _value(xmlAttr* attr):
+    """An attribute's value; one that is not one plain text node (an entity reference,
+    say) or has a namespace is left to the careful walk."""
+    cdef xmlNode* value = attr.children
+    if attr.ns is not NULL:
+        raise _Unusual
+    if value is NULL:
+        return ""
+    if value.type != tree.XML_TEXT_NODE or value.next is not NULL:
+        raise _Unusual
+    return _short_text(value.content)
+
+
 cdef dict _attrs(xmlNode* node):
-    """The attributes in document order; an attribute value that is not one plain text
-    node (an entity reference, say) is left to the careful walk."""
+    """The attributes in document order."""
     cdef dict out = {}
     cdef xmlAttr* attr = node.properties
-    cdef xmlNode* value
     while attr is not NULL:
-        if attr.ns is not NULL:
-            raise _Unusual
-        value = attr.children
-        if value is NULL:
-            out[_short_text(attr.name)] = ""
-        elif value.type != tree.XML_TEXT_NODE or value.next is not NULL:
-            raise _Unusual
-        else:
-            out[_short_text(attr.name)] = _short_text(value.content)
+        out[_short_text(attr.name)] = _value(attr)
         attr = attr.next
     return out
+
+
+cdef tuple _port_attrs(xmlNode* el):
+    """A <port>'s ``(other attributes, id, precision, names)``: what ``_attrs`` and three
+    pops give, without putting those three in the dict first."""
+    cdef dict out = {}
+    cdef xmlAttr* attr = el.properties
+    cdef object port_id = None, precision = None, names = None
+    cdef const char* name
+    while attr is not NULL:
+        name = <const char*>attr.name
+        if strcmp(name, "id") == 0:
+            port_id = _value(attr)
+        elif strcmp(name, "precision") == 0:
+            precision = _value(attr)
+        elif strcmp(name, "names") == 0:
+            names = _value(attr)
+        else:
+            out[_short_text(attr.name)] = _value(attr)
+        attr = attr.next
+    return out, _port_id(port_id), precision, names
 
 
 cdef long long _dim(xmlNode* node) except -2:
@@ -220,13 +244,10 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
     while el is not NULL:
         if not _is(el, "port"):
             raise _Unusual
-        attrs = _attrs(el)
-        port_id = _port_id(attrs.pop("id", None))
+        attrs, port_id, precision, names = _port_attrs(el)
         if port_id in seen:
             raise _Unusual
         seen.add(port_id)
-        precision = attrs.pop("precision", None)
-        names = attrs.pop("names", None)
         dims = []
         rt_info = None
         extra = None
