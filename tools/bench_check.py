@@ -8,8 +8,9 @@ Peak memory is each process's own maximum resident set (``os.wait4``). Then, ins
 process, ``read_ir`` and ``check`` are timed per 1k layers from 10k to 100k layers, so
 that a cost that grows faster than the model shows.
 
-The IRs: generated chains (``gen_models.big_ir``) of 1k, 20k and 100k layers, plus any
-``--model`` given (a transformer IR of a few hundred layers, say).
+The IRs: generated chains (``gen_models.big_ir``) of 1k, 20k and 100k layers, plus the
+``--model`` IRs given (by default BERT and GPT-2 of ``ir_corpus/``, a few hundred layers
+each, and ``llama_deep``, a 44-block Llama of ~5k layers).
 
     python tools/bench_check.py [--sizes 1000,20000,100000] [--model X.xml ...]
                                 [--repeat 7] [--scaling 10000,20000,50000,100000]
@@ -27,6 +28,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
+#: timed when no --model is given: two small transformers and a ~5k-layer LLM
+DEFAULT_MODELS = ("ir_corpus/bert/pytorch_dynamic.xml", "ir_corpus/gpt2/pytorch_dynamic.xml",
+                  "ir_corpus/llama_deep/pytorch_dynamic.xml")
 
 
 def console_script() -> str:
@@ -140,7 +144,8 @@ def _spread(values: list[float]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,20000,100000")
-    ap.add_argument("--model", action="append", default=[], help="an IR .xml to time too")
+    ap.add_argument("--model", action="append", default=[],
+                    help="an IR .xml to time too (default: " + ", ".join(DEFAULT_MODELS) + ")")
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--scaling", default="10000,20000,50000,100000",
                     help="layer counts for the per-1k-layer figures ('' to skip)")
@@ -151,7 +156,8 @@ def main() -> None:
     print(f"openvino {ov.__version__}; ovgather: {console_script()} "
           f"({_installed_package()}); paired alternating processes, medians of {args.repeat}")
     with tempfile.TemporaryDirectory() as tmp:
-        files = [Path(m).resolve() for m in args.model]
+        files = ([Path(m).resolve() for m in args.model]
+                 or [ROOT / m for m in DEFAULT_MODELS])
         for n in [int(s) for s in args.sizes.split(",") if s]:
             files.append(big_ir(n, Path(tmp) / f"big_{n}.xml"))
         print("\n| IR | layers | ovgather check --json | read_model | ratio | check peak RSS "

@@ -134,6 +134,13 @@ ARCHS: dict[str, Arch] = {a.name: a for a in [
          ("pytorch_dynamic", "onnx_dynamic"),
          "decoder with rotary embeddings, RMSNorm, SwiGLU and grouped-query attention",
          dict(use_cache=False)),
+    Arch("llama_deep", "LlamaForCausalLM", "LlamaConfig",
+         dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=44,
+              num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256),
+         (_ids("input_ids", high=300), _mask()), ("logits",), ("pytorch_dynamic",),
+         "the llama decoder at a real LLM's depth (44 blocks, ~5k IR layers): what "
+         "`tools/bench_check.py` times `check` on",
+         dict(use_cache=False)),
     Arch("llama_kv", "LlamaForCausalLM", "LlamaConfig",
          dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=3,
               num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256),

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
 from collections.abc import Sequence
 
 from ..errors import OvgatherError, UsageError
@@ -160,14 +159,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_SIGPIPE
     except KeyboardInterrupt as err:  # Ctrl-C, or SIGTERM/SIGHUP during a write
         if debug:
-            traceback.print_exc()
+            _print_traceback()
         signum = getattr(err, "signum", 2)
         name = "" if signum == 2 else f" ({err.signal_name})"
         output.error(f"interrupted{name}")
         return EXIT_SIGNAL + signum
     except Exception as err:  # a bug in ovgather: still one line unless --debug
         if debug:
-            traceback.print_exc()
+            _print_traceback()
         output.error(one_line(f"internal error ({type(err).__name__}: {err}); "
                                "rerun with --debug and report it"))
         return EXIT_BAD_INPUT
@@ -200,6 +199,12 @@ class _Stdout:
 
     def __getattr__(self, name: str):  # noqa: ANN204
         return getattr(self._stream, name)
+
+
+def _print_traceback() -> None:
+    import traceback  # only with --debug: it costs every run ~5 ms to import
+
+    traceback.print_exc()
 
 
 def _guard_streams() -> bool:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import re
-import traceback
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .models import add_model_argument
 from .output import error
+
+if TYPE_CHECKING:  # pathlib costs a check ~7 ms to import
+    from pathlib import Path
 
 __all__ = ["EXIT_OK", "EXIT_PROBLEM", "EXIT_BAD_INPUT", "EXIT_SIGNAL", "EXIT_SIGPIPE",
            "add_layer_command", "add_json", "parse_shape_options", "shape_overrides",
@@ -39,6 +41,8 @@ def print_error(err: BaseException, debug: bool = False) -> None:
     from the ``except`` block with ``args.debug`` so ``--debug`` works there too.
     """
     if debug:
+        import traceback  # only with --debug: it costs every run ~5 ms to import
+
         traceback.print_exception(err)
     error(one_line(str(err)))
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -94,6 +93,8 @@ def quiet_native_stderr(enabled: bool = True) -> Iterator[None]:
     old_stderr = sys.stderr
     sys.stderr = os.fdopen(os.dup(saved), "w", buffering=1, encoding=old_stderr.encoding,
                            errors="backslashreplace")
+    import tempfile  # here: it costs a check ~10 ms to import (random, shutil, lzma...)
+
     try:
         with tempfile.TemporaryFile() as sink:
             os.dup2(sink.fileno(), fd)

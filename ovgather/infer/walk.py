@@ -38,9 +38,7 @@ Small integer tensors travel with their value bounds (see ``ops/core/values.py``
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from itertools import chain
 
 from .._lazy import networkx as nx
@@ -51,6 +49,7 @@ from ..errors import (
     UnsupportedOpError,
     UsageError,
 )
+from ..ir.reader import gc_paused
 from ..ops.core import registry
 from ..ops.core.spec import Attrs, openvino_type
 from ..ops.core.values import Tensor
@@ -76,7 +75,7 @@ def infer_shapes(
     """
     out: dict[str, list[PartialShape]] = {}
     nested: dict[str, list[LayerResult]] = {}
-    with _gc_paused():
+    with gc_paused():
         for node, _, tensors, _ in _walk(G, shapes, nested=nested):
             out[node] = [t.shape for t in tensors]
     if nested:  # after the walk: a model without bodies pays nothing per layer
@@ -91,7 +90,7 @@ def input_tensors(G: nx.MultiDiGraph, node: str,
     """The tensors (shapes, element types, values) that reach ``node``'s inputs in the
     walk :func:`check` makes: what its rule sees, so that ``explain`` sees the same."""
     produced: dict[str, dict[int, Tensor]] = {}
-    with _gc_paused():
+    with gc_paused():
         for _ in _walk(G, shapes, produced, until=node):
             pass
     return tensors_reaching(G.nodes[node], G._pred[node], produced)
@@ -102,7 +101,7 @@ def all_tensors(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = Non
     """Every top-level layer's output tensors (by output port id) in one walk: shapes,
     element types and the value bounds of small integer tensors, as the rules saw them."""
     produced: dict[str, dict[int, Tensor]] = {}
-    with _gc_paused():
+    with gc_paused():
         for _ in _walk(G, shapes, produced):
             pass
     return produced
@@ -134,7 +133,7 @@ def _check(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
     nodes = G._node
     append = report.layers.append
     nested: dict[str, list[LayerResult]] = {}
-    with _gc_paused():
+    with gc_paused():
         _check_layers(G, shapes, nodes, append, nested=nested, capture=runs)
     if nested:  # the layers of bodies follow the layer that holds them
         report.layers = [r for lr in report.layers for r in (lr, *nested.get(lr.id, ()))]
@@ -160,20 +159,6 @@ def _check_layers(G, shapes, nodes, append, **walk) -> None:
                         break
         append(LayerResult(node, attrs["name"], attrs["type"], attrs.get("version"), status,
                            declared, inferred, attrs.get("line"), message))
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The walk allocates many small objects next to a big graph; the cyclic collector
-    would rescan that graph again and again (half the run time on 20k layers). Nothing
-    the walk makes holds a cycle, so pausing it is safe."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # -- the walk ------------------------------------------------------------------------------

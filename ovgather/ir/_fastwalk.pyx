@@ -18,8 +18,9 @@ from ovgather.graph import has_port, layer_of_xml, new_port
 
 cimport cython
 
+from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.string cimport strcmp, strlen
+from libc.string cimport memcmp, strcmp, strlen
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
@@ -32,8 +33,43 @@ LXML_BUILT = (<bytes>cetree.LXML_VERSION_STRING).decode()
 cdef long long INT64_MAX = 9223372036854775807
 
 
+cdef extern from "Python.h":
+    const char* PyUnicode_AsUTF8AndSize(object text, Py_ssize_t* size) except NULL
+
+
 cdef inline str _text(const tree.xmlChar* c):
     return PyUnicode_DecodeUTF8(<const char*>c, strlen(<const char*>c), NULL)
+
+
+#: Short texts met before, by a hash of their bytes: attribute names, types, versions,
+#: precisions, element types, port ids repeat on every layer of an IR, and one shared
+#: str each (instead of one per occurrence) is most of what this walk saves in time
+#: and memory. A slot holds the last text that hashed to it; a hit is checked byte by
+#: byte, so a collision only costs a fresh str.
+DEF _CACHE_SLOTS = 4096
+DEF _CACHE_MAX_LEN = 32
+cdef list _cache = [None] * _CACHE_SLOTS
+
+
+cdef str _short_text(const tree.xmlChar* c):
+    cdef const char* b = <const char*>c
+    cdef Py_ssize_t n = 0, size
+    cdef unsigned int h = 2166136261u
+    cdef const char* seen
+    cdef str text
+    while b[n] != 0:
+        if n == _CACHE_MAX_LEN:
+            return PyUnicode_DecodeUTF8(b, n + strlen(b + n), NULL)
+        h = (h ^ <unsigned char>b[n]) * 16777619u
+        n += 1
+    cdef object slot = <object>PyList_GET_ITEM(_cache, h & (_CACHE_SLOTS - 1))
+    if slot is not None:
+        seen = PyUnicode_AsUTF8AndSize(slot, &size)
+        if size == n and memcmp(seen, b, n) == 0:
+            return <str>slot
+    text = PyUnicode_DecodeUTF8(b, n, NULL)
+    _cache[h & (_CACHE_SLOTS - 1)] = text
+    return text
 
 
 cdef inline bint _is(xmlNode* node, const char* name):
@@ -59,24 +95,114 @@ class _Unusual(Exception):
     pass
 
 
+cdef inline bint _blank(const char* c):
+    """Only XML whitespace (what ``rt_text`` drops)."""
+    while c[0] != 0:
+        if c[0] != b' ' and c[0] != b'\t' and c[0] != b'\n' and c[0] != b'\r':
+            return False
+        c += 1
+    return True
+
+
+cdef inline bint _plain_value(const char* c):
+    """Printable ASCII that XML serializes as it is (no & < > " or control character)."""
+    while c[0] != 0:
+        if c[0] < 32 or c[0] > 126 or c[0] == b'&' or c[0] == b'<' or c[0] == b'>' \
+                or c[0] == b'"':
+            return False
+        c += 1
+    return True
+
+
+cdef str _flat_rt(xmlNode* el):
+    """``rt_text`` of the usual <rt_info> (elements with plain attributes, empty, side
+    by side, with only whitespace between) built here, exactly as lxml serializes it;
+    None for anything else (``rt_text`` then serializes it)."""
+    cdef list out = ["<", _short_text(el.name), ">"]
+    cdef xmlNode* child = el.children
+    cdef xmlAttr* attr
+    if el.properties is not NULL or el.ns is not NULL:
+        return None
+    while child is not NULL:
+        if child.type == tree.XML_TEXT_NODE:
+            if not _blank(<const char*>child.content):
+                return None
+        elif child.type != tree.XML_ELEMENT_NODE or child.ns is not NULL \
+                or child.children is not NULL:
+            return None
+        else:
+            out += ("<", _short_text(child.name))
+            attr = child.properties
+            while attr is not NULL:
+                if attr.ns is not NULL:
+                    return None
+                if attr.children is NULL:
+                    out += (" ", _short_text(attr.name), '=""')
+                elif (attr.children.type != tree.XML_TEXT_NODE or attr.children.next is not NULL
+                        or not _plain_value(<const char*>attr.children.content)):
+                    return None
+                else:
+                    out += (" ", _short_text(attr.name), '="', _short_text(attr.children.content),
+                            '"')
+                attr = attr.next
+            out.append("/>")
+        child = child.next
+    if len(out) == 3:
+        return None
+    out += ("</", _short_text(el.name), ">")
+    return "".join(out)
+
+
+cdef str _rt(object doc, xmlNode* el, object rt_text, dict strings):
+    """``rt_text`` of ``el``: the usual <rt_info> built here, one str per distinct text."""
+    cdef str text = _flat_rt(el)
+    if text is None:
+        return rt_text(cetree.elementFactory(doc, el))
+    return strings.setdefault(text, text)
+
+
+cdef str _value(xmlAttr* attr):
+    """An attribute's value; one that is not one plain text node (an entity reference,
+    say) or has a namespace is left to the careful walk."""
+    cdef xmlNode* value = attr.children
+    if attr.ns is not NULL:
+        raise _Unusual
+    if value is NULL:
+        return ""
+    if value.type != tree.XML_TEXT_NODE or value.next is not NULL:
+        raise _Unusual
+    return _short_text(value.content)
+
+
 cdef dict _attrs(xmlNode* node):
-    """The attributes in document order; an attribute value that is not one plain text
-    node (an entity reference, say) is left to the careful walk."""
+    """The attributes in document order."""
     cdef dict out = {}
     cdef xmlAttr* attr = node.properties
-    cdef xmlNode* value
     while attr is not NULL:
-        if attr.ns is not NULL:
-            raise _Unusual
-        value = attr.children
-        if value is NULL:
-            out[_text(attr.name)] = ""
-        elif value.type != tree.XML_TEXT_NODE or value.next is not NULL:
-            raise _Unusual
-        else:
-            out[_text(attr.name)] = _text(value.content)
+        out[_short_text(attr.name)] = _value(attr)
         attr = attr.next
     return out
+
+
+cdef tuple _port_attrs(xmlNode* el):
+    """A <port>'s ``(other attributes, id, precision, names)``: what ``_attrs`` and three
+    pops give, without putting those three in the dict first."""
+    cdef dict out = {}
+    cdef xmlAttr* attr = el.properties
+    cdef object port_id = None, precision = None, names = None
+    cdef const char* name
+    while attr is not NULL:
+        name = <const char*>attr.name
+        if strcmp(name, "id") == 0:
+            port_id = _value(attr)
+        elif strcmp(name, "precision") == 0:
+            precision = _value(attr)
+        elif strcmp(name, "names") == 0:
+            names = _value(attr)
+        else:
+            out[_short_text(attr.name)] = _value(attr)
+        attr = attr.next
+    return out, _port_id(port_id), precision, names
 
 
 cdef long long _dim(xmlNode* node) except -2:
@@ -118,13 +244,10 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
     while el is not NULL:
         if not _is(el, "port"):
             raise _Unusual
-        attrs = _attrs(el)
-        port_id = _port_id(attrs.pop("id", None))
+        attrs, port_id, precision, names = _port_attrs(el)
         if port_id in seen:
             raise _Unusual
         seen.add(port_id)
-        precision = attrs.pop("precision", None)
-        names = attrs.pop("names", None)
         dims = []
         rt_info = None
         extra = None
@@ -133,7 +256,7 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
             if _is(child, "dim"):
                 dims.append(_dim(child))
             elif _is(child, "rt_info"):
-                rt_info = rt_text(cetree.elementFactory(doc, child))
+                rt_info = _rt(doc, child, rt_text, strings)
             else:
                 if extra is None:
                     extra = []
@@ -188,7 +311,7 @@ def read_layers(layers, reader, rt_text, split_names, const_types, long line_off
                     node["inputs"].extend(ports)
                     n_inputs += len(ports)
                 elif _is(child, "rt_info"):
-                    node["rt_info"] = rt_text(cetree.elementFactory(doc, child))
+                    node["rt_info"] = _rt(doc, child, rt_text, strings)
                 else:
                     node.setdefault("extra_xml", []).append(
                         rt_text(cetree.elementFactory(doc, child)))
@@ -203,6 +326,58 @@ def read_layers(layers, reader, rt_text, split_names, const_types, long line_off
     return out
 
 
+cdef long long _number(const char* c) except -2:
+    """Plain ASCII digits (at most 18, so no overflow) as their value, else -1."""
+    cdef long long value = 0
+    cdef int n = 0, digit
+    if c[0] == 0:
+        return -1
+    while c[n] != 0:
+        digit = c[n] - 48
+        if digit < 0 or digit > 9 or n == 18:
+            return -1
+        value = value * 10 + digit
+        n += 1
+    return value
+
+
+cdef list _ids_by_number(dict nodes):
+    """``[id or None, ...]`` indexed by the number a layer id spells, for the ids in
+    canonical form (no leading zero) up to a bound: an edge then names its layers with
+    the very strings the node dicts are keyed by, without a new str per edge."""
+    cdef Py_ssize_t bound = 2 * len(nodes) + 1024, size
+    cdef list out = [None] * bound
+    cdef const char* c
+    cdef long long value
+    for key in nodes:
+        c = PyUnicode_AsUTF8AndSize(key, &size)
+        value = _number(c)
+        if 0 <= value < bound and (c[0] != b'0' or size == 1):
+            out[value] = key
+    return out
+
+
+cdef inline object _layer_id(const tree.xmlChar* text, list by_number):
+    cdef const char* c = <const char*>text
+    cdef long long value = _number(c)
+    cdef object known
+    if 0 <= value < PyList_GET_SIZE(by_number) and (c[0] != b'0' or c[1] == 0):
+        known = <object>PyList_GET_ITEM(by_number, value)
+        if known is not None:
+            return known
+    return _text(text)
+
+
+cdef inline bint _has_port(list ports, object port_id, dict ids, object node) except -1:
+    """``graph.has_port``, with the usual few ports scanned here."""
+    if PyList_GET_SIZE(ports) > 8:
+        return has_port(ports, port_id, ids, node)
+    for port in ports:
+        if (<dict>port)["id"] == port_id:
+            return True
+    return False
+
+
 def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
     """``[(from, to, (from-port, to-port), {"from_port", "to_port", "line"}), ...]`` of
     the <edges> element, every edge between existing ports and every input port fed
@@ -211,10 +386,12 @@ def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
     cdef xmlNode* el
     cdef xmlAttr* a
     cdef list out = []
-    cdef list values = [None, None, None, None]
+    cdef list by_number = _ids_by_number(nodes)
+    cdef const tree.xmlChar* values[4]
     cdef set fed = set()
     cdef dict out_ids = {}, in_ids = {}
     cdef int i
+    cdef long long port
     cdef const char* names[4]
     cdef object src, dst, fp, tp, key
     names[0] = "from-layer"
@@ -232,17 +409,25 @@ def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
                         or a.children is NULL or a.children.type != tree.XML_TEXT_NODE
                         or a.children.next is not NULL):
                     return None
-                values[i] = _text(a.children.content)
+                values[i] = a.children.content
                 a = a.next
             if a is not NULL:
                 return None
-            src, fp, dst, tp = values
-            fp, tp = _port_id(fp), _port_id(tp)
+            port = _number(<const char*>values[1])
+            if port < 0:
+                return None
+            fp = port
+            port = _number(<const char*>values[3])
+            if port < 0:
+                return None
+            tp = port
+            src = _layer_id(values[0], by_number)
+            dst = _layer_id(values[2], by_number)
             if src not in nodes or dst not in nodes:
                 return None
-            if not has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
+            if not _has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
                 return None
-            if not has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
+            if not _has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
                 return None
             key = (dst, tp)
             if key in fed:

@@ -15,7 +15,6 @@ import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -250,10 +249,32 @@ class _Handoff:
 _HANDOFF = _Handoff()
 
 
-def _parse_piece(xml_bytes: bytes) -> etree._Element:
-    """One piece of :func:`parse_in_pieces`, on its parse thread (an lxml parser
-    is used by one thread only, so each piece gets its own)."""
-    return etree.fromstring(xml_bytes, xml_parser())
+class _Parse(threading.Thread):
+    """One piece of :func:`parse_in_pieces`, parsed on a thread of its own (an lxml
+    parser is used by one thread only, so each piece gets its own). A plain thread,
+    not a ``concurrent.futures`` pool: importing that (and the logging it brings)
+    would cost a check ~12 ms."""
+
+    def __init__(self, xml_bytes: bytes) -> None:
+        super().__init__(daemon=True)
+        self.xml_bytes: bytes | None = xml_bytes
+        self.root: etree._Element | None = None
+        self.error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.root = etree.fromstring(self.xml_bytes, xml_parser())
+        except BaseException as err:  # raised again on this thread's result()
+            self.error = err
+        self.xml_bytes = None
+
+    def result(self) -> etree._Element:
+        self.join()
+        if self.error is not None:
+            raise self.error
+        root, self.root = self.root, None
+        return root
 
 
 def _plain_head(head: bytes) -> bool:
@@ -283,11 +304,12 @@ def _check_no_doctype(root: etree._Element, file: str | None) -> None:
 def parse_in_pieces(xml_bytes: bytes, file: str | None,
                     read_layers: Callable[[etree._Element, int], list]
                     ) -> tuple[etree._Element, list] | None:
-    """Parse the <layers> section as pieces of about ``STREAM_PIECE`` bytes, each cut
-    after a ``</layer>`` and parsed as a document of its own on a second thread while
-    ``read_layers(layers, line_offset)`` reads the layers of the piece before on this
-    one; the rest of the file is parsed with an empty <layers> in their place (the same
-    number of lines, so every line stays exact). lxml lets go of the GIL while it
+    """Parse the <layers> section as pieces of about ``STREAM_PIECE`` bytes (the first
+    ones smaller), each cut after a ``</layer>`` and parsed as a document of its
+    own on a second thread while ``read_layers(layers, line_offset)`` reads the layers
+    of the piece before on this one; the rest of the file is parsed meanwhile on a third
+    thread, with an empty <layers> in their place (the same number of lines, so every
+    line stays exact). lxml lets go of the GIL while it
     parses, so parsing, about half of a read, overlaps the walk, and the whole tree of a
     big IR (~13 bytes of memory per byte of XML) never exists. Returns the root, which
     holds everything but the layers, and the layers read; or None (with the reader's
@@ -309,8 +331,11 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
         return None
     start += len(b"<layers>")
     cuts = [start]
-    while True:
-        cut = xml_bytes.find(b"</layer>", cuts[-1] + STREAM_PIECE, end)
+    step = STREAM_PIECE // 8
+    while True:  # the first pieces small, each twice the last: the walk waits for the
+        # first alone, and reads each while the next (parsed faster than read) is parsed
+        cut = xml_bytes.find(b"</layer>", cuts[-1] + step, end)
+        step = min(2 * step, STREAM_PIECE)
         if cut < 0:
             break
         cuts.append(cut + len(b"</layer>"))
@@ -337,18 +362,23 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
                 + xml_bytes[end:])
 
     streamed: list[tuple[str, dict[str, Any]]] = []
-    with ThreadPoolExecutor(1) as pool, _quick_gil_handoff():
-        # one piece parsed ahead of the one read: two pieces' trees at most
-        parsing = pool.submit(_parse_piece, text(0))
+    with _quick_gil_handoff():
+        # one piece parsed ahead of the one read (two pieces' trees at most), and the
+        # rest from the start on a thread of its own: its tree is needed at the end,
+        # when the graph is whole anyway, and the walk need not wait for it then
+        parsing = _Parse(text(0))
+        rest = _Parse(text(len(pieces)))
         try:
             for i, (_, _, line) in enumerate(pieces):
                 layers = parsing.result()[0]
-                parsing = pool.submit(_parse_piece, text(i + 1))
+                if i + 1 < len(pieces):
+                    parsing = _Parse(text(i + 1))
                 streamed += read_layers(layers, line)
                 del layers
-            root = parsing.result()
+            root = rest.result()
         except Exception:  # parsed whole again, which words the error
-            parsing.cancel()
+            parsing.join()
+            rest.join()
             return None
     layers = root.find("layers")
     if not (_streamable(root) and layers is not None and len(layers) == 1

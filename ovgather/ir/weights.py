@@ -190,11 +190,16 @@ class _BinFile:
         reads thousands of small constants this way): through a few cached blocks of
         ``_BLOCK`` bytes (read with ``pread``, never mapped: a file that shrinks later
         cannot fault; at most ``_BLOCKS`` of them kept), a large read directly."""
+        if size <= 0:
+            return b""
         try:
             first, last = offset // _BLOCK, (offset + size - 1) // _BLOCK
             if size > _BLOCK or last - first > 1:
                 return os.pread(self._open(), size, offset)
-            data = b"".join(self._block(n) for n in range(first, last + 1))
+            if first == last:  # the usual small constant
+                start = offset - first * _BLOCK
+                return self._block(first)[start:start + size]
+            data = self._block(first) + self._block(last)
             start = offset - first * _BLOCK
             return data[start:start + size]
         except OSError as err:

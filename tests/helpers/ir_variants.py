@@ -60,6 +60,22 @@ VARIANTS = [
     ("rt_info in the layer", '<output>' + PORT + '</output><rt_info><attribute name="a" '
                              'version="0" value="x"/><dim>7</dim></rt_info>'),
     ("rt_info in the section", '<output>' + PORT + '<rt_info/></output>'),
+    # the compiled walk serializes the usual rt_info itself: these must read as lxml's
+    ("rt_info of plain attributes", '<output>' + PORT + '</output><rt_info>\n  <attribute '
+                                    'name="decompression" version="0" />\n  <attribute '
+                                    'name="b" version="0" value="dynamic:f16" v=""/></rt_info>'),
+    ("rt_info with escaped values", '<output>' + PORT + '</output><rt_info><attribute name="a" '
+                                    'value="&lt;&amp;&quot;&gt;&#9;&#10;&#13;\u00e9"/></rt_info>'),
+    ("rt_info with text", '<output>' + PORT + '</output><rt_info>x<attribute name="a"/>'
+                          '</rt_info>'),
+    ("rt_info with a tail", '<output>' + PORT + '</output><rt_info><attribute name="a"/> y'
+                            '</rt_info>'),
+    ("rt_info nested", '<output>' + PORT + '</output><rt_info><attribute name="a"><b c="1"/>'
+                       '</attribute></rt_info>'),
+    ("rt_info of whitespace", '<output>' + PORT + '</output><rt_info>\n </rt_info>'),
+    ("rt_info with attributes", '<output>' + PORT + '</output><rt_info k="v"><a/></rt_info>'),
+    ("rt_info in a namespace", '<output>' + PORT + '</output><rt_info><x:a xmlns:x="urn:x" '
+                               'x:b="1"/></rt_info>'),
     ("unknown child", '<output>' + PORT + '</output><extra a="1"><dim>1</dim></extra>'),
     ("data after the section", '<output>' + PORT + '</output><data shape="2,3" '
                                'element_type="f32"/>'),

@@ -14,11 +14,12 @@ opsets ``first`` to ``last`` hold; an opset in no row does not hold the type.
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import os
 
 __all__ = ["OPENVINO_VERSION", "LAST_OPSET", "OPSETS"]
 
-_DATA = json.loads((Path(__file__).with_name("opsets.json")).read_text(encoding="utf-8"))
+with open(os.path.join(os.path.dirname(__file__), "opsets.json"), encoding="utf-8") as _f:
+    _DATA = json.load(_f)
 
 OPENVINO_VERSION: str = _DATA["openvino"]
 LAST_OPSET: int = _DATA["last_opset"]
