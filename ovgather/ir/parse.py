@@ -23,7 +23,8 @@ from lxml import etree
 from ..errors import XMLSyntaxError
 
 __all__ = ["MAX_XML_BYTES", "MAX_LAYERS", "check_layer_count", "STREAM_PIECE", "LXML_MAX_LINE",
-           "xml_parser", "parse_xml", "check_prolog", "check_xml_size", "parse_in_pieces", "markup_in_ascii"]
+           "xml_parser", "parse_xml", "check_prolog", "check_xml_size", "parse_in_pieces",
+           "markup_in_ascii"]
 
 #: Bytes of <layers> in one piece of a read in pieces (see parse_in_pieces).
 STREAM_PIECE = 1 << 20
