@@ -36,9 +36,10 @@ import numpy as np
 
 from ..element_types import element_type_name, numpy_dtype
 from ..errors import RewriteError
-from ..graph import consumers, input_edges, new_port, op_spec, output_port, walk_bodies
+from ..graph import consumers, input_edges, locate, new_port, op_spec, output_port
 from ..infer.target import TargetProblem, op_refused, target_problems, unread_types
 from ..ops.core.releases import NEWEST, builds, release_of
+from ..ops.core.spec import Attrs
 from ..rewrite import add_const, bypass, connect, editing, reinfer, replace_layer
 from . import decompose
 from .base import Pass, PassResult
@@ -177,8 +178,9 @@ def _ceil_is_ceil_torch(site: _Site) -> bool:
     data = site.data
     if data.get("auto_pad", "explicit") not in ("explicit", "notset"):
         return True  # the pads are computed; the rounding type is not used
-    ints = {k: [int(x) for x in data.get(k, "").split(",") if x.strip()]
-            for k in ("kernel", "strides", "pads_begin", "pads_end", "dilations")}
+    attrs = Attrs(data)
+    ints = {k: attrs.ints(k) for k in ("kernel", "strides", "pads_begin", "pads_end",
+                                        "dilations")}
     sizes = site.input_dims(0)[2:]
     for axis, k in enumerate(ints["kernel"]):
         d = ints["dilations"][axis] if ints["dilations"] else 1
@@ -326,16 +328,14 @@ class Downgrade(Pass):
         problems = _one_per_layer(target_problems(G, self.release))
         if not problems:
             return PassResult(G, False)
-        graphs = {"": G, **{ids: body for ids, _, _, body in walk_bodies(G)}}
-        sites = [_Site(graphs[p.id.rpartition("/")[0] + "/" if "/" in p.id else ""],
-                       p.id.rpartition("/")[2], self.release, p) for p in problems]
+        sites = [_Site(*locate(G, p.id), self.release, p) for p in problems]
         plans = [(site, _plan(site)) for site in sites]
         refused = [_refusal(site, why) for site, why in plans if isinstance(why, str)]
         if refused:
             raise _error(G, self.release, refused)
         changes = []
         with ExitStack() as stack:
-            for graph in graphs.values():
+            for graph in {id(site.G): site.G for site in sites}.values():
                 stack.enter_context(editing(graph))
             for site, run in plans:
                 before, was = set(site.G), _op_name(site.G, site.node)
