@@ -281,7 +281,8 @@ class PartialShape:
     (``PartialShape([2, -1, "2..5"])``), or with ``PartialShape.dynamic()``.
     """
 
-    __slots__ = ("dims",)
+    #: ``_hash``: set on first use (the walk's memo of rule answers hashes shapes a lot)
+    __slots__ = ("dims", "_hash")
 
     dims: tuple[Dimension, ...] | None
 
@@ -428,7 +429,12 @@ class PartialShape:
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(self.dims)
+        try:
+            return self._hash
+        except AttributeError:
+            found = hash(self.dims)
+            object.__setattr__(self, "_hash", found)
+            return found
 
     def __str__(self) -> str:
         if self.dims is None:

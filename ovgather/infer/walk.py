@@ -56,6 +56,7 @@ from ..ops.core.values import Tensor
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
 from .bodies import BodyRuns, infer_nested
 from .inputs import const_tensor, parameter_tensor, tensors_reaching
+from .memo import RuleMemo
 from .report import CheckReport, LayerResult, compare_ports, declared_shape, dims_fit, port_type
 
 __all__ = ["check", "infer_shapes", "input_tensors", "all_tensors", "body_runs"]
@@ -178,6 +179,7 @@ def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
         capture = BodyRuns()
     produced = {} if produced is None else produced
     nodes, pred = G._node, G._pred  # the plain dicts: this loop is the hot path
+    memo = RuleMemo()
     order = _topological_order(G)
     for node in order:
         if node == until:
@@ -186,7 +188,7 @@ def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
         outputs = attrs["outputs"]
         try:
             status, tensors = _infer_layer(G, node, attrs, pred[node], produced, overrides,
-                                           nested, capture)
+                                           memo, nested, capture)
             message = ""
         except (ShapeError, UnsupportedOpError) as err:
             if isinstance(err, ShapeParseError):  # malformed shape text: the IR is unusable
@@ -263,7 +265,8 @@ def _check_edge_keys(G: nx.MultiDiGraph) -> None:
         file=G.graph.get("xml_path"), layer_name=G._node[v].get("name"), layer_id=v)
 
 
-def _infer_layer(G, node, attrs, preds, produced, overrides, nested=None, capture=None):
+def _infer_layer(G, node, attrs, preds, produced, overrides, memo, nested=None,
+                 capture=None):
     op = attrs["type"]
     data = attrs.get("data") or {}
     if op == "Parameter":
@@ -282,10 +285,10 @@ def _infer_layer(G, node, attrs, preds, produced, overrides, nested=None, captur
             return "ok", [Tensor(t.shape, t.etype)]
         return "unchecked", None
     ins = tensors_reaching(attrs, preds, produced)
-    rule_attrs = Attrs.of(data, spec.version, len(attrs["outputs"]))
     if spec.nested:  # TensorIterator, Loop, If: the rule runs their bodies
+        rule_attrs = Attrs.of(data, spec.version, len(attrs["outputs"]))
         return infer_nested(node, attrs, spec, ins, rule_attrs, nested, _check_layers, capture)
-    return "ok", spec.rule(ins, rule_attrs, None)
+    return "ok", memo.run(spec, op, attrs.get("version"), data, len(attrs["outputs"]), ins)
 
 
 def _resolve_overrides(

@@ -10,16 +10,24 @@ from .parse import LXML_MAX_LINE
 __all__ = ["exact_lines"]
 
 
-def exact_lines(xml_bytes: bytes, nodes: list[tuple[str, dict]], edges: list[tuple]) -> None:
+def exact_lines(xml_bytes: bytes, nodes: list[tuple[str, dict]], edges: list[tuple],
+                start: int = 0) -> None:
     """Replace libxml2's estimated lines (>= 65535) of layers and edges with exact ones.
 
     The usual way: the compiled walk lists the line of every ``<layer``/``<edge`` tag in
-    one pass over the bytes; in document order they are the layers and edges (read in
+    one pass over the bytes from ``start`` on (which ``nodes`` and ``edges`` all follow:
+    layers read in pieces have exact lines already, and only their edges are looked
+    for, after ``</layers>``); in document order they are the layers and edges (read in
     that order too) when the counts agree. Otherwise (a tag inside a comment, or no
     compiled walk) :func:`_walk_lines` finds each tag as OpenVINO writes it.
     """
     fastwalk = compiled._fastwalk
-    found = fastwalk.tag_lines(xml_bytes) if fastwalk is not None else (None, None)
+    found: tuple = (None, None)
+    if fastwalk is not None:
+        found = fastwalk.tag_lines(memoryview(xml_bytes)[start:])
+        before = xml_bytes.count(b"\n", 0, start)
+        if before:
+            found = tuple([line + before for line in lines] for lines in found)
     newlines = None
     for items, tags_of, lines in ((nodes, _layer_tags, found[0]), (edges, _edge_tags, found[1])):
         if lines is not None and len(lines) == len(items):

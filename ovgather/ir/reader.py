@@ -210,6 +210,9 @@ def _fill_graph(G: LayerGraph, nodes: list[tuple[str, dict]], edges: list[tuple]
     ``MultiDiGraph.add_edge`` builds: ``_succ[u][v][key] = data`` with the key dict shared
     by ``_pred[v][u]``), 3-5 times faster than ``add_nodes_from``/``add_edges_from``."""
     node_dict, succ, pred = G._node, G._succ, G._pred
+    if compiled._fastwalk is not None:
+        compiled._fastwalk.fill_graph(node_dict, succ, pred, nodes, edges)
+        return
     for n, attrs in nodes:
         node_dict[n] = attrs
         succ[n] = {}
@@ -312,7 +315,10 @@ class _Reader:
             G.in_order = in_order
         if self.nested or root.tag != "net":  # lines of nested layers: ir.bodies
             return G
-        if nodes and nodes[-1][1]["line"] >= LXML_MAX_LINE or (
+        if streamed:  # the pieces' lines are exact: only edges may need it, after them
+            if edge_list and edge_list[-1][3]["line"] >= LXML_MAX_LINE:
+                exact_lines(self.xml_bytes, [], edge_list, self.xml_bytes.find(b"</layers>"))
+        elif nodes and nodes[-1][1]["line"] >= LXML_MAX_LINE or (
                 edge_list and edge_list[-1][3]["line"] >= LXML_MAX_LINE):
             exact_lines(self.xml_bytes, nodes, edge_list)
         return G

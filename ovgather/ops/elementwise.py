@@ -452,7 +452,10 @@ def _convert(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list
     the input type's maximum becomes the output type's, unless either type is an integer
     of 16 bits or fewer (so ``?`` is ``..255`` in u8 and still ``?`` in u32 or f32)."""
     etype = data.text("destination_type", "dynamic")
-    return [Tensor(ins[0].shape, etype, converted(ins[0].value, ins[0].etype, etype))]
+    src = ins[0]
+    if src.pending:  # a Const not read yet (most are weights): converted when asked for
+        return [Tensor(src.shape, etype, load=lambda: converted(src.value, src.etype, etype))]
+    return [Tensor(src.shape, etype, converted(src.value, src.etype, etype))]
 
 
 def _rounding(fn) -> Rule:
