@@ -106,8 +106,8 @@ class Dimension:
         if lo is None or (hi is None and lo == -1):
             return DYNAMIC
         if hi is None:
-            if 0 <= lo < _STATIC_CACHE_SIZE and _STATIC:
-                return _STATIC[lo]
+            if 0 <= lo < _STATIC_CACHE_SIZE:
+                return _STATIC[lo] or _interned(lo)
             hi = lo
         elif hi == -1:
             hi = INF
@@ -128,7 +128,7 @@ class Dimension:
     def static(value: int) -> Dimension:
         """The static dimension ``value`` (interned for small values)."""
         if 0 <= value < _STATIC_CACHE_SIZE:
-            return _STATIC[value]
+            return _STATIC[value] or _interned(value)
         return Dimension(value)
 
     @staticmethod
@@ -140,7 +140,7 @@ class Dimension:
     def from_bounds(lo: int, hi: int) -> Dimension:
         """``lo..hi`` without validation, for rules that computed valid bounds."""
         if lo == hi and 0 <= lo < _STATIC_CACHE_SIZE:
-            return _STATIC[lo]
+            return _STATIC[lo] or _interned(lo)
         if hi == INF and (lo == 0 or lo == INF):  # OpenVINO prints INF..INF as ``?`` too
             return DYNAMIC
         return Dimension._make(lo, hi)
@@ -267,8 +267,15 @@ class Dimension:
 
 
 _STATIC_CACHE_SIZE = 4096
-_STATIC: list[Dimension] = []
-_STATIC.extend(Dimension._make(i, i) for i in range(_STATIC_CACHE_SIZE))
+#: the static dims below the cache size, each made on first use (making all 4096 at
+#: import cost every check ~3 ms)
+_STATIC: list[Dimension | None] = [None] * _STATIC_CACHE_SIZE
+
+
+def _interned(value: int) -> Dimension:
+    made = _STATIC[value] = Dimension._make(value, value)
+    return made
+
 DYNAMIC = Dimension._make(0, INF)
 
 ShapeLike = Union["PartialShape", str, Iterable[int | str | Dimension], None]

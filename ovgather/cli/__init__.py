@@ -47,13 +47,34 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}{_did_you_mean(message)} "
                          f"(see: {self.prog} --help)")
 
+    #: True while help or usage is made to be shown (argparse also makes a formatter for
+    #: every add_argument, only to check the argument: no terminal width is needed then,
+    #: and asking for it imports shutil, a few ms of every run)
+    _showing = False
+
     def _get_formatter(self) -> argparse.HelpFormatter:
         """Help text as wide as the terminal, but never wider than the 100 columns that
         every other line of ovgather keeps to."""
-        import shutil
+        width = output.WIDTH
+        if self._showing:
+            import shutil
 
-        width = min(shutil.get_terminal_size().columns, output.WIDTH) - 2
-        return self.formatter_class(prog=self.prog, width=width)
+            width = min(shutil.get_terminal_size().columns, width)
+        return self.formatter_class(prog=self.prog, width=width - 2)
+
+    def format_help(self) -> str:
+        self._showing = True
+        try:
+            return super().format_help()
+        finally:
+            self._showing = False
+
+    def format_usage(self) -> str:
+        self._showing = True
+        try:
+            return super().format_usage()
+        finally:
+            self._showing = False
 
 
 def _did_you_mean(message: str) -> str:

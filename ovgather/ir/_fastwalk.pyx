@@ -14,7 +14,7 @@ which also names every error. It is only used with the lxml it was compiled agai
 (``LXML_BUILT``), since it reads lxml's struct layout.
 """
 
-from ovgather.graph import has_port, layer_of_xml, new_port
+from ovgather.graph import has_port
 
 cimport cython
 
@@ -262,14 +262,91 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
                     extra = []
                 extra.append(rt_text(cetree.elementFactory(doc, child)))
             child = _next_element(child.next)
-        port = new_port(
-            port_id, None if precision is None else strings.setdefault(precision, precision),
-            tuple(dims), None if names is None else split_names(names), rt_info, attrs)
+        # the dict graph.new_port makes, built here (its keys in its order)
+        port = {"id": port_id,
+                "precision": None if precision is None
+                else strings.setdefault(precision, precision),
+                "names": [] if not names else (names.split(",") if "\\" not in names
+                                               else split_names(names)),
+                "dims": tuple(dims), "rt_info": rt_info, "attrs": attrs}
         if extra:
             port["extra_xml"] = extra
         ports.append(port)
         el = _next_element(el.next)
     return ports
+
+
+cdef bint _is_layer_id(str text):
+    """ASCII digits, 1 to 19 of them (what ``graph.layer_of_xml`` takes as an id)."""
+    cdef Py_ssize_t size, i
+    cdef const char* c = PyUnicode_AsUTF8AndSize(text, &size)
+    if size == 0 or size > 19:
+        return False
+    for i in range(size):
+        if c[i] < b'0' or c[i] > b'9':
+            return False
+    return True
+
+
+cdef tuple _layer(xmlNode* el, long line, dict taken):
+    """``graph.layer_of_xml`` of a <layer> tag, built here: ``(id, node dict)`` with
+    ``id``, ``name``, ``type`` and ``version`` taken out of the attributes and the rest
+    kept as ``layer_attrs``; _Unusual for a tag that function refuses (the careful walk
+    then names the error)."""
+    cdef dict layer_attrs = {}
+    cdef xmlAttr* attr = el.properties
+    cdef object node_id = None, name = None, op_type = None, version = None
+    cdef const char* key
+    while attr is not NULL:
+        key = <const char*>attr.name
+        if strcmp(key, "id") == 0:
+            node_id = _value(attr)
+        elif strcmp(key, "name") == 0:
+            name = _value(attr)
+        elif strcmp(key, "type") == 0:
+            op_type = _value(attr)
+        elif strcmp(key, "version") == 0:
+            version = _value(attr)
+        else:
+            layer_attrs[_short_text(attr.name)] = _value(attr)
+        attr = attr.next
+    if (node_id is None or name is None or op_type is None or not _is_layer_id(node_id)
+            or node_id in taken):
+        raise _Unusual
+    # the dict graph.new_layer makes (its keys in its order)
+    return node_id, {"name": name, "type": intern(op_type),
+                     "version": None if version is None else intern(version),
+                     "data": {}, "layer_attrs": layer_attrs, "inputs": [], "outputs": [],
+                     "rt_info": None, "line": line}
+
+
+cdef long long _size_text(object text):
+    """An offset or size attribute of plain ASCII digits (at most 18) as its value, else -1
+    (the Python check then reads it)."""
+    if type(text) is not str:
+        return -1
+    return _number(PyUnicode_AsUTF8AndSize(text, NULL))
+
+
+cdef bint _usual_const(dict data, dict const_need, object bin_size, list slices,
+                       object node_id) except -1:
+    """``ir.reader._Reader.check_const``'s first case, here: a Const of a type and shape
+    seen before, with a plain offset and size inside the .bin; its slice is noted. False
+    for anything else (that method then checks it, and names any error)."""
+    cdef long long offset, size, end
+    need = const_need.get((data.get("element_type"), data.get("shape")))
+    if need is None or bin_size is None:
+        return False
+    offset = _size_text(data.get("offset"))
+    size = _size_text(data.get("size"))
+    if offset < 0 or size < 0 or size < <long long>need:
+        return False
+    end = offset + size
+    if end > <long long>bin_size:
+        return False
+    if size:
+        slices.append((offset, end, data.get("element_type"), node_id))
+    return True
 
 
 def read_layers(layers, reader, rt_text, split_names, const_types, long line_offset=0):
@@ -289,14 +366,15 @@ def read_layers(layers, reader, rt_text, split_names, const_types, long line_off
     cdef object node_id
     cdef set seen
     cdef Py_ssize_t n_inputs = 0
+    cdef dict const_need = reader.const_need
+    cdef list slices = reader.slices
+    cdef object bin_size = reader.bin_size
     try:
         el = _next_element(proxy._c_node.children)
         while el is not NULL:
             if not _is(el, "layer"):
                 return None
-            node_id, node = layer_of_xml(_attrs(el), el.line + line_offset, nodes)
-            if node is None:
-                return None
+            node_id, node = _layer(el, el.line + line_offset, nodes)
             nodes[node_id] = node
             seen = set()
             child = _next_element(el.children)
@@ -316,7 +394,8 @@ def read_layers(layers, reader, rt_text, split_names, const_types, long line_off
                     node.setdefault("extra_xml", []).append(
                         rt_text(cetree.elementFactory(doc, child)))
                 child = _next_element(child.next)
-            if node["type"] in const_types:
+            if node["type"] in const_types and not _usual_const(
+                    <dict>node["data"], const_need, bin_size, slices, node_id):
                 reader.check_const(node_id)
             out.append((node_id, node))
             el = _next_element(el.next)
