@@ -70,12 +70,19 @@ def _shape_and_json(p: argparse.ArgumentParser) -> None:
 _LAST_GRAPH: list[Any] = []
 
 
+def _import_walk() -> None:
+    """The walk and its rules: imported while the first model's XML is parsed on another
+    thread (``load``'s ``meanwhile``), in time the read would spend waiting."""
+    from .. import infer  # noqa: F401
+
+
 def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
                 ) -> tuple[list[Any], int]:
     """Apply ``work(G, shapes)`` to every model and ``show(result)`` as soon as each is
     done (human output). A model that cannot be used (a missing file, a --shape name it
     does not have) prints one error line and makes the exit code 2; the others still run.
-    ``plain``: ``work`` takes a ``LayerGraph`` (see ``load``).
+    ``plain``: ``work`` takes a ``LayerGraph`` (see ``load``). ``work`` imports the walk
+    itself (the first read imports it meanwhile).
     """
     shapes = parse_shape_options(args.shape)
     results, code = [], EXIT_OK
@@ -83,7 +90,7 @@ def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
     with Progress(2 * len(args.models), unit="step") as bar:
         for path in args.models:
             try:
-                G = load(path, bar, debug, plain=plain)
+                G = load(path, bar, debug, plain=plain, meanwhile=_import_walk)
                 bar.update()
                 bar.describe(f"checking {os.path.basename(path)} "
                              f"({G.number_of_nodes():,} layers)")
@@ -103,8 +110,6 @@ def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
 
 def run_check(args: argparse.Namespace) -> int:
     """Check every model; exit 1 when a layer is mismatch or invalid, 2 on unusable input."""
-    from ..infer import check
-
     release = args.target_runtime
     if release is not None:
         from ..ops.core.releases import release_of
@@ -121,6 +126,8 @@ def run_check(args: argparse.Namespace) -> int:
         _print_target(release, getattr(report, "target", None))
 
     def work(G: Any, shapes: dict[str, str]) -> Any:
+        from ..infer import check
+
         report = _check_reshaped(G, shapes) if shapes else check(G)
         if release is not None:
             from ..infer import target_problems

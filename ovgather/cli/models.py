@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -45,10 +45,12 @@ def refuse_weights(path: str) -> None:
 
 
 def load(path: str, progress: Progress | None = None, debug: bool = False,
-         ir_only: bool = False, what: str = "reading", plain: bool = False) -> Any:
+         ir_only: bool = False, what: str = "reading", plain: bool = False,
+         meanwhile: Callable[[], object] | None = None) -> Any:
     """Read ``path`` as the CLI does (see the module docstring); the progress bar, when
     there is one, names the step. ``plain``: an IR comes as a ``LayerGraph`` (no networkx
-    import), for commands that only infer."""
+    import), for commands that only infer; ``meanwhile``: as ``read_layer_graph`` takes
+    it (called once in any case)."""
     refuse_weights(path)
     onnx = path.lower().endswith(".onnx")
     if onnx and ir_only:
@@ -60,6 +62,9 @@ def load(path: str, progress: Progress | None = None, debug: bool = False,
     try:
         if progress is not None:
             progress.describe(f"{what} {os.path.basename(path)}")
+        if onnx or not plain:
+            if meanwhile is not None:
+                meanwhile()
         if onnx:
             from ..runtime.interop import load_model
 
@@ -67,7 +72,7 @@ def load(path: str, progress: Progress | None = None, debug: bool = False,
                 return load_model(path)
         from ..ir import read_ir, read_layer_graph
 
-        return read_layer_graph(path) if plain else read_ir(path)
+        return read_layer_graph(path, meanwhile=meanwhile) if plain else read_ir(path)
     finally:
         if owned:
             bar.close()

@@ -305,7 +305,8 @@ def _check_no_doctype(root: etree._Element, file: str | None) -> None:
 
 
 def parse_in_pieces(xml_bytes: bytes, file: str | None,
-                    read_layers: Callable[[etree._Element, int], list]
+                    read_layers: Callable[[etree._Element, int], list],
+                    meanwhile: Callable[[], object] | None = None
                     ) -> tuple[etree._Element, list] | None:
     """Parse the <layers> section as pieces of about ``STREAM_PIECE`` bytes (the first
     ones smaller), each cut after a ``</layer>`` and parsed as a document of its
@@ -318,6 +319,8 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
     holds everything but the layers, and the layers read; or None (with the reader's
     state undefined) when the document is not the usual IR this takes apart safely, or
     anything in it fails: the caller then parses it whole, which words the errors.
+    ``meanwhile`` is called once the first piece and the rest are being parsed, before
+    the walk waits for the first: work this thread can do while they parse.
 
     Pieces are cut with byte searches, which is exact here because the caller only
     calls this for a document without comments, PIs, CDATA or bodies, whose prolog
@@ -372,6 +375,8 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
         parsing = _Parse(text(0))
         rest = _Parse(text(len(pieces)))
         try:
+            if meanwhile is not None:
+                meanwhile()
             for i, (_, _, line) in enumerate(pieces):
                 layers = parsing.result()[0]
                 if i + 1 < len(pieces):

@@ -39,7 +39,7 @@ import gc
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -116,9 +116,14 @@ def read_ir(path: str | os.PathLike[str], *, max_xml_bytes: int | None = None,
 
 
 def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None = None,
-                     max_layers: int | None = None) -> LayerGraph:
+                     max_layers: int | None = None,
+                     meanwhile: Callable[[], object] | None = None) -> LayerGraph:
     """:func:`read_ir` without networkx: the same dicts in a :class:`LayerGraph`, what
-    ``check`` needs (``as_networkx`` makes it the MultiDiGraph ``read_ir`` returns)."""
+    ``check`` needs (``as_networkx`` makes it the MultiDiGraph ``read_ir`` returns).
+
+    ``meanwhile`` is called once during the read, while a big file's first piece is
+    parsed on another thread (before the parse for a small one): the CLI imports the
+    shape rules there, in time it would otherwise spend waiting for that piece."""
     xml_path = str(path)
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below)
@@ -145,7 +150,7 @@ def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None 
         check_bin_location(xml_path, bin_path)
     return _build(xml_bytes, xml_path, bin_path if bin_stat is not None else None,
                   None if bin_stat is None else bin_stat[3], os.path.basename(bin_path),
-                  bin_stat=bin_stat)
+                  bin_stat=bin_stat, meanwhile=meanwhile)
 
 
 def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
@@ -168,8 +173,10 @@ def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
 
 def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: int | None,
            bin_name: str, weights: np.ndarray | None = None,
-           bin_stat: tuple[int, ...] | None = None) -> LayerGraph:
+           bin_stat: tuple[int, ...] | None = None,
+           meanwhile: Callable[[], object] | None = None) -> LayerGraph:
     reader = _Reader(file, bin_size, bin_name, xml_bytes)
+    once = _once(meanwhile)
     with gc_paused():
         # parsed whole: a file of one piece, one with comments, PIs or CDATA (dropped or
         # refused in the whole tree), one with bodies (TensorIterator, Loop, If: ir.bodies
@@ -177,9 +184,11 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
         markup = parse.check_prolog(xml_bytes, file)
         parsed = None
         if not (markup or len(xml_bytes) <= parse.STREAM_PIECE or reader.has_bodies):
-            parsed = reader.read_in_pieces(xml_bytes)
+            parsed = reader.read_in_pieces(xml_bytes, once)
             if parsed is None:  # a fresh reader: the pieces may have left layers in it
                 reader = _Reader(file, bin_size, bin_name, xml_bytes, has_bodies=False)
+        if parsed is None:
+            once()
         root, streamed = parsed or (parse.parse_xml(xml_bytes, file, markup=markup), None)
         G = reader.read(root, streamed)
         del root  # free the lxml tree while the collector is still paused
@@ -191,6 +200,17 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
         share_source(G)
         fix_big_lines(xml_bytes, G)
     return G
+
+
+def _once(fn: Callable[[], object] | None) -> Callable[[], None]:
+    """``fn`` made to run at most once, however often the result is called."""
+    pending = [] if fn is None else [fn]
+
+    def call() -> None:
+        while pending:
+            pending.pop()()
+
+    return call
 
 
 def _is_uint(text: str | None) -> bool:
@@ -323,12 +343,13 @@ class _Reader:
             exact_lines(self.xml_bytes, nodes, edge_list)
         return G
 
-    def read_in_pieces(self, xml_bytes: bytes) -> tuple[etree._Element, list] | None:
+    def read_in_pieces(self, xml_bytes: bytes, meanwhile: Callable[[], object] | None = None
+                       ) -> tuple[etree._Element, list] | None:
         """The document parsed in pieces (:func:`~ovgather.ir.parse.parse_in_pieces`),
         this reader reading each piece's layers while the next is parsed: the root, which
         holds everything but the layers, and the layers read; or None (with this reader's
         state undefined) when the caller must parse it whole."""
-        return parse_in_pieces(xml_bytes, self.file, self.read_layers)
+        return parse_in_pieces(xml_bytes, self.file, self.read_layers, meanwhile)
 
     # -- layers --------------------------------------------------------------------
     def read_layers(self, layers: etree._Element, line_offset: int = 0
