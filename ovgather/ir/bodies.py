@@ -21,7 +21,6 @@ from .._lazy import networkx as nx
 from ..errors import IRStructureError
 from ..graph import LayerGraph, as_networkx
 from ..graph.bodies import BODIES, edge_list
-from ..ops.core.spec import openvino_type
 from . import compiled
 from .lines import exact_lines
 from .parse import LXML_MAX_LINE, markup_in_ascii
@@ -143,7 +142,11 @@ def _is(op_type: str, want: str) -> bool:
     Result) of a port map or back edge, as OpenVINO's reader decides: a Parameter in any
     case (``parameter``), a Result spelled exactly so (in another case it is no output
     of the body, and OpenVINO fails to find it)."""
-    return op_type == want or (want == "Parameter" and openvino_type(op_type) == want)
+    if op_type == want or want != "Parameter":
+        return op_type == want
+    from ..ops.core.spec import openvino_type  # here: the reader imports no op code
+
+    return openvino_type(op_type) == want
 
 
 def _read_port_map(reader: Any, port_map: Any, node: dict, node_id: str,
