@@ -40,7 +40,7 @@ _BODY_LAYERS = ("layer[" + " or ".join(f"@type='{t}'" for t in BODIES)
                 + " or body or then_body or else_body]")
 
 
-def may_hold_bodies(xml_bytes: bytes) -> bool:
+def may_hold_bodies(xml_bytes: bytes, counts: tuple | None = None) -> bool:
     """False only when no element of the document can be a body: no body tag in any
     spelling, in a document whose bytes spell its markup in ASCII. A superset: a tag in a
     comment says True too, and the layers are then read with their bodies. (The plain
@@ -48,6 +48,8 @@ def may_hold_bodies(xml_bytes: bytes) -> bool:
     that has none.)"""
     if not markup_in_ascii(xml_bytes):
         return True
+    if counts is not None:  # parse.markup_counts looked for the same tags
+        return counts[4]
     return b"body" in xml_bytes and _BODY_TAG.search(xml_bytes) is not None
 
 

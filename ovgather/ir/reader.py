@@ -137,7 +137,8 @@ def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None 
             check_xml_size(st.st_size, max_xml_bytes, xml_path)
             xml_bytes = f.read(st.st_size + 1)
         check_xml_size(len(xml_bytes), max_xml_bytes, xml_path)  # it grew meanwhile
-        check_layer_count(xml_bytes, max_layers, xml_path)
+        counts = parse.markup_counts(xml_bytes)
+        check_layer_count(xml_bytes, max_layers, xml_path, counts)
     except OSError as err:
         raise IRError(f"the IR file cannot be read: {err.strerror or err}",
                       file=xml_path) from err
@@ -150,7 +151,7 @@ def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None 
         check_bin_location(xml_path, bin_path)
     return _build(xml_bytes, xml_path, bin_path if bin_stat is not None else None,
                   None if bin_stat is None else bin_stat[3], os.path.basename(bin_path),
-                  bin_stat=bin_stat, meanwhile=meanwhile)
+                  bin_stat=bin_stat, meanwhile=meanwhile, counts=counts)
 
 
 def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
@@ -164,24 +165,28 @@ def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
     if isinstance(xml_bytes, str):
         xml_bytes = xml_bytes.encode("utf-8")
     check_xml_size(len(xml_bytes), max_xml_bytes, xml_path)
-    check_layer_count(xml_bytes, max_layers, xml_path)
+    counts = parse.markup_counts(xml_bytes)
+    check_layer_count(xml_bytes, max_layers, xml_path, counts)
     bin_size = None if bin_bytes is None else len(bin_bytes)
     weights = None if bin_bytes is None else np.frombuffer(bin_bytes, dtype=np.uint8)
     return as_networkx(_build(xml_bytes, xml_path, None, bin_size, "the weights (.bin)",
-                              weights))
+                              weights, counts=counts))
 
 
 def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: int | None,
            bin_name: str, weights: np.ndarray | None = None,
            bin_stat: tuple[int, ...] | None = None,
-           meanwhile: Callable[[], object] | None = None) -> LayerGraph:
-    reader = _Reader(file, bin_size, bin_name, xml_bytes)
+           meanwhile: Callable[[], object] | None = None,
+           counts: tuple | None = None) -> LayerGraph:
+    """The graph of ``xml_bytes``; ``counts``: what ``parse.markup_counts`` found in them."""
+    reader = _Reader(file, bin_size, bin_name, xml_bytes,
+                     has_bodies=may_hold_bodies(xml_bytes, counts))
     once = _once(meanwhile)
     with gc_paused():
         # parsed whole: a file of one piece, one with comments, PIs or CDATA (dropped or
         # refused in the whole tree), one with bodies (TensorIterator, Loop, If: ir.bodies
         # reads them from the tree) and one the pieces cannot take (which words its errors)
-        markup = parse.check_prolog(xml_bytes, file)
+        markup = parse.check_prolog(xml_bytes, file, counts)
         parsed = None
         if not (markup or len(xml_bytes) <= parse.STREAM_PIECE or reader.has_bodies):
             parsed = reader.read_in_pieces(xml_bytes, once)
