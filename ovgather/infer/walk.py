@@ -143,12 +143,20 @@ def _check(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
 
 def _check_layers(G, shapes, nodes, append, **walk) -> None:
     """``walk``: ``params``, ``nested`` and ``capture`` as :func:`_walk` takes them (bodies)."""
+    fits: dict[tuple, bool] = {}  # the same declared dims and shape meet again and again
     for node, status, tensors, message in _walk(G, shapes, **walk):
         attrs = nodes[node]
         outputs = attrs["outputs"]
         if len(outputs) == 1 and len(tensors) == 1:  # the usual layer
             declared, inferred = [outputs[0]["dims"]], [tensors[0].shape]
-            if status == "ok" and not dims_fit(declared[0], inferred[0]):
+            pair = (declared[0], inferred[0])
+            try:
+                fit = fits.get(pair)
+                if fit is None:
+                    fit = fits[pair] = dims_fit(*pair)
+            except TypeError:  # dims given as a list (a graph built in Python)
+                fit = dims_fit(*pair)
+            if status == "ok" and not fit:
                 status, message = compare_ports(declared, inferred, attrs)
         else:
             declared = [p["dims"] for p in outputs]
