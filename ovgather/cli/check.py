@@ -70,10 +70,19 @@ def _shape_and_json(p: argparse.ArgumentParser) -> None:
 _LAST_GRAPH: list[Any] = []
 
 
+#: the op files of the layers nearly every model has (an LLM, a CNN, a generated chain)
+_COMMON_OPS = ("elementwise", "reshape", "concat_split", "gather", "slicing", "reduce")
+
+
 def _import_walk() -> None:
-    """The walk and its rules: imported while the first model's XML is parsed on another
-    thread (``load``'s ``meanwhile``), in time the read would spend waiting."""
+    """The walk and the rules nearly every model needs: imported while the first model's
+    XML is parsed on other threads (``load``'s ``meanwhile``), in time the read would
+    spend waiting; the walk imports any other op file when a layer needs it."""
     from .. import infer  # noqa: F401
+    from ..ops.core.registry import op_module
+
+    for name in _COMMON_OPS:
+        op_module(name)
 
 
 def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
