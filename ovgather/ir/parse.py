@@ -353,7 +353,7 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
         return None
     start += len(b"<layers>")
     cuts = [start]
-    step = STREAM_PIECE // 32
+    step = STREAM_PIECE // 8
     while True:  # the first pieces small, each twice the last: the walk waits for the
         # first alone, and reads each while the next (parsed faster than read) is parsed
         cut = xml_bytes.find(b"</layer>", cuts[-1] + step, end)
