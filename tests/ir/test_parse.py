@@ -1,4 +1,4 @@
-"""``read_ir`` cuts a big IR's <layers> into pieces, parses each on a second thread and
+"""``read_ir`` cuts a big IR's <layers> into pieces, parses them on two other threads and
 reads its layers while the next is parsed, so that a big IR's whole tree never sits in
 memory; a document the pieces cannot take is parsed whole.
 
