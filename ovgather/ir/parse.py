@@ -1,6 +1,6 @@
 """The hardened XML parse: lxml with no network, no DTD loading, no entity expansion and
 no huge-tree mode, a DOCTYPE refused before lxml sees the bytes, a size limit checked
-before reading, and the parse of a big IR's <layers> in pieces on a second thread.
+before reading, and the parse of a big IR's <layers> in pieces on two other threads.
 
 Limits: an .xml of at most :data:`MAX_XML_BYTES` (checked before reading it; lxml's tree
 costs many bytes of memory per byte of XML). XML comments and processing instructions are
@@ -380,9 +380,9 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
                     ) -> tuple[etree._Element, list] | None:
     """Parse the <layers> section as pieces of about ``STREAM_PIECE`` bytes (the first
     ones smaller), each cut after a ``</layer>`` and parsed as a document of its
-    own on a second thread while ``read_layers(layers, line_offset)`` reads the layers
-    of the piece before on this one; the rest of the file is parsed meanwhile on a third
-    thread, with an empty <layers> in their place (the same number of lines, so every
+    own by one of :data:`PARSERS` threads while ``read_layers(layers, line_offset)`` reads
+    the layers of the pieces before on this one; the rest of the file is parsed meanwhile
+    on a thread of its own, with an empty <layers> in their place (the same number of lines, so every
     line stays exact). lxml lets go of the GIL while it
     parses, so parsing, about half of a read, overlaps the walk, and the whole tree of a
     big IR (~13 bytes of memory per byte of XML) never exists. Returns the root, which
