@@ -382,10 +382,10 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
     ones smaller), each cut after a ``</layer>`` and parsed as a document of its
     own by one of :data:`PARSERS` threads while ``read_layers(layers, line_offset)`` reads
     the layers of the pieces before on this one; the rest of the file is parsed meanwhile
-    on a thread of its own, with an empty <layers> in their place (the same number of lines, so every
-    line stays exact). lxml lets go of the GIL while it
-    parses, so parsing, about half of a read, overlaps the walk, and the whole tree of a
-    big IR (~13 bytes of memory per byte of XML) never exists. Returns the root, which
+    on a thread of its own, with an empty <layers> in their place (the same number of
+    lines, so every line stays exact). lxml lets go of the GIL while it parses, so
+    parsing, about half of a read, overlaps the walk, and the whole tree of a big IR
+    (~13 bytes of memory per byte of XML) never exists. Returns the root, which
     holds everything but the layers, and the layers read; or None (with the reader's
     state undefined) when the document is not the usual IR this takes apart safely, or
     anything in it fails: the caller then parses it whole, which words the errors.
