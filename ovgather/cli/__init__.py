@@ -63,16 +63,16 @@ class _Parser(argparse.ArgumentParser):
         return self.formatter_class(prog=self.prog, width=width - 2)
 
     def format_help(self) -> str:
-        self._showing = True
-        try:
-            return super().format_help()
-        finally:
-            self._showing = False
+        return self._shown(super().format_help)
 
     def format_usage(self) -> str:
+        return self._shown(super().format_usage)
+
+    def _shown(self, make) -> str:  # noqa: ANN001
+        """``make()``, with the terminal width asked for (the text is to be shown)."""
         self._showing = True
         try:
-            return super().format_usage()
+            return make()
         finally:
             self._showing = False
 

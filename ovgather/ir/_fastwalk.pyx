@@ -184,25 +184,33 @@ cdef dict _attrs(xmlNode* node):
     return out
 
 
-cdef tuple _port_attrs(xmlNode* el):
-    """A <port>'s ``(other attributes, id, precision, names)``: what ``_attrs`` and three
-    pops give, without putting those three in the dict first."""
+cdef dict _attrs_but(xmlNode* el, tuple keys, list found):
+    """The attributes of ``el`` in document order but those named in ``keys`` (bytes),
+    whose values go to ``found`` at the key's place instead (None stays for one absent):
+    what ``_attrs`` and a pop per key give, without putting them in the dict first."""
     cdef dict out = {}
     cdef xmlAttr* attr = el.properties
-    cdef object port_id = None, precision = None, names = None
-    cdef const char* name
+    cdef Py_ssize_t i, n = len(keys)
     while attr is not NULL:
-        name = <const char*>attr.name
-        if strcmp(name, "id") == 0:
-            port_id = _value(attr)
-        elif strcmp(name, "precision") == 0:
-            precision = _value(attr)
-        elif strcmp(name, "names") == 0:
-            names = _value(attr)
+        for i in range(n):
+            if strcmp(<const char*>attr.name, <const char*><bytes>keys[i]) == 0:
+                found[i] = _value(attr)
+                break
         else:
             out[_short_text(attr.name)] = _value(attr)
         attr = attr.next
-    return out, _port_id(port_id), precision, names
+    return out
+
+
+cdef tuple _PORT_KEYS = (b"id", b"precision", b"names")
+cdef tuple _LAYER_KEYS = (b"id", b"name", b"type", b"version")
+
+
+cdef tuple _port_attrs(xmlNode* el):
+    """A <port>'s ``(other attributes, id, precision, names)``."""
+    cdef list found = [None, None, None]
+    cdef dict out = _attrs_but(el, _PORT_KEYS, found)
+    return out, _port_id(found[0]), found[1], found[2]
 
 
 cdef long long _dim(xmlNode* node) except -2:
@@ -293,23 +301,9 @@ cdef tuple _layer(xmlNode* el, long line, dict taken):
     ``id``, ``name``, ``type`` and ``version`` taken out of the attributes and the rest
     kept as ``layer_attrs``; _Unusual for a tag that function refuses (the careful walk
     then names the error)."""
-    cdef dict layer_attrs = {}
-    cdef xmlAttr* attr = el.properties
-    cdef object node_id = None, name = None, op_type = None, version = None
-    cdef const char* key
-    while attr is not NULL:
-        key = <const char*>attr.name
-        if strcmp(key, "id") == 0:
-            node_id = _value(attr)
-        elif strcmp(key, "name") == 0:
-            name = _value(attr)
-        elif strcmp(key, "type") == 0:
-            op_type = _value(attr)
-        elif strcmp(key, "version") == 0:
-            version = _value(attr)
-        else:
-            layer_attrs[_short_text(attr.name)] = _value(attr)
-        attr = attr.next
+    cdef list found = [None, None, None, None]
+    cdef dict layer_attrs = _attrs_but(el, _LAYER_KEYS, found)
+    node_id, name, op_type, version = found
     if (node_id is None or name is None or op_type is None or not _is_layer_id(node_id)
             or node_id in taken):
         raise _Unusual
