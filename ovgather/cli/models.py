@@ -62,9 +62,8 @@ def load(path: str, progress: Progress | None = None, debug: bool = False,
     try:
         if progress is not None:
             progress.describe(f"{what} {os.path.basename(path)}")
-        if onnx or not plain:
-            if meanwhile is not None:
-                meanwhile()
+        if meanwhile is not None and (onnx or not plain):  # read_layer_graph calls it
+            meanwhile()
         if onnx:
             from ..runtime.interop import load_model
 

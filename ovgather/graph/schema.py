@@ -160,7 +160,8 @@ def new_layer(name: str, op_type: str, version: str | None, *,
               inputs: list[Port] | None = None, outputs: list[Port] | None = None,
               rt_info: str | None = None, line: int | None = None) -> dict[str, Any]:
     """The attributes of one node, as the schema above lists them: the one place a layer
-    dict is built (the reader, the compiled walk, rewrite and extract all call it)."""
+    dict is built (the reader, rewrite and extract call it; the compiled walk builds the
+    same dict in C, which tests/ir/test_compiled.py holds equal to the careful walk's)."""
     return {"name": name, "type": op_type, "version": version,
             "data": {} if data is None else data,
             "layer_attrs": {} if layer_attrs is None else layer_attrs,
@@ -205,7 +206,8 @@ def has_port(ports: list[dict[str, Any]], port_id: int, ids: dict | None = None,
 def new_port(port_id: int, precision: str | None = None, dims: tuple[int, ...] = (),
              names: list[str] | None = None, rt_info: str | None = None,
              attrs: dict[str, str] | None = None) -> Port:
-    """One ``Port`` dict, as the schema above lists it (the one place a port is built)."""
+    """One ``Port`` dict, as the schema above lists it (the one place a port is built but
+    the compiled walk's, held equal by tests/ir/test_compiled.py)."""
     return {"id": port_id, "precision": precision, "names": [] if names is None else names,
             "dims": dims, "rt_info": rt_info, "attrs": {} if attrs is None else attrs}
 

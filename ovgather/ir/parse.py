@@ -277,12 +277,13 @@ PARSERS = 2
 
 
 class _Pieces(threading.Thread):
-    """Pieces of :func:`parse_in_pieces` (every :data:`PARSERS`-th) parsed one after the
-    other on a thread of their own, each as soon as the one before is done, with at most
-    ``AHEAD`` parsed pieces waiting to be read (a tree each). Parsing a piece only once
+    """Documents of :func:`parse_in_pieces` (every :data:`PARSERS`-th piece, or the rest)
+    parsed one after the other on a thread of their own, each as soon as the one before
+    is done, with at most ``AHEAD`` parsed pieces waiting to be read (a tree each). Parsing a piece only once
     the walk took the one before left the walk waiting for each while the pieces grew
     (43 ms of a 200 ms read of a 5k-layer Llama). Each piece gets a parser of its own, as
-    lxml asks."""
+    lxml asks. A plain thread, not a ``concurrent.futures`` pool: importing that (and
+    the logging it brings) would cost a check ~12 ms."""
 
     AHEAD = 1
 
@@ -320,34 +321,6 @@ class _Pieces(threading.Thread):
                 self.ready.get(timeout=0.01)
             except queue.Empty:
                 pass
-
-
-class _Parse(threading.Thread):
-    """One piece of :func:`parse_in_pieces`, parsed on a thread of its own (an lxml
-    parser is used by one thread only, so each piece gets its own). A plain thread,
-    not a ``concurrent.futures`` pool: importing that (and the logging it brings)
-    would cost a check ~12 ms."""
-
-    def __init__(self, xml_bytes: bytes) -> None:
-        super().__init__(daemon=True)
-        self.xml_bytes: bytes | None = xml_bytes
-        self.root: etree._Element | None = None
-        self.error: BaseException | None = None
-        self.start()
-
-    def run(self) -> None:
-        try:
-            self.root = etree.fromstring(self.xml_bytes, xml_parser())
-        except BaseException as err:  # raised again on this thread's result()
-            self.error = err
-        self.xml_bytes = None
-
-    def result(self) -> etree._Element:
-        self.join()
-        if self.error is not None:
-            raise self.error
-        root, self.root = self.root, None
-        return root
 
 
 def _plain_head(head: bytes) -> bool:
@@ -439,12 +412,12 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
 
     streamed: list[tuple[str, dict[str, Any]]] = []
     with _quick_gil_handoff():
-        # the pieces parsed in turn on one thread, a few ahead of the one read, and the
-        # rest from the start on a thread of its own: its tree is needed at the end,
+        # the pieces parsed by PARSERS threads in turn, each one ahead of the walk, and
+        # the rest from the start on a thread of its own: its tree is needed at the end,
         # when the graph is whole anyway, and the walk need not wait for it then
         texts = [partial(text, i) for i in range(len(pieces))]
         parsing = [_Pieces(texts[k::PARSERS]) for k in range(min(PARSERS, len(texts)))]
-        rest = _Parse(text(len(pieces)))
+        rest = _Pieces([partial(text, len(pieces))])
         try:
             if meanwhile is not None:
                 meanwhile()
@@ -452,11 +425,10 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
                 layers = parsing[i % PARSERS].next()[0]
                 streamed += read_layers(layers, line)
                 del layers
-            root = rest.result()
+            root = rest.next()
         except Exception:  # parsed whole again, which words the error
-            for thread in parsing:
+            for thread in (*parsing, rest):
                 thread.stop()
-            rest.join()
             return None
     layers = root.find("layers")
     if not (_streamable(root) and layers is not None and len(layers) == 1
