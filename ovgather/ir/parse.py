@@ -280,10 +280,10 @@ class _Pieces(threading.Thread):
     """Documents of :func:`parse_in_pieces` (every :data:`PARSERS`-th piece, or the rest)
     parsed one after the other on a thread of their own, each as soon as the one before
     is done, with at most ``AHEAD`` parsed pieces waiting to be read (a tree each).
-    Parsing a piece only once the walk took the one before left the walk waiting for each
-    while the pieces grew (43 ms of a 200 ms read of a 5k-layer Llama). Each piece gets a parser of its own, as
-    lxml asks. A plain thread, not a ``concurrent.futures`` pool: importing that (and
-    the logging it brings) would cost a check ~12 ms."""
+    Parsing a piece only once the walk took the one before left the walk waiting for
+    each while the pieces grew (43 ms of a 200 ms read of a 5k-layer Llama). Each piece
+    gets a parser of its own, as lxml asks. A plain thread, not a ``concurrent.futures``
+    pool: importing that (and the logging it brings) would cost a check ~12 ms."""
 
     AHEAD = 1
 
