@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
@@ -121,3 +122,20 @@ def test_the_check_path_never_imports_openvino():
                if line.startswith("import time:")]
     assert "ovgather.infer" in modules
     assert not [m for m in modules if m.split(".")[0] == "openvino"]
+
+
+def test_check_without_target_runtime_imports_none_of_its_code():
+    """``--target-runtime`` off costs a check nothing: neither the release table nor the
+    target walk is imported (nor the symbolic walk of ``infer --symbols``)."""
+    llama = str(ROOT / "ir_corpus/llama_deep/pytorch_dynamic.xml")
+    code = ("import sys; from ovgather.cli import main; "
+            f"main(['check', '--json', {llama!r}]); "
+            "print([m for m in sys.modules "
+            "if m.endswith(('.target', '.releases', '.symbols', '.symbolic'))])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout.splitlines()
+    assert out[-1] == "[]"
+    with_target = code.replace("'--json'", "'--json', '--target-runtime', '2024.0'")
+    out = subprocess.run([sys.executable, "-c", with_target], capture_output=True,
+                         text=True, cwd=ROOT).stdout.splitlines()
+    assert any(m.endswith(".releases") for m in ast.literal_eval(out[-1]))  # it sees them
