@@ -236,7 +236,9 @@ cdef long long _dim(xmlNode* node) except -2:
 
 
 cdef object _port_id(str text):
-    if text is None or not text.isdigit() or not text.isascii() or len(text) > 19:
+    """Plain ASCII digits, at most 18 (no overflow past int64 to check): any other
+    spelling OpenVINO may read (`` 1``, ``+1``) or refuse is the careful walk's."""
+    if text is None or not text.isdigit() or not text.isascii() or len(text) > 18:
         raise _Unusual
     return int(text)
 
@@ -285,10 +287,12 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
 
 
 cdef bint _is_layer_id(str text):
-    """ASCII digits, 1 to 19 of them (what ``graph.layer_of_xml`` takes as an id)."""
+    """An id in the graph's one spelling: ASCII digits, 1 to 18 of them, no leading zero
+    but in ``0`` itself. Any other (``01``, `` 1``, ``+1``: the same layer 1 to OpenVINO,
+    or text it refuses) is the careful walk's, which reads it as OpenVINO does."""
     cdef Py_ssize_t size, i
     cdef const char* c = PyUnicode_AsUTF8AndSize(text, &size)
-    if size == 0 or size > 19:
+    if size == 0 or size > 18 or (c[0] == b'0' and size > 1):
         return False
     for i in range(size):
         if c[i] < b'0' or c[i] > b'9':
@@ -305,7 +309,7 @@ cdef tuple _layer(xmlNode* el, long line, dict taken):
     cdef dict layer_attrs = _attrs_but(el, _LAYER_KEYS, found)
     node_id, name, op_type, version = found
     if (node_id is None or name is None or op_type is None or not _is_layer_id(node_id)
-            or node_id in taken):
+            or node_id in taken or (version is not None and version.startswith("opset0"))):
         raise _Unusual
     # the dict graph.new_layer makes (its keys in its order)
     return node_id, {"name": name, "type": intern(op_type),

@@ -54,7 +54,7 @@ from . import compiled, parse
 from .bodies import check_no_body_needed, fix_big_lines, may_hold_bodies, read_bodies
 from .lines import exact_lines
 from .parse import LXML_MAX_LINE, check_layer_count, check_xml_size, parse_in_pieces
-from .text import MAX_DIGITS, rt_text, short, split_names
+from .text import MAX_DIGITS, canonical_id, ov_index, rt_text, short, split_names
 from .weights import (
     CONST_TYPES,
     bin_identity,
@@ -188,7 +188,8 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
         # reads them from the tree) and one the pieces cannot take (which words its errors)
         markup = parse.check_prolog(xml_bytes, file, counts)
         parsed = None
-        if not (markup or len(xml_bytes) <= parse.STREAM_PIECE or reader.has_bodies):
+        if not (markup or len(xml_bytes) <= parse.STREAM_PIECE or reader.has_bodies
+                or reader.namespaced):
             parsed = reader.read_in_pieces(xml_bytes, once)
             if parsed is None:  # a fresh reader: the pieces may have left layers in it
                 reader = _Reader(file, bin_size, bin_name, xml_bytes, has_bodies=False)
@@ -225,9 +226,14 @@ def _is_uint(text: str | None) -> bool:
 
 
 def _edge_port(text: str | None) -> bool:
-    """An edge's port text as OpenVINO reads it: ASCII digits, maybe a ``+`` and spaces."""
-    value = (text or "").strip()
-    return _is_uint(value) or (value.startswith("+") and _is_uint(value[1:]))
+    """An edge's port text as OpenVINO reads it (:func:`~ovgather.ir.text.ov_index`)."""
+    return ov_index(text) is not None
+
+
+def _odd_opset(version: str | None) -> bool:
+    """A layer version ``opset`` + digits with a leading zero (``opset01``): no opset
+    OpenVINO's reader knows (it looks the text up as it is), whatever the op."""
+    return version is not None and version.startswith("opset0")
 
 
 def _fill_graph(G: LayerGraph, nodes: list[tuple[str, dict]], edges: list[tuple]) -> None:
@@ -251,6 +257,20 @@ def _fill_graph(G: LayerGraph, nodes: list[tuple[str, dict]], edges: list[tuple]
         keydict[key] = attrs
 
 
+def _plain_names(root: etree._Element) -> None:
+    """Elements in a default namespace (``<net xmlns="…">``) renamed to their plain
+    names, as OpenVINO's reader (pugixml, which knows no namespaces) reads them; an
+    element with a prefix (``<a:layers>``) keeps it, and is no <layers> there either."""
+    renamed = False
+    for el in root.iter():
+        tag = el.tag
+        if isinstance(tag, str) and tag[:1] == "{" and el.prefix is None:
+            el.tag = tag[tag.index("}") + 1:]
+            renamed = True
+    if renamed:
+        etree.cleanup_namespaces(root)
+
+
 class _Reader:
     """One pass over the <net> tree: net attributes, layers, edges, checks."""
 
@@ -261,6 +281,9 @@ class _Reader:
         #: whether the document may hold TensorIterator/Loop/If bodies (scanned once; a
         #: body's reader is told): a superset, any tag of a body's name in any spelling
         self.has_bodies = may_hold_bodies(xml_bytes) if has_bodies is None else has_bodies
+        #: whether a default namespace may be declared (``<net xmlns="…">``): OpenVINO's
+        #: reader knows no namespaces, so its elements are read by their plain names
+        self.namespaced = b"xmlns" in xml_bytes or not parse.markup_in_ascii(xml_bytes)
         self.bin_size = bin_size
         self.bin_name = bin_name
         self.nodes: dict[str, dict[str, Any]] = {}
@@ -286,16 +309,19 @@ class _Reader:
     def read(self, root: etree._Element, streamed: list | None = None) -> LayerGraph:
         """The graph of the parsed ``root``; ``streamed``: the layers
         :meth:`read_in_pieces` read (``root``'s <layers> is then empty)."""
+        if self.namespaced:
+            _plain_names(root)
         if root.tag != "net":
             raise self.error(IRStructureError,
                              f"an IR's root element must be <net>, but got <{root.tag}>", root)
         version_text = root.get("version")
-        if version_text not in ("10", "11"):
+        version = ov_index(version_text)  # " 11", "011" and "+11" are 11 to OpenVINO
+        if version not in (10, 11):
             raise self.error(IRStructureError,
                              "an IR's <net version> must be 10 or 11, but got "
                              f"{short(repr(version_text))}", root)
         G = LayerGraph()
-        G.graph.update(name=root.get("name"), ir_version=int(version_text), rt_info=None,
+        G.graph.update(name=root.get("name"), ir_version=version, rt_info=None,
                        xml_path=None, bin_path=None, weights=None,
                        net_attrs=dict(root.attrib), extra_xml=[])
         return self.read_graph(root, G, streamed)
@@ -398,8 +424,17 @@ class _Reader:
                 raise self.error(IRStructureError,
                                  f"<layers> may only hold <layer> elements, but got <{el.tag}>",
                                  el)
-            node_id, node = layer_of_xml(dict(el.items()), el.sourceline + line_offset,
-                                         nodes)
+            attrs = dict(el.items())
+            node_id = canonical_id(attrs.pop("id", None))
+            if node_id is not None:  # "01" and " +1" are layer 1 to OpenVINO
+                attrs["id"] = node_id
+            node_id, node = layer_of_xml(attrs, el.sourceline + line_offset, nodes)
+            if node is not None and _odd_opset(node["version"]):
+                raise self.error(
+                    IRStructureError,
+                    f"a layer's version must name an opset OpenVINO knows, but got "
+                    f"{short(repr(node['version']))} (opset names have no leading zero)",
+                    el, node["name"], node_id)
             if node is None:
                 raise self.layer_error(el, node_id, el.get("name"), el.get("type"))
             op_type = node["type"]
@@ -436,11 +471,11 @@ class _Reader:
                                  el, node["name"], node_id)
             attrs = dict(el.items())
             port_text = attrs.pop("id", None)
-            stripped = (port_text or "").strip()
-            port_id = int(stripped) if _is_uint(stripped) else -1
-            if port_id < 0:
+            port_id = ov_index(port_text)  # "01", " 1" and "+1" are port 1 to OpenVINO
+            if port_id is None:
                 raise self.error(IRStructureError,
-                                 "a port id must be an integer >= 0 (digits 0-9), but got "
+                                 "a port id must be an integer >= 0 (an optional sign and "
+                                 "digits 0-9, at most 2^63-1, nothing after them), but got "
                                  f"{short(repr(port_text))}", el, node["name"], node_id)
             precision = attrs.pop("precision", None)
             names = attrs.pop("names", None)
@@ -477,15 +512,18 @@ class _Reader:
 
     def layer_error(self, el: etree._Element, node_id: str | None, name: str | None,
                     op_type: str | None) -> IRError:
-        if not _is_uint(node_id):
+        if canonical_id(node_id) is None:
             return self.error(IRStructureError,
-                              "a layer id must be an integer >= 0 (digits 0-9), but got "
-                              f"{short(repr(node_id))}",
+                              "a layer id must be an integer >= 0 (an optional sign and "
+                              "digits 0-9, at most 2^63-1, nothing after them), but got "
+                              f"{short(repr(el.get('id')))}",
                               el, name)
         if node_id in self.nodes:
+            spelled = el.get("id")
+            also = "" if spelled == node_id else f" (spelled {short(repr(spelled))})"
             return self.error(
                 IRStructureError,
-                f"layer ids must be unique, but id {node_id} is used again (first at line "
+                f"layer ids must be unique, but id {node_id} is used again{also} (first at line "
                 f"{self.nodes[node_id]['line']}; OpenVINO would keep the last one, other "
                 "readers the first)", el, name, node_id)
         missing = "name" if name is None else "type"
@@ -499,10 +537,11 @@ class _Reader:
         space), anything else is an error."""
         text = el.text or ""
         stripped = text.strip(" \t\n\r")
-        if stripped == "-1":
-            return -1
-        if _is_uint(stripped) and int(stripped) <= _INT64_MAX:
-            return int(stripped)  # OpenVINO's stream parser skips the padding too
+        negative = stripped.startswith("-")
+        value = ov_index(stripped[1:] if negative and stripped[1:2].isdigit() else stripped)
+        if value is not None and value >= 0 and (not negative or value <= 1):
+            # "+5", "007", "-01" too, and the padding skipped: as OpenVINO's stream parser
+            return -value if negative else value
         raise self.error(IRStructureError, _bad_dim(el.text), el, node["name"], node_id)
 
     def check_const(self, node_id: str) -> None:
@@ -547,11 +586,11 @@ class _Reader:
         out_ids: dict[str, set[int]] = {}
         in_ids: dict[str, set[int]] = {}
         for el in edges:
-            src, dst = el.get("from-layer"), el.get("to-layer")
-            fp, tp = el.get("from-port"), el.get("to-port")
-            if not (_edge_port(fp) and _edge_port(tp)) or src not in nodes or dst not in nodes:
+            # "01" and " +1" name layer 1 and port 1, as for OpenVINO
+            src, dst = canonical_id(el.get("from-layer")), canonical_id(el.get("to-layer"))
+            fp, tp = ov_index(el.get("from-port")), ov_index(el.get("to-port"))
+            if fp is None or tp is None or src not in nodes or dst not in nodes:
                 raise self.edge_error(el)
-            fp, tp = int(fp), int(tp)
             outputs, inputs = nodes[src]["outputs"], nodes[dst]["inputs"]
             if fp < 0 or tp < 0 or el.tag != "edge":
                 raise self.edge_error(el)
@@ -575,15 +614,16 @@ class _Reader:
             return fail(f"<edges> may only hold <edge> elements, but got <{el.tag}>")
         for attr in ("from-layer", "to-layer"):
             lid = el.get(attr)
-            if lid not in self.nodes:
+            if canonical_id(lid) not in self.nodes:
                 return fail(f"an edge's {attr} must name a layer id, but there is no "
                             f"layer {short(repr(lid))}")
-        src, dst = el.get("from-layer"), el.get("to-layer")
+        src, dst = canonical_id(el.get("from-layer")), canonical_id(el.get("to-layer"))
         for attr, node in (("from-port", src), ("to-port", dst)):
             if not _edge_port(el.get(attr)):
-                return fail(f"an edge's {attr} must be an integer >= 0 (digits 0-9), but got "
+                return fail(f"an edge's {attr} must be an integer >= 0 (an optional sign and "
+                            "digits 0-9, at most 2^63-1, nothing after them), but got "
                             f"{short(repr(el.get(attr)))}", node)
-        fp, tp = int(el.get("from-port")), int(el.get("to-port"))
+        fp, tp = ov_index(el.get("from-port")), ov_index(el.get("to-port"))
         if not has_port(self.nodes[src]["outputs"], fp):
             return fail(f"an edge must start at an output port, but layer {src} "
                         f"('{self.nodes[src]['name']}') has no output port {fp}", src)

@@ -9,7 +9,8 @@ from typing import Any
 
 from lxml import etree
 
-__all__ = ["split_names", "join_names", "rt_text", "short", "xml_attrs", "MAX_DIGITS"]
+__all__ = ["split_names", "join_names", "rt_text", "short", "xml_attrs", "MAX_DIGITS",
+           "ov_index", "canonical_id", "INT64_MAX"]
 
 _NAME_SPLIT = re.compile(r"(?<!\\),")
 
@@ -35,6 +36,43 @@ def join_names(names: list[str]) -> str:
 #: Digits of the longest integer an IR field may hold (int64 has 19): longer text is an
 #: error, never handed to ``int()`` (which also stops at 4300 digits with a ValueError).
 MAX_DIGITS = 19
+
+INT64_MAX = (1 << 63) - 1
+
+#: An index as OpenVINO's reader parses a layer id, port id, edge end or the <net>
+#: version (``std::stoll`` over the whole text, then >= 0): leading whitespace, one
+#: optional sign, ASCII digits to the end; nothing may follow.
+_OV_INDEX = re.compile(r"[ \t\n\r]*([+-]?)([0-9]+)")
+
+
+def ov_index(text: str | None) -> int | None:
+    """The integer OpenVINO's reader reads from an id, port or version attribute, or
+    None where it refuses the text: ``"01"``, ``" 1"``, ``"+1"`` and ``"-0"`` are
+    read (1, 1, 1, 0); ``"1 "``, ``"0x1"``, ``"-1"``, ``""`` and anything past int64
+    are refused.
+
+    >>> [ov_index(t) for t in ("7", "007", " +7", "-0", "7 ", "-7", "9" * 19)]
+    [7, 7, 7, 0, None, None, None]
+    """
+    if text is None:
+        return None
+    found = _OV_INDEX.fullmatch(text)
+    if found is None:
+        return None
+    digits = found.group(2).lstrip("0")
+    if len(digits) > MAX_DIGITS:
+        return None
+    value = int(digits or "0")
+    if value > INT64_MAX or (found.group(1) == "-" and value):
+        return None
+    return value
+
+
+def canonical_id(text: str | None) -> str | None:
+    """An id in the one spelling the graph keys it by (``"01"`` and ``" +1"`` are
+    ``"1"``: one layer to OpenVINO), or None for text OpenVINO refuses as an id."""
+    value = ov_index(text)
+    return None if value is None else str(value)
 
 
 

@@ -41,6 +41,17 @@ __all__ = ["Attrs", "Step", "Trace", "Checks", "OpSpec", "LAST_OPSET", "ALIASES"
 ALIASES = {"Const": "Constant", "PReLU": "PRelu", "ReLU": "Relu", "SoftMax": "Softmax"}
 
 
+def _integer(text: str, sign: str) -> int | None:
+    """``text`` (ASCII whitespace around it) as an int64, or None: one optional sign of
+    ``sign`` and ASCII digits only (``"--1"`` and ``"+-0"`` are None, never a crash)."""
+    text = text.strip(" \t\n\r")
+    body = text[1:] if text[:1] and text[0] in sign else text
+    if not (body.isascii() and body.isdigit() and len(body) < 40):
+        return None
+    number = int(text)
+    return number if -(1 << 63) <= number < (1 << 63) else None
+
+
 class Attrs(dict):
     """A layer's attributes as the IR writes them (text), for a rule to read.
 
@@ -83,9 +94,9 @@ class Attrs(dict):
             return default
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-        text = str(value).strip()
-        if text.isascii() and text.lstrip("+-").isdigit() and len(text) < 40:
-            return int(text)
+        number = _integer(str(value), sign="-")  # OpenVINO refuses "+1" here, reads "-1"
+        if number is not None:
+            return number
         raise ShapeInferenceError(f"the attribute '{name}' must be an integer, but got '{value}'")
 
     def ints(self, name: str, default: tuple[int, ...] = ()) -> tuple[int, ...]:
@@ -93,9 +104,9 @@ class Attrs(dict):
         text = self.get(name)
         if text is None or not str(text).strip():
             return default
-        parts = [p.strip() for p in str(text).split(",")]
-        if all(p.isascii() and p.lstrip("+-").isdigit() and len(p) < 40 for p in parts):
-            return tuple(int(p) for p in parts)
+        numbers = [_integer(p, sign="+-") for p in str(text).split(",")]
+        if None not in numbers:
+            return tuple(numbers)
         raise ShapeInferenceError(
             f"the attribute '{name}' must be a list of integers, but got '{text}'")
 
