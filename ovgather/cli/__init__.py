@@ -25,8 +25,10 @@ from .common import (
     EXIT_BAD_INPUT,
     EXIT_SIGNAL,
     EXIT_SIGPIPE,
+    LAYER_LIMIT_HELP,
     one_line,
     print_error,
+    take_layer_limit,
 )
 
 
@@ -124,6 +126,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         help="print the version and exit")
     parser.add_argument("--debug", action="store_true",
                         help="show tracebacks (for bug reports); works anywhere on the line")
+    parser.add_argument("--layer-limit", metavar="N", help=LAYER_LIMIT_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
                                 help="the subcommand to run",
                                 title="commands (ovgather COMMAND --help for each)")
@@ -160,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     argv, debug = _split_debug(list(sys.argv[1:] if argv is None else argv))
     try:
+        argv = take_layer_limit(argv)
         parser = build_parser(argv[0] if argv else None)
         if not argv:  # `ovgather` alone: the usage and the commands, exit 2 (a usage error)
             parser.print_help(sys.stderr)

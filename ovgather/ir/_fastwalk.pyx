@@ -595,20 +595,52 @@ cdef inline bint _at(const unsigned char* p, Py_ssize_t i, Py_ssize_t n, const c
     return True
 
 
+cdef inline Py_ssize_t _pi_end(const unsigned char* p, Py_ssize_t i, Py_ssize_t n):
+    """The index just past the first ``?>`` at or after ``i``; ``n`` when there is none."""
+    cdef const unsigned char* found
+    while i + 1 < n:
+        found = <const unsigned char*>memchr(p + i, 63, n - i - 1)  # '?'
+        if found is NULL:
+            return n
+        i = found - p
+        if p[i + 1] == 62:  # '>'
+            return i + 2
+        i += 1
+    return n
+
+
 cdef inline bint _tag_end(const unsigned char* p, Py_ssize_t i, Py_ssize_t n):
     """A byte that ends a tag name as ``\\s``, ``>`` or ``/`` does in a bytes pattern."""
     return i < n and (p[i] == 32 or (9 <= p[i] <= 13) or p[i] == 62 or p[i] == 47)
+
+
+cdef inline Py_ssize_t _end_of(const unsigned char* p, Py_ssize_t i, Py_ssize_t n,
+                               const char* close):
+    """The index just past the first ``close`` (3 bytes) at or after ``i``; ``n`` when
+    there is none (an unterminated comment: the parse refuses the file anyway)."""
+    cdef const unsigned char* found
+    while i + 2 < n:
+        found = <const unsigned char*>memchr(p + i, close[0], n - i - 2)
+        if found is NULL:
+            return n
+        i = found - p
+        if p[i + 1] == <unsigned char>close[1] and p[i + 2] == <unsigned char>close[2]:
+            return i + 3
+        i += 1
+    return n
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def markup_counts(const unsigned char[:] xml):
     """What the reader asks of the raw bytes before parsing, in one pass over each ``<``:
-    ``(<layer occurrences (<layers too), whether <!-- occurs, whether <![CDATA[ occurs,
-    <? occurrences, whether a body tag occurs)``, a body tag being ``<body``,
-    ``<then_body`` or ``<else_body`` followed by whitespace, ``>`` or ``/``. The same as
-    ``bytes.count``/``in`` and ``ir.bodies._BODY_TAG`` give, five scans fewer."""
-    cdef Py_ssize_t n = xml.shape[0], i = 0, layers = 0, pis = 0
+    ``(<layer> element tags, whether <!-- occurs, whether <![CDATA[ occurs,
+    <? occurrences, whether a body tag occurs)``, a tag being its name followed by
+    whitespace, ``>`` or ``/``. The four last are what ``bytes.count``/``in`` and
+    ``ir.bodies._BODY_TAG`` give; the first counts only tags, never a ``<layer`` inside a
+    comment, CDATA section or processing instruction (``parse.count_layer_tags``
+    counts the same), nor ``<layers``: five scans fewer."""
+    cdef Py_ssize_t n = xml.shape[0], i = 0, layers = 0, pis = 0, quiet = 0
     cdef bint comment = False, cdata = False, body = False
     cdef const unsigned char* p
     cdef const unsigned char* found
@@ -625,15 +657,21 @@ def markup_counts(const unsigned char[:] xml):
             break
         c = p[i]
         if c == 108:  # l
-            if _at(p, i, n, "layer"):
+            if i >= quiet and _at(p, i, n, "layer") and _tag_end(p, i + 5, n):
                 layers += 1
         elif c == 33:  # !
-            if not comment and _at(p, i, n, "!--"):
+            if _at(p, i, n, "!--"):
                 comment = True
-            elif not cdata and _at(p, i, n, "![CDATA["):
+                if i >= quiet:  # no <layer counted up to its end
+                    quiet = _end_of(p, i + 3, n, "-->")
+            elif _at(p, i, n, "![CDATA["):
                 cdata = True
+                if i >= quiet:
+                    quiet = _end_of(p, i + 8, n, "]]>")
         elif c == 63:  # ?
             pis += 1
+            if i >= quiet:
+                quiet = _pi_end(p, i + 1, n)
         elif not body:
             if c == 98:  # b
                 body = _at(p, i, n, "body") and _tag_end(p, i + 4, n)

@@ -151,7 +151,8 @@ def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None 
         check_bin_location(xml_path, bin_path)
     return _build(xml_bytes, xml_path, bin_path if bin_stat is not None else None,
                   None if bin_stat is None else bin_stat[3], os.path.basename(bin_path),
-                  bin_stat=bin_stat, meanwhile=meanwhile, counts=counts)
+                  bin_stat=bin_stat, meanwhile=meanwhile, counts=counts,
+                  max_layers=max_layers)
 
 
 def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
@@ -170,15 +171,17 @@ def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
     bin_size = None if bin_bytes is None else len(bin_bytes)
     weights = None if bin_bytes is None else np.frombuffer(bin_bytes, dtype=np.uint8)
     return as_networkx(_build(xml_bytes, xml_path, None, bin_size, "the weights (.bin)",
-                              weights, counts=counts))
+                              weights, counts=counts, max_layers=max_layers))
 
 
 def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: int | None,
            bin_name: str, weights: np.ndarray | None = None,
            bin_stat: tuple[int, ...] | None = None,
            meanwhile: Callable[[], object] | None = None,
-           counts: tuple | None = None) -> LayerGraph:
-    """The graph of ``xml_bytes``; ``counts``: what ``parse.markup_counts`` found in them."""
+           counts: tuple | None = None, max_layers: int | None = None) -> LayerGraph:
+    """The graph of ``xml_bytes``; ``counts``: what ``parse.markup_counts`` found in them;
+    ``max_layers``: the limit, checked here in the parsed tree of a document whose bytes
+    do not spell its markup in ASCII (the caller counted the others' bytes)."""
     reader = _Reader(file, bin_size, bin_name, xml_bytes,
                      has_bodies=may_hold_bodies(xml_bytes, counts))
     once = _once(meanwhile)
@@ -196,6 +199,8 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
         if parsed is None:
             once()
         root, streamed = parsed or (parse.parse_xml(xml_bytes, file, markup=markup), None)
+        if not parse.markup_in_ascii(xml_bytes):  # UTF-16 and the like: counted in the tree
+            parse.check_parsed_layer_count(root, max_layers, file)
         G = reader.read(root, streamed)
         del root  # free the lxml tree while the collector is still paused
     G.graph["xml_path"] = file
