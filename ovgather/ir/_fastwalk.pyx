@@ -524,24 +524,35 @@ def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
 @cython.wraparound(False)
 def tag_lines(const unsigned char[:] xml):
     """(lines of every ``<layer``, lines of every ``<edge``) in the bytes, a tag being the
-    name followed by whitespace, ``/`` or ``>``: one pass counting newlines. The caller
-    uses them only when the counts equal the layers and edges read (no tag hid in a
-    comment or CDATA)."""
-    cdef Py_ssize_t i, n = xml.shape[0]
+    name followed by whitespace, ``/`` or ``>``, never one inside a comment, CDATA section
+    or processing instruction: one pass counting newlines. The caller uses them only
+    when the counts equal the layers and edges read."""
+    cdef Py_ssize_t i, n = xml.shape[0], quiet = 0
     cdef long line = 1
     cdef list layers = [], edges = []
     cdef unsigned char c
+    cdef const unsigned char* p
+    if n == 0:
+        return layers, edges
+    p = &xml[0]
     for i in range(n):
         c = xml[i]
         if c == 10:
             line += 1
-        elif c == 60 and i + 6 < n:  # '<'
+        elif c == 60 and i + 6 < n and i >= quiet:  # '<' outside a comment, CDATA or PI
             if (xml[i + 1] == 108 and xml[i + 2] == 97 and xml[i + 3] == 121   # l a y
                     and xml[i + 4] == 101 and xml[i + 5] == 114 and _ends(xml[i + 6])):
                 layers.append(line)
             elif (xml[i + 1] == 101 and xml[i + 2] == 100 and xml[i + 3] == 103  # e d g
                     and xml[i + 4] == 101 and _ends(xml[i + 5])):
                 edges.append(line)
+            elif xml[i + 1] == 33:  # '!'
+                if _at(p, i + 1, n, "!--"):
+                    quiet = _end_of(p, i + 4, n, "-->")
+                elif _at(p, i + 1, n, "![CDATA["):
+                    quiet = _end_of(p, i + 9, n, "]]>")
+            elif xml[i + 1] == 63:  # '?'
+                quiet = _pi_end(p, i + 2, n)
     return layers, edges
 
 
