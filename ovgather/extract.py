@@ -202,8 +202,10 @@ def extract(
                 _set_parameter_shape(H.nodes[n], known[n, H.nodes[n]["outputs"][0]["id"]])
     ids = _id_source(G)
     cuts: dict[tuple[str, int], str] = {}
+    # tensor names the extract holds: a new input's name must be none of them
+    taken = {name for n in keep for port in G.nodes[n]["outputs"] for name in port["names"]}
     for n in list(H):
-        _wire_inputs(G, H, n, keep, known, cuts, ids)
+        _wire_inputs(G, H, n, keep, known, cuts, ids, taken)
     for n in list(keep):
         _add_results(G, H, n, keep, target, ids)
     H.graph["extract_cuts"] = {H.nodes[p]["name"]: (G.nodes[u]["name"], _out_index(G, u, fp))
@@ -232,23 +234,25 @@ def _out_index(G: nx.MultiDiGraph, node: str, port_id: int) -> int:
 
 
 def _wire_inputs(G: nx.MultiDiGraph, H: nx.MultiDiGraph, n: str, keep: set[str],
-                 known: dict, cuts: dict, ids) -> None:
+                 known: dict, cuts: dict, ids, taken: set[str]) -> None:
     for u, fp, tp in g.input_edges(G, n):
         if u in keep:
             H.add_edge(u, n, key=(fp, tp), from_port=fp, to_port=tp, line=None)
             continue
         if (u, fp) not in cuts:
-            cuts[u, fp] = _add_parameter(G, H, u, fp, known, next(ids))
+            cuts[u, fp] = _add_parameter(G, H, u, fp, known, next(ids), taken)
         H.add_edge(cuts[u, fp], n, key=(0, tp), from_port=0, to_port=tp, line=None)
 
 
 def _add_parameter(G: nx.MultiDiGraph, H: nx.MultiDiGraph, u: str, fp: int,
-                   known: dict, new_id: str) -> str:
+                   known: dict, new_id: str, taken: set[str]) -> str:
     """A Parameter in place of output port ``fp`` of the cut-off layer ``u``, named after
     the tensor it stands for: the port's tensor name that OpenVINO shows first
     (``get_any_name()``, the least in order), so the cut's input is called what the
     tensor is called in the original model. A port without tensor names lends the layer's
-    friendly name (``name.k`` for output k of a layer with several)."""
+    friendly name (``name.k`` for output k of a layer with several), made unique among
+    the tensor names in ``taken`` (``name_1``, ``name_2``…: OpenVINO would otherwise
+    rename the other tensor of that name), which it joins."""
     port = g.output_port(G, u, fp)
     attrs = G.nodes[u]
     name = attrs["name"]
@@ -256,6 +260,12 @@ def _add_parameter(G: nx.MultiDiGraph, H: nx.MultiDiGraph, u: str, fp: int,
         name = f"{name}.{_out_index(G, u, fp)}"
     if port.get("names"):
         name = min(port["names"])
+    else:
+        base, k = name, 0
+        while name in taken:
+            k += 1
+            name = f"{base}_{k}"
+    taken.add(name)
     precision = port.get("precision")
     etype = (element_type_name(precision) if precision is not None else None) or "f32"
     out = new_port(0, port.get("precision") or precision_of(etype), (),
