@@ -246,6 +246,14 @@ def connect(G: nx.MultiDiGraph, src: tuple[str, int], dst: tuple[str, int]) -> N
         raise RewriteError(f"the target has no input port {to_port!r} (its inputs: "
                            f"{[p['id'] for p in G.nodes[v]['inputs']]})",
                            layer_name=G.nodes[v].get("name"), layer_id=v)
+    for w, _, key, e in G.in_edges(v, keys=True, data=True):
+        if e.get("to_port", key[1] if isinstance(key, tuple) else None) == to_port:
+            fed_by = (w, e.get("from_port", key[0] if isinstance(key, tuple) else None))
+            raise RewriteError(
+                f"an input port takes one edge, but input port {to_port!r} of the target is "
+                f"fed already, by output port {fed_by[1]!r} of layer {w!r}: remove that edge "
+                f"first (G.remove_edge({w!r}, {v!r}, key={key!r})), or move every reader "
+                "with replace_uses", layer_name=G.nodes[v].get("name"), layer_id=v)
     _edge(G, src, dst)
 
 
