@@ -24,7 +24,7 @@ from ..graph.bodies import BODIES, edge_list
 from . import compiled
 from .lines import exact_lines
 from .parse import LXML_MAX_LINE, markup_in_ascii
-from .text import rt_text, short
+from .text import INT64_MAX, canonical_id, rt_text, short
 
 __all__ = ["may_hold_bodies", "read_bodies", "check_no_body_needed", "fix_big_lines"]
 
@@ -127,16 +127,20 @@ def _shown(el: Any) -> str:
     return str({key: short(value) for key, value in el.items()})
 
 
+_STOLL = re.compile(r"[ \t\n\r]*[+-]?[0-9]{1,40}")
+
+
 def _int(reader: Any, el: Any, key: str, text: str, node: dict, node_id: str) -> int:
-    """A port map integer as OpenVINO reads it: an optional sign, then digits 0-9, no
-    spaces (OpenVINO: "not a signed 64 bit integer")."""
-    digits = text[1:] if text[:1] in ("+", "-") else text
-    if not (digits.isascii() and digits.isdigit() and len(digits) < 19):
+    """A port map integer as OpenVINO reads it (``std::stoll`` over the whole text):
+    leading whitespace, an optional sign, then digits 0-9 within int64, nothing after
+    (OpenVINO: "not a signed 64 bit integer")."""
+    value = int(text) if _STOLL.fullmatch(text) else None
+    if value is None or not -INT64_MAX - 1 <= value <= INT64_MAX:
         raise reader.error(IRStructureError,
-                           f"a port map's '{key}' must be an integer (an optional sign, then "
-                           f"digits 0-9, no spaces), but got '{short(text)}'", el,
-                           node["name"], node_id)
-    return int(text)
+                           f"a port map's '{key}' must be an integer (leading whitespace, an "
+                           f"optional sign, then digits 0-9, nothing after), but got "
+                           f"'{short(text)}'", el, node["name"], node_id)
+    return value
 
 
 def _is(op_type: str, want: str) -> bool:
@@ -165,6 +169,9 @@ def _read_port_map(reader: Any, port_map: Any, node: dict, node_id: str,
         for key, text in el.items():
             entry[key] = _int(reader, el, key, text, node, node_id) if key in _INT_ATTRS \
                 else text
+        if "internal_layer_id" in entry:  # "01" is layer 1, as for OpenVINO
+            entry["internal_layer_id"] = (canonical_id(entry["internal_layer_id"])
+                                          or entry["internal_layer_id"])
         want = "Parameter" if el.tag == "input" else "Result"
         layer = entry.get("internal_layer_id")
         if "external_port_id" not in entry or layer not in body._node \
@@ -183,6 +190,9 @@ def _read_back_edges(reader: Any, back_edges: Any, node: dict, node_id: str,
     out = []
     for el in () if back_edges is None else back_edges:
         edge = dict(el.items())
+        for end in ("from-layer", "to-layer"):  # "01" is layer 1, as for OpenVINO
+            if canonical_id(edge.get(end)) is not None:
+                edge[end] = canonical_id(edge[end])
         src, dst = edge.get("from-layer"), edge.get("to-layer")
         if (el.tag != "edge" or src not in body._node or dst not in body._node
                 or not _is(body._node[src]["type"], "Result")

@@ -17,9 +17,15 @@ usual IR and hands anything unusual to the careful one (``_Reader.layers``,
 C compiler at install only the careful one is there (the same graphs, 1.5-2x slower).
 TensorIterator, Loop and If bodies are read by ``ir.bodies`` with this same reader.
 
+Every layer id, port id, edge end and the <net version> is read as OpenVINO reads it
+(``ir.text.ov_index``: leading whitespace, a sign and zeros are read, anything after the
+digits refused), so ``01`` and ``1`` are one id; the graph keys a layer by its id's one
+spelling (``"1"``). A default namespace (``<net xmlns="…">``) is read by plain names.
+
 Where ovgather is stricter or looser than OpenVINO's own reader:
 
-* refused although OpenVINO reads them: a duplicate layer id (OpenVINO keeps the last),
+* refused although OpenVINO reads them: a duplicate layer id, in any spelling (OpenVINO
+  keeps the last),
   a ``<dim>`` that is not an integer >= -1 (OpenVINO reads ``2..5`` as 2, ``30`` followed
   by an em space as 30: only ASCII whitespace pads a dim here), a CDATA section in a
   ``<dim>``, an input port without an edge, Const slices of the .bin that overlap partly,

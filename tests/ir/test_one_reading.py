@@ -385,3 +385,38 @@ def test_no_reader_error_is_an_internal_error() -> None:
             parse_ir(data)
         except OvgatherError:
             pass
+
+
+# -- bodies: port maps and back edges name body layers as OpenVINO reads their ids ----------
+_LOOP = Path(__file__).resolve().parents[2] / "ir_samples" / "loop_gather.xml"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_port_maps_and_back_edges_read_ids_as_openvino(seed: int, walk: str) -> None:
+    rng = random.Random(seed)
+    text = _LOOP.read_text()
+
+    def respell(found: re.Match) -> str:
+        value = int(found.group(2))
+        spelled = _spell(rng, value, valid=rng.random() < 0.6).replace("&#10;", "&#9;")
+        return f'{found.group(1)}="{spelled}"'
+
+    text = re.sub(r'(internal_layer_id|external_port_id)="(\d+)"', respell, text)
+    text = re.sub(r'(<back_edges>\s*<edge from-layer|(?<=<back_edges>\s{5})<edge to-layer)'
+                  r'="(\d+)"', respell, text)
+    text = re.sub(r'(to-layer)="(1)" />\n\t\t\t</back_edges>', lambda m: (
+        f'to-layer="{_spell(rng, 1, valid=True)}" />\n\t\t\t</back_edges>'), text)
+    data = text.encode()
+    weights = _LOOP.with_suffix(".bin").read_bytes()
+    try:
+        CORE.read_model(data, _tensor(weights))
+        theirs = True
+    except Exception:  # noqa: BLE001 - OpenVINO refuses
+        theirs = False
+    try:
+        parse_ir(data, weights)
+        ours = True
+    except IRError:
+        ours = False
+    assert ours == theirs, (seed, re.findall(r"(?:internal_layer_id|external_port_id|"
+                                             r"from-layer|to-layer)=\"[^\"]*\"", text)[:12])
