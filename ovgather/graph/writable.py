@@ -116,10 +116,11 @@ def check_writable(G: nx.MultiDiGraph) -> None:
             raise _fail(f"a layer id must be a decimal integer of at most {_MAX_DIGITS} digits "
                         f"(an IR's ids are), but got {_shown(node)}",
                         node if len(repr(node)) <= 40 else _shown(node), attrs)
-        if text in texts:
-            raise _fail(f"layer ids must be unique as text, but {text!r} is used twice",
-                        node, attrs)
-        texts.add(text)
+        number = text.lstrip("0") or "0"  # "1" and "01" are one id to OpenVINO's reader
+        if number in texts:
+            raise _fail(f"layer ids must be unique as numbers (OpenVINO reads 1 and 01 as one "
+                        f"id), but {int(text)} is used twice", node, attrs)
+        texts.add(number)
         op_type = attrs.get("type")
         if not isinstance(op_type, str) or not op_type:
             raise _fail("a layer needs a 'type' (the op name), but it is missing", node, attrs)

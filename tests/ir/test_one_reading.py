@@ -420,3 +420,22 @@ def test_port_maps_and_back_edges_read_ids_as_openvino(seed: int, walk: str) -> 
         ours = False
     assert ours == theirs, (seed, re.findall(r"(?:internal_layer_id|external_port_id|"
                                              r"from-layer|to-layer)=\"[^\"]*\"", text)[:12])
+
+
+def test_the_writer_refuses_two_ids_openvino_reads_as_one(tmp_path: Path) -> None:
+    """A graph built in Python may key layers "1" and "01"; written, OpenVINO would read
+    one layer of them: write_ir refuses, naming the id."""
+    from ovgather.errors import OutputError
+    from ovgather.ir import write_ir
+
+    G = parse_ir(_chain(1))  # ids 0, 1, 2
+    G = nx_relabel(G, {"2": "01"})
+    with pytest.raises(OutputError, match="unique as numbers.* 1 is used twice"):
+        write_ir(G, tmp_path / "m.xml")
+    assert not (tmp_path / "m.xml").exists()
+
+
+def nx_relabel(G, mapping: dict[str, str]):
+    import networkx as nx
+
+    return nx.relabel_nodes(G, mapping)
