@@ -26,6 +26,7 @@ from .common import (
     EXIT_SIGNAL,
     EXIT_SIGPIPE,
     LAYER_LIMIT_HELP,
+    layer_limit,
     one_line,
     print_error,
     take_layer_limit,
@@ -163,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     argv, debug = _split_debug(list(sys.argv[1:] if argv is None else argv))
     try:
-        argv = take_layer_limit(argv)
+        argv, limit = take_layer_limit(argv)
         parser = build_parser(argv[0] if argv else None)
         if not argv:  # `ovgather` alone: the usage and the commands, exit 2 (a usage error)
             parser.print_help(sys.stderr)
@@ -175,7 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             warn_if_walk_missing()
-            return int(args.run(args))
+            with layer_limit(limit):
+                return int(args.run(args))
     except OvgatherError as err:
         print_error(err, debug)
         return EXIT_BAD_INPUT

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
@@ -22,7 +24,7 @@ if TYPE_CHECKING:  # pathlib costs a check ~7 ms to import
 __all__ = ["EXIT_OK", "EXIT_PROBLEM", "EXIT_BAD_INPUT", "EXIT_SIGNAL", "EXIT_SIGPIPE",
            "add_layer_command", "add_json", "parse_shape_options", "shape_overrides",
            "check_output", "whole_number", "print_error", "one_line", "take_layer_limit",
-           "LAYER_LIMIT_HELP"]
+           "layer_limit", "LAYER_LIMIT_HELP"]
 
 EXIT_OK, EXIT_PROBLEM, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_SIGNAL = 128  # a command ended by signal N exits with EXIT_SIGNAL + N, as a shell reports
@@ -64,10 +66,10 @@ LAYER_LIMIT_HELP = ("read models of up to N layers (default 300,000; each layer 
                     "2.5 KB and 40 µs to check; works anywhere on the line, for every command)")
 
 
-def take_layer_limit(argv: list[str]) -> list[str]:
+def take_layer_limit(argv: list[str]) -> tuple[list[str], int | None]:
     """``argv`` without ``--layer-limit N`` (or ``=N``), wherever it stands before a
-    ``--``; the limit becomes the default of every IR read in this process
-    (``ir.parse.MAX_LAYERS``). Like ``--debug`` it works after the subcommand too."""
+    ``--``, and N (None when not given). Like ``--debug`` it works after the subcommand
+    too; :func:`layer_limit` applies it."""
     end = argv.index("--") if "--" in argv else len(argv)
     out: list[str] = []
     value = None
@@ -83,15 +85,28 @@ def take_layer_limit(argv: list[str]) -> list[str]:
         else:
             out.append(arg)
         i += 1
-    if value is not None:
-        try:
-            limit = whole_number(value, digits=18)
-        except argparse.ArgumentTypeError as err:
-            raise UsageError(f"--layer-limit {err}") from None
-        from ..ir import parse  # lxml: only when the option is given
+    if value is None:
+        return out + argv[end:], None
+    try:
+        return out + argv[end:], whole_number(value, digits=18)
+    except argparse.ArgumentTypeError as err:
+        raise UsageError(f"--layer-limit {err}") from None
 
-        parse.MAX_LAYERS = limit
-    return out + argv[end:]
+
+@contextmanager
+def layer_limit(limit: int | None) -> Iterator[None]:
+    """While the block runs, ``limit`` (when not None) is the default of every IR read
+    in this process (``ir.parse.MAX_LAYERS``); the old default afterwards."""
+    if limit is None:
+        yield
+        return
+    from ..ir import parse  # lxml: only when the option is given
+
+    saved, parse.MAX_LAYERS = parse.MAX_LAYERS, limit
+    try:
+        yield
+    finally:
+        parse.MAX_LAYERS = saved
 
 
 # -- --shape ----------------------------------------------------------------------------------

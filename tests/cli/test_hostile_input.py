@@ -477,6 +477,49 @@ def test_millions_of_bare_layers_under_the_size_limit_are_refused_at_once(
     assert MAX_LAYERS >= 100_000  # the biggest real IRs, and bench_check's largest chain
 
 
+def _bare_layers(n: int, encoding: str = "utf-8") -> bytes:
+    decl = "" if encoding == "utf-8" else ' encoding="UTF-16"'
+    text = (f'<?xml version="1.0"{decl}?>\n<net name="m" version="11"><layers>\n'
+            + "".join(f'<layer id="{i}" name="{i}" type="Foo"/>\n' for i in range(n))
+            + "</layers><edges/></net>\n")
+    return text.encode(encoding)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+def test_a_utf16_file_over_the_layer_limit_is_refused_like_its_utf8_copy(
+        encoding: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """310,000 layers: the UTF-16 copy (whose bytes hold no ASCII ``<layer``) was read and
+    checked (690 MB, 26 s) while the UTF-8 one was refused. Both are refused now, the
+    UTF-16 one once parsed, before the walk."""
+    from ovgather.ir import MAX_LAYERS
+
+    path = tmp_path / "m.xml"
+    path.write_bytes(_bare_layers(310_000, encoding))
+    code = main(["check", str(path)])
+    _, err = capsys.readouterr()
+    assert_clean_error(code, err)
+    assert f"at most {MAX_LAYERS:,} layers" in err and "310,000" in err
+
+
+def test_a_comment_full_of_layer_tags_is_no_layer(tmp_path: Path) -> None:
+    """A 3-layer model after a comment that mentions ``<layer>`` 300,001 times was refused
+    by the layer limit; OpenVINO reads it, and so does ovgather."""
+    xml = ir().replace("<layers>", "<!-- " + "<layer> " * 300_001 + "--><layers>", 1)
+    assert openvino_reads(xml) is not None
+    assert parse_ir(xml, BIN).number_of_nodes() == 4
+
+
+def test_the_layer_limit_is_raised_from_the_command_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "m.xml"
+    path.write_bytes(_bare_layers(12, "utf-16"))
+    assert main(["check", str(path), "--layer-limit", "11"]) == 2
+    _, err = capsys.readouterr()
+    assert_clean_error(2, err)
+    assert "at most 11 layers" in err and "--layer-limit" in err
+    assert main(["--layer-limit", "12", "check", str(path)]) in (0, 1)
+
+
 def test_layer_limit_is_a_parameter() -> None:
     xml = ir()
     with pytest.raises(errors.XMLSyntaxError, match="at most 3 layers"):
