@@ -51,14 +51,15 @@ def _dtype_to_et() -> dict[Any, str]:
 
 
 def _int_attr(value: str | None, what: str, minimum: int = 0) -> int:
-    """An integer attribute ≥ ``minimum`` in ASCII digits within int64; IRStructureError
-    (without location) if not."""
+    """An integer attribute ≥ ``minimum`` in ASCII digits, read as OpenVINO reads a
+    Const's offset and size (leading whitespace, a sign, zeros; nothing after the
+    digits); IRStructureError (without location) if not."""
     if (value is not None and value.isascii() and value.isdigit() and minimum <= 0
             and len(value) <= MAX_DIGITS):
         return int(value)
     if value is None:
         raise IRStructureError(f"{what} is required, but it is missing")
-    text = value.strip()
+    text = value.lstrip(" \t\n\r")  # OpenVINO's stoll skips leading whitespace only
     digits = text.lstrip("+-").lstrip("0") or "0"  # int() counts leading zeros too
     number = None
     if re.fullmatch(r"[+-]?[0-9]+", text) and len(digits) <= 2 * MAX_DIGITS:
