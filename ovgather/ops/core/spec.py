@@ -104,7 +104,7 @@ class Attrs(dict):
         text = self.get(name)
         if text is None or not str(text).strip():
             return default
-        numbers = [_integer(p, sign="+-") for p in str(text).split(",")]
+        numbers = [_integer(p, sign="-") for p in str(text).split(",")]  # "+1" refused too
         if None not in numbers:
             return tuple(numbers)
         raise ShapeInferenceError(
