@@ -63,7 +63,7 @@ def whole_number(text: str, digits: int = 19) -> int:
 
 # -- --layer-limit ----------------------------------------------------------------------------
 LAYER_LIMIT_HELP = ("read models of up to N layers (default 300,000; each layer costs about "
-                    "2.5 KB and 40 µs to check; works anywhere on the line, for every command)")
+                    "5 KB and 0.1 ms to check; works anywhere on the line, for every command)")
 
 
 def take_layer_limit(argv: list[str]) -> tuple[list[str], int | None]:

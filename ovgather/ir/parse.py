@@ -108,8 +108,8 @@ def _refuse_layers(count: int, limit: int | None, file: str | None) -> None:
     limit = MAX_LAYERS if limit is None else limit
     if count > limit:
         raise XMLSyntaxError(
-            f"an IR may hold at most {limit:,} layers (reading and checking cost about 2.5 KB "
-            f"and 40 µs a layer), but this one has {count:,} <layer> elements "
+            f"an IR may hold at most {limit:,} layers (reading and checking cost up to about 5 KB "
+            f"and 0.1 ms a layer), but this one has {count:,} <layer> elements "
             "(--layer-limit N on the command line, read_ir(..., max_layers=N) in Python, "
             "reads a bigger one)", file=file)
 
