@@ -28,7 +28,7 @@ from . import compiled
 __all__ = ["MAX_XML_BYTES", "MAX_LAYERS", "check_layer_count", "check_parsed_layer_count",
            "count_layer_tags", "STREAM_PIECE", "LXML_MAX_LINE",
            "xml_parser", "parse_xml", "check_prolog", "check_xml_size", "parse_in_pieces",
-           "markup_in_ascii", "markup_counts"]
+           "markup_in_ascii", "markup_counts", "markup_outside_pieces"]
 
 #: Bytes of <layers> in one piece of a read in pieces (see parse_in_pieces).
 STREAM_PIECE = 1 << 20
@@ -268,6 +268,21 @@ def check_prolog(xml_bytes: bytes, file: str | None, counts: tuple | None = None
         return comment or cdata or pis > _has_declaration(xml_bytes)
     return (b"<!--" in xml_bytes or b"<![CDATA[" in xml_bytes
             or xml_bytes.count(b"<?") > _has_declaration(xml_bytes))
+
+
+def markup_outside_pieces(xml_bytes: bytes) -> bool:
+    """True when the comments, processing instructions and CDATA sections of a document
+    that spells its markup in ASCII all lie outside the bytes :func:`parse_in_pieces`
+    would cut into pieces (from the first ``<layers>`` to the first ``</layers>`` after
+    it): a note before the layers then leaves a big IR read in pieces, whose rest is
+    parsed without its comments and PIs, as the whole parse drops them. A comment that
+    only looks like it holds ``<layers>`` makes the cut fail its checks, and the document
+    is parsed whole."""
+    start = xml_bytes.find(b"<layers>")
+    end = xml_bytes.find(b"</layers>", start)
+    if start < 0 or end < 0 or not markup_in_ascii(xml_bytes):
+        return False
+    return all(xml_bytes.find(mark, start, end) < 0 for mark in (b"<!--", b"<?", b"<![CDATA["))
 
 
 @contextmanager

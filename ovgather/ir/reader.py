@@ -192,13 +192,15 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
                      has_bodies=may_hold_bodies(xml_bytes, counts))
     once = _once(meanwhile)
     with gc_paused():
-        # parsed whole: a file of one piece, one with comments, PIs or CDATA (dropped or
-        # refused in the whole tree), one with bodies (TensorIterator, Loop, If: ir.bodies
-        # reads them from the tree) and one the pieces cannot take (which words its errors)
+        # parsed whole: a file of one piece, one with comments, PIs or CDATA among its
+        # layers (dropped or refused in the whole tree), one with bodies (TensorIterator,
+        # Loop, If: ir.bodies reads them from the tree), one with a namespace and one the
+        # pieces cannot take (which words its errors)
         markup = parse.check_prolog(xml_bytes, file, counts)
         parsed = None
-        if not (markup or len(xml_bytes) <= parse.STREAM_PIECE or reader.has_bodies
-                or reader.namespaced):
+        if not (len(xml_bytes) <= parse.STREAM_PIECE or reader.has_bodies
+                or reader.namespaced
+                or (markup and not parse.markup_outside_pieces(xml_bytes))):
             parsed = reader.read_in_pieces(xml_bytes, once)
             if parsed is None:  # a fresh reader: the pieces may have left layers in it
                 reader = _Reader(file, bin_size, bin_name, xml_bytes, has_bodies=False)

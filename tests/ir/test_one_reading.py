@@ -471,3 +471,29 @@ def test_integer_list_attribute_text_reads_as_openvino_or_makes_the_layer_invali
     else:  # a mask changed from the saved one may contradict the declared dims: mismatch
         assert layer.status in ("ok", "mismatch"), (text, layer.status)
         assert str(layer.inferred_shapes[0]) == theirs, text
+
+
+@pytest.mark.parametrize("note", ["<!-- a note with a <layer> tag -->", "<?note x?>",
+                                  "<!-- <layers> -->"])
+def test_a_note_before_the_layers_reads_the_same_in_pieces_or_whole(
+        note: str, walk: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A comment or PI outside the layers leaves a big IR read in pieces (the CPU time of
+    a check with one is that of one without); one that looks like it holds ``<layers>``
+    makes the cut fail its checks, and the file is parsed whole. Same graph either way."""
+    import ovgather.ir.reader as reader
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    from bench_lines import chain_xml
+
+    text = chain_xml(8000, False).replace("\t<layers>", f"\t{note}<layers>", 1)
+    assert len(text) > parse.STREAM_PIECE
+    results = []
+    pieces = reader.parse_in_pieces
+    monkeypatch.setattr(reader, "parse_in_pieces",
+                        lambda *a, **k: results.append(pieces(*a, **k)) or results[-1])
+    G = parse_ir(text)
+    assert [r is not None for r in results] == ["<layers>" not in note]
+    monkeypatch.setattr(parse, "STREAM_PIECE", 1 << 40)  # no pieces: the whole tree
+    whole = parse_ir(text)
+    assert dict(G.nodes(data=True)) == dict(whole.nodes(data=True))
+    assert sorted(G.edges(keys=True, data=True)) == sorted(whole.edges(keys=True, data=True))
