@@ -103,3 +103,39 @@ def test_named_dims_equal_openvinos_at_random_sizes(name, tmp_path):
                         (layer, i, k, str(d), sizes, str(shape))
     named = {str(d) for _, _, dims in ports for d in dims if d.names() and d.names() <= given}
     assert checked and len(named) >= 3, named
+
+
+def _state_named_like_the_input(tmp_path):
+    """A Parameter ``x`` (layer id "0") and a ReadValue whose variable_id is "0": the
+    state's 5 initial rows concatenated after x's S rows."""
+    x = ops.parameter(ov.PartialShape([-1, 8]), ov.Type.f32, name="x")
+    state = ops.read_value(ops.constant(np.zeros([5, 8], np.float32)), "0", ov.Type.f32,
+                           ov.PartialShape([-1, 8]))
+    both = ops.concat([x, state], 0)
+    path = tmp_path / "state.xml"
+    ov.save_model(ov.Model([both.output(0)], [ops.assign(state, "0")], [x], "state"),
+                  str(path), compress_to_fp16=False)
+    G = og.read_ir(path)
+    assert G.nodes["0"]["name"] == "x"  # the clash the case is about
+    return path, G, both.get_friendly_name()
+
+
+def _rows_at(path, s):
+    """The Concat's rows when OpenVINO runs the model with x of S rows."""
+    compiled = ov.Core().compile_model(str(path), "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    out = compiled.create_infer_request().infer({"x": np.ones([s, 8], np.float32)})
+    return next(iter(out.values())).shape[0]
+
+
+@pytest.mark.parametrize("symbols", [{"x": "[S,8]"}, {"x": "[S,8]", "0": "[P,8]"}])
+def test_a_variable_id_never_names_the_parameter_of_that_layer_id(symbols, tmp_path):
+    path, G, concat = _state_named_like_the_input(tmp_path)
+    found = og.infer_symbols(G, symbols)
+    rows = next(s[0].dims[0] for n, s in found.items() if G.nodes[n]["name"] == concat)
+    given = {n for text in symbols.values() for n in parse_symbols(text) if isinstance(n, str)}
+    sizes = {"S": 3, "P": 5}  # P: the state's rows on the first run, its initial value's
+    if rows.names() <= given:  # written in the given names: OpenVINO's rows at S=3
+        assert rows.evaluate(sizes) == _rows_at(path, 3), str(rows)
+    # the state's rows are P when named, a fresh name otherwise, never S
+    assert rows.names() - {"S"} == ({"P"} if "0" in symbols else rows.names() - given - {"S"})
+    assert len(rows.names()) == 2, str(rows)
