@@ -67,8 +67,27 @@ def _splits_and_picks():
     return outs, [x, k], {"x": "[B,S,12]", "k": "[K]"}
 
 
+def _onnx_expand():
+    """The target shape ONNX exporters give an Expand: ``-1`` entries replaced by 1
+    through ``Where(Equal(shape, -1), 1, shape)`` (the legacy exporter's ``expand_as``),
+    and a ``Less``/``GreaterEqual`` on dims that only their signs decide."""
+    x = ops.parameter(ov.PartialShape([-1, -1, 4]), ov.Type.f32, name="x")
+    shape = ops.shape_of(x)
+    b, s = (ops.gather(shape, _i64([k]), _i64(0)) for k in (0, 1))
+    target = ops.concat([b, _i64([-1]), ops.add(s, _i64([1])), _i64([-1])], 0)
+    ones = ops.constant(np.ones([4], np.int64))
+    fixed = ops.select(ops.equal(target, _i64([-1])), ones, target)
+    expanded = ops.broadcast(ops.constant(np.zeros([1, 3, 1, 1], np.float32)), fixed,
+                             broadcast_spec="bidirectional")
+    # S - 1 >= 0 is not decided (S may be 0), S + 2 > 0 is: pick a length by it
+    positive = ops.greater(ops.add(s, _i64([2])), _i64([0]))
+    length = ops.select(positive, ops.multiply(b, s), _i64([7]))
+    flat = ops.reshape(x, ops.concat([length, _i64([4])], 0), False)
+    return [expanded, flat], [x], {"x": "[B,S,4]"}
+
+
 MODELS = {"einsum": _einsum, "windows": _windows, "shape_values": _shape_values,
-          "splits_and_picks": _splits_and_picks}
+          "splits_and_picks": _splits_and_picks, "onnx_expand": _onnx_expand}
 SIZES = {"B": range(1, 5), "S": range(1, 20), "I": range(1, 9), "J": range(1, 9),
          "H": range(9, 40), "W": range(9, 40), "K": range(1, 13)}
 
@@ -103,6 +122,11 @@ def test_named_dims_equal_openvinos_at_random_sizes(name, tmp_path):
                         (layer, i, k, str(d), sizes, str(shape))
     named = {str(d) for _, _, dims in ports for d in dims if d.names() and d.names() <= given}
     assert checked and len(named) >= 3, named
+    if name == "onnx_expand":  # every dim the comparisons decide is written in B and S
+        shapes = {layer: [str(d) for d in dims] for layer, _, dims in ports}
+        assert {str(outputs[0].get_node().get_friendly_name()): ["B", "3", "S+1", "1"],
+                str(outputs[1].get_node().get_friendly_name()): ["B*S", "4"]}.items() \
+            <= shapes.items(), shapes
 
 
 def _state_named_like_the_input(tmp_path):

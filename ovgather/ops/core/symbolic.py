@@ -460,9 +460,30 @@ def _nonnegative(e: Expr) -> bool:
         atom[0] == "n" or all(map(_nonnegative, atom[1:])) for mono in e.terms for atom, _ in mono)
 
 
+def _sign(e: Expr) -> tuple[int, int] | None:
+    """``(lo, hi)`` among -1, 0, 1: the signs ``e`` may take, its names being dims (never
+    below 0). A number has one sign; ``B+1`` is positive, ``-S`` at most 0; None when
+    nothing is known."""
+    if e.const is not None:
+        return (e.const > 0) - (e.const < 0), (e.const > 0) - (e.const < 0)
+    c = e.terms.get((), 0)
+    if _nonnegative(e - c):  # e >= c
+        return (1, 1) if c > 0 else (0, 1) if c == 0 else None
+    if _nonnegative(c - e):  # e <= c
+        return (-1, -1) if c < 0 else (-1, 0) if c == 0 else None
+    return None
+
+
 def _decided(test):
-    """A comparison of two expressions whose difference is a number, else None."""
-    return lambda a, b: None if (a - b).const is None else const(int(test((a - b).const)))
+    """A comparison of two expressions decided by the sign their difference must have
+    (``B == -1`` is false for a dim ``B``), else None."""
+    def compare(a: Expr, b: Expr) -> Expr | None:
+        sign = _sign(a - b)
+        if sign is None:
+            return None
+        answers = {test(s) for s in range(sign[0], sign[1] + 1)}
+        return const(int(answers.pop())) if len(answers) == 1 else None
+    return compare
 
 
 #: The integer arithmetic of elementwise ops on expressions (shape values), by op type.
