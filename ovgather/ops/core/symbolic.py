@@ -30,9 +30,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from itertools import product as _pairs
 
+from ..._lazy import numpy as np
+
 __all__ = ["Expr", "Sym", "Facts", "name", "const", "minimum", "maximum", "FRESH",
            "broadcast", "elementwise", "window", "dims_product", "VALUE_FUNCTIONS", "FOLDS",
-           "EXACT_TYPES", "exact_quotient"]
+           "EXACT_TYPES", "exact_quotient", "moved"]
 
 #: Fresh names start with this mark inside the walk (printed ``d1``, ``d2`` … at the end).
 FRESH = "?"
@@ -397,9 +399,9 @@ def broadcast(a: Expr, b: Expr, facts: Facts) -> Expr:
     """One output dim of NumPy broadcasting: a 1 takes the other side, equal sides stay;
     two different expressions are never assumed equal (a fresh name), unless the
     numeric rules fixed the output (the walk then puts the number in)."""
-    if a == b or b.const == 1 or _at_most(b, a):
+    if a == b or b.const == 1 or _at_most(b, a) or _one_or(b, a):
         return a
-    if a.const == 1 or _at_most(a, b):
+    if a.const == 1 or _at_most(a, b) or _one_or(a, b):
         return b
     if a.const is not None and b.const is None:
         return a
@@ -423,6 +425,32 @@ def window(d: Expr, kernel: int, stride: int, dilation: int, pads: tuple[int, in
     pb, pe = (0, 0) if mode == "valid" else pads
     span = d + pb + pe - (dilation * (kernel - 1) + 1) + (stride - 1 if ceil else 0)
     return span // stride + 1
+
+
+def moved(x: Sym, fn: Callable) -> list | None:
+    """The elements of ``x``'s value (static dims) after ``fn``, a NumPy rearrangement
+    (a transpose, a slice) applied to the array of their positions: a data-movement op's
+    value without knowing the elements' numbers.
+
+    >>> [str(e) for e in moved(Sym([const(2), const(2)], [name("B"), const(1), name("S"),
+    ...     const(0)]), lambda a: a.T[::-1])]
+    ['1', '0', 'B', 'S']
+    """
+    if x.value is None or x.dims is None or any(d.const is None for d in x.dims):
+        return None
+    shape = [d.const for d in x.dims]
+    if int(np.prod(shape)) != len(x.value):
+        return None
+    picks = np.asarray(fn(np.arange(len(x.value)).reshape(shape)))
+    return [x.value[i] for i in picks.reshape(-1)]
+
+
+def _one_or(a: Expr, b: Expr) -> bool:
+    """``a`` is ``max(b, 1)`` (or ``max(b, 0)``): ``b`` when ``b >= 1``, else 1 against a
+    ``b`` of 0; broadcast with ``b`` it is ``b`` either way."""
+    atom = a.atom
+    return atom is not None and atom[0] == "max" and len(atom) == 3 and b in atom[1:] \
+        and all(x == b or x.const in (0, 1) for x in atom[1:])
 
 
 def _at_most(a: Expr, b: Expr) -> bool:
