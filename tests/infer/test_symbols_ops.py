@@ -106,9 +106,21 @@ def _onnx_pads():
     return [padded, flipped, onnx_pads], [x], {"x": "[B,S,4]"}
 
 
+def _one_hot_repeats():
+    """Tile repeats made by OneHot of constant indices (the legacy exporter's
+    ``repeat_interleave``), v1 and v16 with a negative index normalized."""
+    from openvino import opset16
+    x = ops.parameter(ov.PartialShape([-1, -1, 4]), ov.Type.f32, name="x")
+    twice = ops.one_hot(_i64([1]), _i64(3), _i64(2), _i64(1), -1)
+    thrice = opset16.one_hot(_i64([-1]), _i64(3), _i64(3), _i64(1), 0,
+                             negative_indices_mode="normalize")
+    return ([ops.tile(x, ops.reshape(twice, _i64([-1]), False)),
+             ops.tile(x, ops.reshape(thrice, _i64([-1]), False))], [x], {"x": "[B,S,4]"})
+
+
 MODELS = {"einsum": _einsum, "windows": _windows, "shape_values": _shape_values,
           "splits_and_picks": _splits_and_picks, "onnx_expand": _onnx_expand,
-          "onnx_pads": _onnx_pads}
+          "onnx_pads": _onnx_pads, "one_hot_repeats": _one_hot_repeats}
 SIZES = {"B": range(1, 5), "S": range(1, 20), "I": range(1, 9), "J": range(1, 9),
          "H": range(9, 40), "W": range(9, 40), "K": range(1, 13)}
 
@@ -146,6 +158,9 @@ def test_named_dims_equal_openvinos_at_random_sizes(name, tmp_path):
     named = {str(d) for _, _, dims in ports for d in dims if d.names() and d.names() <= given}
     assert checked and len(named) >= 3, named
     shapes = {layer: [str(d) for d in dims] for layer, _, dims in ports}
+    if name == "one_hot_repeats":
+        got = [shapes[o.get_node().get_friendly_name()] for o in outputs]
+        assert got == [["B", "2*S", "4"], ["B", "S", "12"]], shapes
     if name == "onnx_pads":  # the pads' elements followed through the reversal
         padded = shapes[str(outputs[0].get_node().get_friendly_name())]
         assert padded[0] == "B" and padded[2] == "7" and padded[1] != "S", padded
