@@ -218,8 +218,10 @@ class _SymbolWalk:
 
     # -- names ------------------------------------------------------------------------
     def _bind(self, symbols: Mapping[str, str | Sequence]) -> dict[tuple[str, str], list]:
-        """The given dims by ``("Parameter", node id)`` or ``("ReadValue", variable_id)``."""
+        """The given dims by ``("Parameter", node id)`` or ``("ReadValue", variable_id)``;
+        a key that is both a Parameter's name and a variable_id names the Parameter."""
         keys: dict[str, tuple[str, str]] = {}
+        variables: dict[str, tuple[str, str]] = {}
         for node, attrs in self.G._node.items():
             kind = openvino_type(attrs.get("type") or "")
             if kind == "Parameter":
@@ -229,7 +231,8 @@ class _SymbolWalk:
                         keys.setdefault(tensor_name, (kind, node))
             elif kind == "ReadValue" and (attrs.get("data") or {}).get("variable_id"):
                 variable = attrs["data"]["variable_id"]
-                keys.setdefault(variable, (kind, variable))
+                variables.setdefault(variable, (kind, variable))
+        keys = {**variables, **keys}
         given: dict[tuple[str, str], list] = {}
         for key, dims in symbols.items():
             target = keys.get(key)

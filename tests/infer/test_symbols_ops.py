@@ -204,3 +204,24 @@ def test_a_variable_id_never_names_the_parameter_of_that_layer_id(symbols, tmp_p
     # the state's rows are P when named, a fresh name otherwise, never S
     assert rows.names() - {"S"} == ({"P"} if "0" in symbols else rows.names() - given - {"S"})
     assert len(rows.names()) == 2, str(rows)
+
+
+def test_a_key_that_is_a_parameter_name_and_a_variable_id_names_the_parameter(tmp_path):
+    """Whichever layer the file lists first: here the ReadValue, variable_id "x"."""
+    import networkx as nx
+    x = ops.parameter(ov.PartialShape([-1, 8]), ov.Type.f32, name="x")
+    state = ops.read_value(ops.constant(np.zeros([5, 8], np.float32)), "x", ov.Type.f32,
+                           ov.PartialShape([-1, 8]))
+    both = ops.concat([x, state], 0)
+    path = tmp_path / "state.xml"
+    ov.save_model(ov.Model([both.output(0)], [ops.assign(state, "x")], [x], "state"),
+                  str(path), compress_to_fp16=False)
+    G = og.read_ir(path)
+    H = nx.MultiDiGraph(**G.graph)
+    H.add_nodes_from(sorted(G.nodes(data=True), key=lambda n: n[1]["type"] != "ReadValue"))
+    H.add_edges_from(G.edges(keys=True, data=True))
+    found = og.infer_symbols(H, {"x": "[S,8]"})
+    rows = {G.nodes[n]["type"]: str(s[0].dims[0]) for n, s in found.items() if s}
+    assert rows["Parameter"] == "S" and rows["ReadValue"] != "S"
+    assert rows["Concat"] == f"S+{rows['ReadValue']}"
+    assert rows["Concat"] != "2*S"
