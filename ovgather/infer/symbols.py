@@ -40,7 +40,7 @@ from ..element_types import INT_TYPES
 from ..errors import ShapeError, UsageError
 from ..ops.core import registry
 from ..ops.core.spec import Attrs, openvino_type
-from ..ops.core.symbolic import FRESH, Expr, Facts, Sym, const, name
+from ..ops.core.symbolic import FRESH, MAX_VALUE, Expr, Facts, Sym, const, name
 from ..shapes import INF, ShapeLike
 from .inputs import tensors_reaching
 from .walk import _topological_order, all_tensors
@@ -50,7 +50,7 @@ __all__ = ["infer_symbols", "parse_symbols", "SYMBOL_NAME"]
 #: A name a user may give a dim: a letter, then letters, digits or ``_``.
 SYMBOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 #: Integer tensors up to this many elements carry their elements as expressions.
-MAX_SYMBOLIC_VALUE = 64
+MAX_SYMBOLIC_VALUE = MAX_VALUE
 
 
 def parse_symbols(text: str) -> list[str | int | None]:

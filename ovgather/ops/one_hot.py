@@ -60,7 +60,7 @@ def _one_hot(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> lis
 def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     """The indices' dims with the depth (an expression) inserted; the elements of a small
     one-hot of exact indices and depth (the Tile repeats an ONNX export builds so)."""
-    from .core.symbolic import Sym
+    from .core.symbolic import MAX_VALUE, Sym
     x, depth = ins[0], ins[1].value[0] if ins[1].value else None
     if x.dims is None:
         return None
@@ -72,7 +72,7 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     indices = [e.const for e in x.value] if x.value is not None else [None]
     n = depth.const if depth is not None else None
     if n is None or on is None or off is None or None in indices or \
-            any(d.const is None for d in x.dims):
+            any(d.const is None for d in x.dims) or not 0 <= n * len(indices) <= MAX_VALUE:
         return [Sym(dims)]
     if data.text("negative_indices_mode", "ignore_negative") == "normalize":
         indices = [i + n if i < 0 else i for i in indices]

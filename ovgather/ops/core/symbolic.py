@@ -34,10 +34,12 @@ from ..._lazy import numpy as np
 
 __all__ = ["Expr", "Sym", "Facts", "name", "const", "minimum", "maximum", "FRESH",
            "broadcast", "elementwise", "window", "dims_product", "VALUE_FUNCTIONS", "FOLDS",
-           "EXACT_TYPES", "exact_quotient", "moved"]
+           "EXACT_TYPES", "exact_quotient", "moved", "MAX_VALUE"]
 
 #: Fresh names start with this mark inside the walk (printed ``d1``, ``d2`` … at the end).
 FRESH = "?"
+#: Integer tensors up to this many elements carry their elements as expressions.
+MAX_VALUE = 64
 
 
 class Expr:
