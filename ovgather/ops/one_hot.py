@@ -69,7 +69,7 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     axis = axis + rank if -rank <= axis < 0 else axis
     dims = [*x.dims[:axis], depth, *x.dims[axis:]]
     on, off = (t.value[0] if t.value else None for t in ins[2:4])
-    indices = [e.const for e in x.value] if x.value is not None else [None]
+    indices = [None if e is None else e.const for e in x.value or [None]]
     n = depth.const if depth is not None else None
     if n is None or on is None or off is None or None in indices or \
             any(d.const is None for d in x.dims) or not 0 <= n * len(indices) <= MAX_VALUE:
