@@ -55,7 +55,7 @@ for line in sys.stdin:
         row["read"] = str(err)[:2000]
         print(json.dumps(row), flush=True); continue
     try:
-        compiled = core.compile_model(model, "CPU")
+        compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
     except Exception as err:
         row["compile"] = str(err)[:2000]
         print(json.dumps(row), flush=True); continue

@@ -1,6 +1,7 @@
 """Build the real-model corpus in ``ir_corpus/``: transformer architectures, random weights.
 
-Run ``python tools/make_corpus.py [--out DIR] [--only NAME ...] [--list]``.
+Run ``python tools/make_corpus.py [--out DIR] [--only NAME ...] [--variants VARIANT ...]
+[--list]``.
 
 Hand-written IR samples show that a rule is right on the cases someone thought of; real
 models show which ops and which shape computations users actually meet. Each model here
@@ -9,7 +10,8 @@ with random weights from a fixed seed: nothing is downloaded, ``HF_HUB_OFFLINE=1
 before ``transformers`` is imported. Each is converted by ``openvino.convert_model``
 through the PyTorch frontend (traced from an example input; dynamic dims given through
 ``input=`` as ``-1`` or as an interval) and through the ONNX frontend (``torch.onnx.export``
-with the dynamo exporter; dynamic dims through ``dynamic_shapes``), and saved with
+with the dynamo exporter, dynamic dims through ``dynamic_shapes``; or with the TorchScript
+exporter, dynamic dims through ``dynamic_axes``), and saved with
 ``compress_to_fp16=True`` to keep the files small. One decoder is made stateful, its
 KV-cache moved into ReadValue/Assign pairs by
 ``openvino._offline_transformations.apply_make_stateful_transformation``, as
@@ -55,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "ir_corpus"
 SEED = 20261123
 VARIANTS = ("pytorch_static", "pytorch_dynamic", "onnx_static", "onnx_dynamic",
-            "pytorch_stateful")
+            "onnx_legacy_dynamic", "pytorch_stateful")
 
 
 @dataclass(frozen=True)
@@ -111,8 +113,16 @@ ARCHS: dict[str, Arch] = {a.name: a for a in [
     Arch("bert", "BertModel", "BertConfig",
          dict(vocab_size=500, num_hidden_layers=4, max_position_embeddings=64, **TEXT_SMALL),
          (_ids("input_ids", high=500), _mask(), _ids("token_type_ids", high=2)),
-         ("last_hidden_state", "pooler_output"), ("pytorch_dynamic", "onnx_dynamic"),
+         ("last_hidden_state", "pooler_output"),
+         ("pytorch_dynamic", "onnx_dynamic", "onnx_legacy_dynamic"),
          "encoder: embeddings, LayerNorm (MVN), SDPA attention with a padding mask"),
+    Arch("distilbert", "DistilBertModel", "DistilBertConfig",
+         dict(vocab_size=300, dim=32, n_layers=2, n_heads=4, hidden_dim=64,
+              max_position_embeddings=64),
+         (_ids("input_ids", high=300), _mask()), ("last_hidden_state",),
+         ("onnx_dynamic", "onnx_legacy_dynamic"),
+         "encoder without token types: position ids from the sequence length, the padding "
+         "mask expanded to the attention's shape"),
     Arch("deberta", "DebertaV2Model", "DebertaV2Config",
          dict(vocab_size=300, num_hidden_layers=2, max_position_embeddings=64,
               relative_attention=True, position_buckets=16, max_relative_positions=-1,
@@ -124,7 +134,7 @@ ARCHS: dict[str, Arch] = {a.name: a for a in [
     Arch("gpt2", "GPT2LMHeadModel", "GPT2Config",
          dict(vocab_size=300, n_embd=32, n_layer=3, n_head=4, n_positions=128),
          (_ids("input_ids", high=300, seq_range=(1, 128)), _mask(seq_range=(1, 128))),
-         ("logits",), ("pytorch_dynamic", "onnx_static"),
+         ("logits",), ("pytorch_dynamic", "onnx_static", "onnx_dynamic", "onnx_legacy_dynamic"),
          "decoder with a causal mask and tied LM head; interval sequence length",
          dict(use_cache=False)),
     Arch("llama", "LlamaForCausalLM", "LlamaConfig",
@@ -133,6 +143,14 @@ ARCHS: dict[str, Arch] = {a.name: a for a in [
          (_ids("input_ids", high=300), _mask()), ("logits",),
          ("pytorch_dynamic", "onnx_dynamic"),
          "decoder with rotary embeddings, RMSNorm, SwiGLU and grouped-query attention",
+         dict(use_cache=False)),
+    Arch("qwen2", "Qwen2ForCausalLM", "Qwen2Config",
+         dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+              num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256),
+         (_ids("input_ids", high=300), _mask()), ("logits",),
+         ("onnx_dynamic", "onnx_legacy_dynamic"),
+         "decoder with rotary embeddings, grouped-query attention and biased q/k/v "
+         "projections",
          dict(use_cache=False)),
     Arch("llama_deep", "LlamaForCausalLM", "LlamaConfig",
          dict(vocab_size=300, hidden_size=32, intermediate_size=64, num_hidden_layers=44,
@@ -165,7 +183,7 @@ ARCHS: dict[str, Arch] = {a.name: a for a in [
          (_ids("input_ids", high=300), _mask(),
           _ids("decoder_input_ids", seq=5, high=300)),
          ("last_hidden_state", "encoder_last_hidden_state"),
-         ("pytorch_dynamic", "onnx_static"),
+         ("pytorch_dynamic", "onnx_static", "onnx_dynamic", "onnx_legacy_dynamic"),
          "encoder-decoder with relative position buckets and cross-attention",
          dict(use_cache=False)),
     Arch("vit", "ViTModel", "ViTConfig",
@@ -390,20 +408,29 @@ def convert_pytorch(arch: Arch, dynamic: bool) -> ov.Model:
     return model
 
 
-def convert_onnx(arch: Arch, dynamic: bool, tmp: Path) -> ov.Model:
-    """Export to ONNX with torch's dynamo exporter, then read it with OpenVINO's ONNX
-    frontend (which takes a path, hence the temporary file)."""
+def convert_onnx(arch: Arch, dynamic: bool, tmp: Path, legacy: bool = False) -> ov.Model:
+    """Export to ONNX with torch's dynamo exporter (``legacy``: the TorchScript exporter,
+    whose graphs compute shapes in Shape -> Gather -> Unsqueeze -> Concat chains,
+    ConstantOfShape, Expand and Where, as most ONNX models in the wild do), then read it
+    with OpenVINO's ONNX frontend (which takes a path, hence the temporary file)."""
     module = _Named(build_model(arch), arch)
     examples = tuple(example_inputs(arch))
     names = [i.name for i in arch.inputs]
-    # the wrapper takes *tensors: torch.export wants their dims as one list
-    axes = (tuple({a: torch.export.Dim.DYNAMIC for a in i.dynamic} for i in arch.inputs),)
     path = tmp / f"{arch.name}.onnx"
     with torch.no_grad():
-        torch.onnx.export(module, examples, str(path), input_names=names,
-                          output_names=list(arch.outputs),
-                          dynamic_shapes=axes if dynamic else None, dynamo=True,
-                          verbose=False)
+        if legacy:
+            axes = {i.name: {a: f"{i.name}_{a}" for a in i.dynamic} for i in arch.inputs}
+            torch.onnx.export(module, examples, str(path), input_names=names,
+                              output_names=list(arch.outputs), opset_version=17,
+                              dynamic_axes=axes if dynamic else None, dynamo=False)
+        else:
+            # the wrapper takes *tensors: torch.export wants their dims as one list
+            shapes = (tuple({a: torch.export.Dim.DYNAMIC for a in i.dynamic}
+                            for i in arch.inputs),)
+            torch.onnx.export(module, examples, str(path), input_names=names,
+                              output_names=list(arch.outputs),
+                              dynamic_shapes=shapes if dynamic else None, dynamo=True,
+                              verbose=False)
     return ov.convert_model(str(path))
 
 
@@ -460,7 +487,8 @@ def convert(arch: Arch, variant: str, tmp: Path) -> ov.Model:
         return convert_stateful(arch)
     if frontend == "pytorch":
         return convert_pytorch(arch, kind == "dynamic")
-    return convert_onnx(arch, kind == "dynamic", tmp)
+    legacy, _, kind = kind.rpartition("_")
+    return convert_onnx(arch, kind == "dynamic", tmp, legacy == "legacy")
 
 
 def _strip_paths(model: ov.Model) -> None:
@@ -525,6 +553,10 @@ def readme(rows: dict[str, list[dict]]) -> str:
         "interval).",
         "- `onnx_*`: `torch.onnx.export(..., dynamo=True)` then OpenVINO's ONNX frontend; "
         "`onnx_dynamic` frees the same dims through `dynamic_shapes` (no intervals).",
+        "- `onnx_legacy_dynamic`: `torch.onnx.export(..., dynamo=False, opset_version=17)`, "
+        "the TorchScript exporter most ONNX models in the wild come from (its shape "
+        "arithmetic: Shape -> Gather -> Unsqueeze -> Concat, ConstantOfShape, Expand, "
+        "Where), then OpenVINO's ONNX frontend; the same dims free through `dynamic_axes`.",
         "- `pytorch_stateful`: a decoder traced with explicit `past_key_values.i.key/value` "
         "inputs and `present.i.key/value` outputs, then "
         "`apply_make_stateful_transformation` turns each pair into ReadValue/Assign.",
@@ -571,11 +603,13 @@ def _rows_file(out: Path) -> Path:
     return out / "corpus.json"
 
 
-def generate(out: Path, only: Sequence[str] = ()) -> dict[str, list[dict]]:
+def generate(out: Path, only: Sequence[str] = (), variants: Sequence[str] = ()
+             ) -> dict[str, list[dict]]:
     """Write every variant of the chosen architectures (all by default) and the README.
 
     Rows of architectures not rebuilt are kept from ``corpus.json``, so ``--only`` can
-    refresh one model without losing the others' README entries.
+    refresh one model without losing the others' README entries; with ``variants`` only
+    those variants are written and the architecture's other files and rows stay.
     """
     rows: dict[str, list[dict]] = {}
     if _rows_file(out).exists():
@@ -584,11 +618,15 @@ def generate(out: Path, only: Sequence[str] = ()) -> dict[str, list[dict]]:
         for arch in ARCHS.values():
             if only and arch.name not in only:
                 continue
-            shutil.rmtree(out / arch.name, ignore_errors=True)
-            rows[arch.name] = []
+            if not variants:
+                shutil.rmtree(out / arch.name, ignore_errors=True)
+            kept = {Path(r["path"]).stem: r for r in rows.get(arch.name, [])}
             for variant in arch.variants:
+                if variants and variant not in variants:
+                    continue
                 print(f"{arch.name}/{variant} ...", file=sys.stderr, flush=True)
-                rows[arch.name].append(write_variant(arch, variant, out, Path(tmp)))
+                kept[variant] = write_variant(arch, variant, out, Path(tmp))
+            rows[arch.name] = [kept[v] for v in arch.variants if v in kept]
             rows = _write_index(out, rows)  # after each model: a failure keeps the rest
     return rows
 
@@ -605,6 +643,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--only", nargs="*", default=[], choices=sorted(ARCHS),
                         metavar="NAME")
+    parser.add_argument("--variants", nargs="*", default=[], choices=VARIANTS,
+                        metavar="VARIANT", help="write only these variants, keep the rest")
     parser.add_argument("--list", action="store_true", help="list the architectures")
     args = parser.parse_args(argv)
     if args.list:
@@ -612,7 +652,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{arch.name:12} {arch.model_class:34} {' '.join(arch.variants)}")
         return 0
     warnings.filterwarnings("ignore")
-    generate(args.out, args.only)
+    generate(args.out, args.only, args.variants)
     return 0
 
 

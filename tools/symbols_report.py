@@ -21,6 +21,7 @@ CORPUS = ROOT / "ir_corpus"
 
 _TEXT = {"input_ids": "[B,S]", "attention_mask": "[B,S]", "token_type_ids": "[B,S]"}
 _IMAGE = {"pixel_values": "[B,3,H,W]"}
+_T5 = {"input_ids": "[B,S]", "attention_mask": "[B,S]", "decoder_input_ids": "[B,T]"}
 _CACHE = {f"past_key_values.{i}.{kind}present.{i}.{kind}": "[B,2,P,8]"
           for i in range(3) for kind in ("key", "value")}
 
@@ -28,24 +29,32 @@ _CACHE = {f"past_key_values.{i}.{kind}present.{i}.{kind}": "[B,2,P,8]"
 CORPUS_SYMBOLS: dict[str, dict[str, str]] = {
     "bert/pytorch_dynamic.xml": _TEXT,
     "bert/onnx_dynamic.xml": _TEXT,
+    "bert/onnx_legacy_dynamic.xml": _TEXT,
     "clip/pytorch_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]",
                                  "pixel_values": "[B,3,32,32]"},
     "convnext/pytorch_dynamic.xml": _IMAGE,
+    "distilbert/onnx_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]"},
+    "distilbert/onnx_legacy_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]"},
     "deberta/pytorch_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]"},
     "gpt2/pytorch_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]"},
+    "gpt2/onnx_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]"},
+    "gpt2/onnx_legacy_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]"},
     "llama/pytorch_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]"},
     "llama/onnx_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]"},
     "llama_kv/pytorch_stateful.xml": {"input_ids": "[B,S]", "attention_mask": "[B,T]",
                                       "position_ids": "[B,S]", "beam_idx": "[B]", **_CACHE},
     "mixtral/pytorch_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]"},
     "poolformer/onnx_dynamic.xml": _IMAGE,
+    "qwen2/onnx_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]"},
+    "qwen2/onnx_legacy_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]"},
     "resnet/pytorch_dynamic.xml": _IMAGE,
     "resnet/onnx_dynamic.xml": _IMAGE,
     "segformer/pytorch_dynamic.xml": _IMAGE,
     "segformer/onnx_dynamic.xml": _IMAGE,
     "swin/pytorch_dynamic.xml": {"pixel_values": "[B,3,40,40]"},
-    "t5/pytorch_dynamic.xml": {"input_ids": "[B,S]", "attention_mask": "[B,S]",
-                               "decoder_input_ids": "[B,T]"},
+    "t5/pytorch_dynamic.xml": _T5,
+    "t5/onnx_dynamic.xml": _T5,
+    "t5/onnx_legacy_dynamic.xml": _T5,
     "vit/onnx_dynamic.xml": {"pixel_values": "[B,3,32,32]"},
     "wav2vec2/pytorch_dynamic.xml": {"input_values": "[B,L]"},
     "wav2vec2/onnx_dynamic.xml": {"input_values": "[B,L]"},

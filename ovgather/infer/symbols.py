@@ -40,7 +40,7 @@ from ..element_types import INT_TYPES
 from ..errors import ShapeError, UsageError
 from ..ops.core import registry
 from ..ops.core.spec import Attrs, openvino_type
-from ..ops.core.symbolic import FRESH, Expr, Facts, Sym, const, name
+from ..ops.core.symbolic import FRESH, MAX_VALUE, Expr, Facts, Sym, const, name
 from ..shapes import INF, ShapeLike
 from .inputs import tensors_reaching
 from .walk import _topological_order, all_tensors
@@ -50,7 +50,7 @@ __all__ = ["infer_symbols", "parse_symbols", "SYMBOL_NAME"]
 #: A name a user may give a dim: a letter, then letters, digits or ``_``.
 SYMBOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 #: Integer tensors up to this many elements carry their elements as expressions.
-MAX_SYMBOLIC_VALUE = 64
+MAX_SYMBOLIC_VALUE = MAX_VALUE
 
 
 def parse_symbols(text: str) -> list[str | int | None]:
@@ -101,7 +101,9 @@ class _SymbolWalk:
     def __init__(self, G: nx.MultiDiGraph, symbols: Mapping[str, str | Sequence]) -> None:
         self.G = G
         self.path = G.graph.get("xml_path") or G.graph.get("source_path")
-        self.keys: dict[str, str] = {}  # the node id or variable_id a key names -> the key
+        # ("Parameter", node id) or ("ReadValue", variable_id) a key names -> the key: two
+        # namespaces, so a variable_id "0" never names the Parameter whose layer id is "0"
+        self.keys: dict[tuple[str, str], str] = {}
         self.given = self._bind(symbols)
         self.bound: dict[tuple, Expr] = {}  # fresh atom -> what it equals
         self.count = 0
@@ -159,9 +161,9 @@ class _SymbolWalk:
         kind = openvino_type(attrs["type"]) or attrs["type"]
         data = attrs.get("data") or {}
         if kind == "Parameter":
-            return [self._given(node, numeric[0])]
-        if kind == "ReadValue" and data.get("variable_id") in self.given:
-            return [self._given(data["variable_id"], numeric[0])]
+            return [self._given(("Parameter", node), numeric[0])]
+        if kind == "ReadValue" and ("ReadValue", data.get("variable_id")) in self.given:
+            return [self._given(("ReadValue", data["variable_id"]), numeric[0])]
         spec = registry.find(attrs["type"], attrs.get("version")) if kind != "Constant" else None
         if spec is None or spec.symbolic is None:
             return None
@@ -174,7 +176,7 @@ class _SymbolWalk:
                       self.fresh)
         return spec.symbolic(ins, Attrs.of(data, spec.version, len(attrs["outputs"])), facts)
 
-    def _given(self, key: str, t) -> Sym:
+    def _given(self, key: tuple[str, str], t) -> Sym:
         dims = self.given.get(key)
         if dims is None or t is None or t.shape.dims is None:
             return Sym(None)
@@ -215,19 +217,23 @@ class _SymbolWalk:
         return out if any(x is not None for x in out) else None
 
     # -- names ------------------------------------------------------------------------
-    def _bind(self, symbols: Mapping[str, str | Sequence]) -> dict[str, list]:
-        """The given dims by Parameter node id or ReadValue variable_id."""
-        keys: dict[str, str] = {}
+    def _bind(self, symbols: Mapping[str, str | Sequence]) -> dict[tuple[str, str], list]:
+        """The given dims by ``("Parameter", node id)`` or ``("ReadValue", variable_id)``;
+        a key that is both a Parameter's name and a variable_id names the Parameter."""
+        keys: dict[str, tuple[str, str]] = {}
+        variables: dict[str, tuple[str, str]] = {}
         for node, attrs in self.G._node.items():
             kind = openvino_type(attrs.get("type") or "")
             if kind == "Parameter":
-                keys.setdefault(attrs["name"], node)
+                keys.setdefault(attrs["name"], (kind, node))
                 for port in attrs["outputs"]:
                     for tensor_name in port.get("names") or ():
-                        keys.setdefault(tensor_name, node)
+                        keys.setdefault(tensor_name, (kind, node))
             elif kind == "ReadValue" and (attrs.get("data") or {}).get("variable_id"):
-                keys.setdefault(attrs["data"]["variable_id"], attrs["data"]["variable_id"])
-        given: dict[str, list] = {}
+                variable = attrs["data"]["variable_id"]
+                variables.setdefault(variable, (kind, variable))
+        keys = {**variables, **keys}
+        given: dict[tuple[str, str], list] = {}
         for key, dims in symbols.items():
             target = keys.get(key)
             if target is None:

@@ -14,10 +14,16 @@ shape is known and is not ``[]`` breaks the rule.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import Tensor, computed_shape_bounds, dim_of_bounds
+
+if TYPE_CHECKING:  # the symbolic rule imports it when infer --symbols runs it
+    from .core.symbolic import Facts, Sym
 
 __all__ = ["one_hot_shape", "SPECS"]
 
@@ -50,4 +56,29 @@ def _one_hot(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> lis
     return [Tensor(shape, ins[2].etype)]
 
 
-SPECS = specs_of({"OneHot": _one_hot})
+# -- symbolic dims (infer --symbols) -----------------------------------------------------
+def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
+    """The indices' dims with the depth (an expression) inserted; the elements of a small
+    one-hot of exact indices and depth (the Tile repeats an ONNX export builds so)."""
+    from .core.symbolic import MAX_VALUE, Sym
+    x, depth = ins[0], ins[1].value[0] if ins[1].value else None
+    if x.dims is None:
+        return None
+    rank = len(x.dims) + 1
+    axis = data.int("axis")
+    axis = axis + rank if -rank <= axis < 0 else axis
+    dims = [*x.dims[:axis], depth, *x.dims[axis:]]
+    on, off = (t.value[0] if t.value else None for t in ins[2:4])
+    indices = [None if e is None else e.const for e in x.value or [None]]
+    n = depth.const if depth is not None else None
+    if n is None or on is None or off is None or None in indices or \
+            any(d.const is None for d in x.dims) or not 0 <= n * len(indices) <= MAX_VALUE:
+        return [Sym(dims)]
+    if data.text("negative_indices_mode", "ignore_negative") == "normalize":
+        indices = [i + n if i < 0 else i for i in indices]
+    hot = np.arange(n) == np.array(indices).reshape([d.const for d in x.dims] + [1])
+    hot = np.moveaxis(hot, -1, axis).reshape(-1)
+    return [Sym(dims, [on if h else off for h in hot])]
+
+
+SPECS = specs_of({"OneHot": _one_hot}, symbolic=_symbolic)

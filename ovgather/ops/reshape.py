@@ -319,7 +319,7 @@ def _tile(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Te
 
 # -- symbolic dims (infer --symbols) -----------------------------------------------------
 def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
-    from .core.symbolic import Sym, const
+    from .core.symbolic import Sym, const, moved
     x = ins[0]
     if facts.op == "ShapeOf":
         return None if x.dims is None else [Sym([const(len(x.dims))], x.dims)]
@@ -347,7 +347,8 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
         if x.dims is None or order is None:
             return None
         order = order or tuple(range(len(x.dims) - 1, -1, -1))
-        return [Sym([x.dims[i] for i in order], x.value if len(x.dims) <= 1 else None)]
+        return [Sym([x.dims[i] for i in order], x.value if len(x.dims) <= 1 else
+                    moved(x, lambda a: a.transpose(order)))]
     if facts.op == "Broadcast":
         return [Sym(_broadcast_dims(x, ins[1], data.text("mode", "numpy").lower(), facts),
                     _spread(x, facts))]

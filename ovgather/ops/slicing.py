@@ -278,7 +278,7 @@ def _strided_value(t: Tensor, begin, end, strides, masks) -> Value | None:
 def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     """Each sliced axis as ``stop - start`` clamped into the dim (``D-1`` for ``[1:]``),
     from start and stop as expressions; StridedSlice with its masks (no ellipsis)."""
-    from .core.symbolic import Expr, Sym
+    from .core.symbolic import Expr, Sym, moved
     x, t = ins[0], facts.inputs[0]
     starts, stops = ins[1].value, ins[2].value
     steps = exact_ints(facts.inputs[3]) if len(ins) > 3 else None
@@ -288,10 +288,17 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     if facts.op == "Slice":
         axes = exact_ints(facts.inputs[4]) if len(ins) > 4 else tuple(range(len(starts)))
         out = list(x.dims)
+        cuts = [slice(None)] * len(out)
+        exact = all(c is not None and c.const is not None for c in (*starts, *stops))
         for k, a in enumerate(axes):
             i = normalize_axis(a, len(out), "a Slice axis")
             out[i] = _sliced(x.dims[i], t.shape.dims[i], starts[k], stops[k], steps[k])
-        return [Sym(out, _picked(x, starts, stops, steps))]
+            if exact:
+                cuts[i] = slice(starts[k].const, stops[k].const, steps[k])
+        value = _picked(x, starts, stops, steps)
+        if value is None and exact:  # an N-D value (the pads ONNX exports reverse)
+            value = moved(x, lambda a: a[tuple(cuts)])
+        return [Sym(out, value)]
     masks = {name: {i for i, b in enumerate(data.ints(name + "_mask", ())) if b == 1}
              for name in ("begin", "end", "new_axis", "shrink_axis", "ellipsis")}
     if masks["ellipsis"]:

@@ -8,11 +8,12 @@ For each IR with dynamic inputs (``tools/symbols_report.py`` names their dims):
 - OpenVINO's own symbols (``ov.Symbol()`` on the Parameters' named dynamic dims, one per
   name, then ``validate_nodes_and_infer_types``): two dims with one symbol get one
   expression;
-- at least 90% of the dynamic dims are written in the given names alone.
+- on every IR, at least 95% of the dynamic dims are written in the given names alone.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from functools import cache
 
@@ -124,9 +125,24 @@ def test_dims_openvinos_symbols_prove_equal_get_one_expression(rel):
     assert classes and not split, split
 
 
-def test_nine_in_ten_dynamic_dims_are_written_in_the_given_names():
-    named = dynamic = 0
-    for rel in CORPUS_SYMBOLS:
-        n, t = coverage(og.read_ir(CORPUS / rel), CORPUS_SYMBOLS[rel])
-        named, dynamic = named + n, dynamic + t
-    assert named >= 0.9 * dynamic, (named, dynamic)
+@pytest.mark.parametrize("rel", sorted(CORPUS_SYMBOLS))
+def test_nineteen_in_twenty_dynamic_dims_are_written_in_the_given_names(rel):
+    """On every dynamic IR, ONNX exports (whose shape arithmetic runs through Shape,
+    Gather, Concat, Equal, Where and Expand) as much as traced PyTorch ones."""
+    named, dynamic = coverage(og.read_ir(CORPUS / rel), CORPUS_SYMBOLS[rel])
+    assert dynamic and named >= 0.95 * dynamic, (named, dynamic)
+
+
+def test_every_dynamic_ir_of_the_corpus_is_measured():
+    """An IR added to ``corpus.json`` with a dynamic input is named here too (but the
+    44-block llama_deep: llama's block repeated, left out for time)."""
+    rows = json.loads((CORPUS / "corpus.json").read_text())
+    dynamic = {r["path"] for rs in rows.values() for r in rs
+               if any("?" in shape or ".." in shape for _, shape in r["inputs"])}
+    assert dynamic - set(CORPUS_SYMBOLS) == {"llama_deep/pytorch_dynamic.xml"}
+
+
+def test_the_corpus_has_onnx_legacy_exports_of_the_text_models():
+    """The TorchScript exporter's graphs (most ONNX models in the wild) are measured."""
+    legacy = {rel.split("/")[0] for rel in CORPUS_SYMBOLS if "onnx_legacy" in rel}
+    assert {"bert", "distilbert", "gpt2", "qwen2", "t5"} <= legacy

@@ -75,3 +75,36 @@ def test_a_window_is_the_floor_of_the_padded_span_over_the_stride_plus_one():
             ceiled = window(H, kernel, stride, dilation, pads, "explicit", ceil=True)
             assert ceiled.evaluate({"H": size}) == -(-span // stride) + 1
         assert window(H, 4, 3, 1, (0, 0), "same_upper").evaluate({"H": size}) == -(-size // 3)
+
+
+_COMPARISONS = {"Equal": int.__eq__, "NotEqual": int.__ne__, "Less": int.__lt__,
+                "LessEqual": int.__le__, "Greater": int.__gt__, "GreaterEqual": int.__ge__}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32), st.lists(st.integers(0, 40), min_size=3, max_size=3))
+def test_a_comparison_the_algebra_decides_holds_for_every_dim(seed, sizes):
+    """Names are dims (0 or more): a decided comparison (``B == -1`` false) is what the
+    integers give at any such sizes, 0 included."""
+    from ovgather.ops.core.symbolic import VALUE_FUNCTIONS
+    rng = random.Random(seed)
+    (a, fa), (b, fb) = _random_expr(rng, 3), _random_expr(rng, 2)
+    env = dict(zip(NAMES, sizes, strict=True))
+    try:
+        x, y = fa(env), fb(env)
+    except ZeroDivisionError:
+        return
+    for op, python in _COMPARISONS.items():
+        decided = VALUE_FUNCTIONS[op](a, b)
+        if decided is not None:
+            assert decided.const == int(python(x, y)), (op, str(a), str(b), env)
+
+
+def test_comparisons_with_a_dim_are_decided_by_its_sign():
+    from ovgather.ops.core.symbolic import VALUE_FUNCTIONS as F
+    B, S = name("B"), name("S")
+    assert F["Equal"](B, const(-1)) == const(0) and F["NotEqual"](B * S + 1, const(0)) == \
+        const(1)
+    assert F["GreaterEqual"](S, const(0)) == const(1) and F["Less"](-S - 1, const(0)) == \
+        const(1)
+    assert F["Equal"](B, const(0)) is None and F["Greater"](S - 1, const(0)) is None

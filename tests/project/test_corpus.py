@@ -23,8 +23,9 @@ from ovgather.ir import read_ir
 CORPUS = Path(__file__).resolve().parents[2] / "ir_corpus"
 XMLS = sorted(CORPUS.rglob("*.xml"))
 # 36 IRs; the batch-1 exports reshape --fix is proved on added ~1.1 MB, the ~5k-layer
-# llama_deep that tools/bench_check.py times added ~3.5 MB
-MAX_BYTES = 13_000_000
+# llama_deep that tools/bench_check.py times added ~3.5 MB, the dynamic ONNX exports of
+# five text models (both torch exporters) that infer --symbols is measured on ~2.3 MB
+MAX_BYTES = 15_500_000
 # op types the corpus exists to cover, in at least one model each
 MUST_HAVE = {"Convolution", "GroupConvolution", "MaxPool", "AvgPool", "Interpolate", "Pad",
              "ReadValue", "Assign", "ScaledDotProductAttention"}

@@ -30,12 +30,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from itertools import product as _pairs
 
+from ..._lazy import numpy as np
+
 __all__ = ["Expr", "Sym", "Facts", "name", "const", "minimum", "maximum", "FRESH",
            "broadcast", "elementwise", "window", "dims_product", "VALUE_FUNCTIONS", "FOLDS",
-           "EXACT_TYPES", "exact_quotient"]
+           "EXACT_TYPES", "exact_quotient", "moved", "MAX_VALUE"]
 
 #: Fresh names start with this mark inside the walk (printed ``d1``, ``d2`` … at the end).
 FRESH = "?"
+#: Integer tensors up to this many elements carry their elements as expressions.
+MAX_VALUE = 64
 
 
 class Expr:
@@ -397,9 +401,9 @@ def broadcast(a: Expr, b: Expr, facts: Facts) -> Expr:
     """One output dim of NumPy broadcasting: a 1 takes the other side, equal sides stay;
     two different expressions are never assumed equal (a fresh name), unless the
     numeric rules fixed the output (the walk then puts the number in)."""
-    if a == b or b.const == 1 or _at_most(b, a):
+    if a == b or b.const == 1 or _at_most(b, a) or _one_or(b, a):
         return a
-    if a.const == 1 or _at_most(a, b):
+    if a.const == 1 or _at_most(a, b) or _one_or(a, b):
         return b
     if a.const is not None and b.const is None:
         return a
@@ -423,6 +427,32 @@ def window(d: Expr, kernel: int, stride: int, dilation: int, pads: tuple[int, in
     pb, pe = (0, 0) if mode == "valid" else pads
     span = d + pb + pe - (dilation * (kernel - 1) + 1) + (stride - 1 if ceil else 0)
     return span // stride + 1
+
+
+def moved(x: Sym, fn: Callable) -> list | None:
+    """The elements of ``x``'s value (static dims) after ``fn``, a NumPy rearrangement
+    (a transpose, a slice) applied to the array of their positions: a data-movement op's
+    value without knowing the elements' numbers.
+
+    >>> [str(e) for e in moved(Sym([const(2), const(2)], [name("B"), const(1), name("S"),
+    ...     const(0)]), lambda a: a.T[::-1])]
+    ['1', '0', 'B', 'S']
+    """
+    if x.value is None or x.dims is None or any(d.const is None for d in x.dims):
+        return None
+    shape = [d.const for d in x.dims]
+    if int(np.prod(shape)) != len(x.value):
+        return None
+    picks = np.asarray(fn(np.arange(len(x.value)).reshape(shape)))
+    return [x.value[i] for i in picks.reshape(-1)]
+
+
+def _one_or(a: Expr, b: Expr) -> bool:
+    """``a`` is ``max(b, 1)`` (or ``max(b, 0)``): ``b`` when ``b >= 1``, else 1 against a
+    ``b`` of 0; broadcast with ``b`` it is ``b`` either way."""
+    atom = a.atom
+    return atom is not None and atom[0] == "max" and len(atom) == 3 and b in atom[1:] \
+        and all(x == b or x.const in (0, 1) for x in atom[1:])
 
 
 def _at_most(a: Expr, b: Expr) -> bool:
@@ -460,9 +490,30 @@ def _nonnegative(e: Expr) -> bool:
         atom[0] == "n" or all(map(_nonnegative, atom[1:])) for mono in e.terms for atom, _ in mono)
 
 
+def _sign(e: Expr) -> tuple[int, int] | None:
+    """``(lo, hi)`` among -1, 0, 1: the signs ``e`` may take, its names being dims (never
+    below 0). A number has one sign; ``B+1`` is positive, ``-S`` at most 0; None when
+    nothing is known."""
+    if e.const is not None:
+        return (e.const > 0) - (e.const < 0), (e.const > 0) - (e.const < 0)
+    c = e.terms.get((), 0)
+    if _nonnegative(e - c):  # e >= c
+        return (1, 1) if c > 0 else (0, 1) if c == 0 else None
+    if _nonnegative(c - e):  # e <= c
+        return (-1, -1) if c < 0 else (-1, 0) if c == 0 else None
+    return None
+
+
 def _decided(test):
-    """A comparison of two expressions whose difference is a number, else None."""
-    return lambda a, b: None if (a - b).const is None else const(int(test((a - b).const)))
+    """A comparison of two expressions decided by the sign their difference must have
+    (``B == -1`` is false for a dim ``B``), else None."""
+    def compare(a: Expr, b: Expr) -> Expr | None:
+        sign = _sign(a - b)
+        if sign is None:
+            return None
+        answers = {test(s) for s in range(sign[0], sign[1] + 1)}
+        return const(int(answers.pop())) if len(answers) == 1 else None
+    return compare
 
 
 #: The integer arithmetic of elementwise ops on expressions (shape values), by op type.
