@@ -1,0 +1,335 @@
+"""Inputs that exercise a model: what each integer or boolean input feeds, read from the
+``openvino.Model`` (the graph, not the names), and seeded arrays made to suit it.
+
+All zeros is a valid index and token id at any size, but an all-zero attention mask masks
+every position, and a transformer's every output is then NaN: equal in two models, and
+proving nothing. So each integer or boolean Parameter gets a :class:`Feed`:
+
+- ``index``: its values reach the indices of a Gather, GatherElements, GatherND or an
+  embedding op (through Convert, Reshape, Unsqueeze, Slice, Concat, an Add of a constant
+  …): seeded random values inside the smallest table they index (the data's dim on the
+  gathered axis; a dynamic dim counts as its lower bound, at least 1);
+- ``positions``: they reach a Range, or a Sin/Cos (rotary position embeddings): ``0, 1,
+  …`` along the last axis in every row (kept inside a table they also index);
+- ``mask``: they reach a Select condition, a Convert to boolean, a logical op, the mask of
+  a ScaledDotProductAttention or, as numbers, a Softmax (an additive mask): ones, with
+  the last positions of some rows zero (padding), never a whole row;
+- none of these: zeros, as before (a valid index, token id and size at any shape).
+
+An input that indexes a table is an ``index`` (or ``positions``) whatever else it reaches.
+Floating-point inputs are small random numbers (standard normal), as validate makes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Feed", "input_feeds", "feeds_by_name", "merge_feeds", "make_array", "make_arrays"]
+
+#: Ops that hand their input's values on unchanged (rearranged, sliced, repeated or
+#: converted), by the input positions that carry values.
+_CARRY: dict[str, tuple[int, ...] | None] = {
+    "Convert": (0,), "Reshape": (0,), "Unsqueeze": (0,), "Squeeze": (0,),
+    "Transpose": (0,), "Broadcast": (0,), "Tile": (0,), "Slice": (0,),
+    "StridedSlice": (0,), "Split": (0,), "VariadicSplit": (0,), "Gather": (0,),
+    "GatherElements": (0,), "GatherND": (0,), "Select": (1, 2), "Concat": None,
+    "Identity": (0,),
+}
+#: Ops that compute new numbers from a mask and still carry its meaning (``1 - mask``,
+#: ``mask == 0``, ``mask * -inf``): followed when looking for a mask's use only.
+_ARITHMETIC = {
+    "Add", "Subtract", "Multiply", "Divide", "Maximum", "Minimum", "Negative", "Equal",
+    "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual", "LogicalNot", "BitwiseNot",
+    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Abs", "Power",
+}
+#: Where a value is a mask: (op type, input position or None for any).
+_MASK_USES = {("Select", 0), ("ScaledDotProductAttention", 3), ("LogicalAnd", None),
+              ("LogicalOr", None), ("LogicalXor", None), ("LogicalNot", None),
+              ("Softmax", 0), ("SoftMax", 0), ("LogSoftmax", 0)}
+#: Ops whose input 1 indexes the rows (dim 0) of the table at input 0.
+_EMBEDDINGS = {"EmbeddingBagOffsetsSum", "EmbeddingBagOffsets", "EmbeddingBagPackedSum",
+               "EmbeddingBagPacked", "EmbeddingSegmentsSum"}
+#: How far a mask's use is looked for, in ops from the input.
+_MASK_DEPTH = 24
+
+
+@dataclass(frozen=True)
+class Feed:
+    """What an input is fed: ``kind`` is ``index``, ``positions``, ``mask``, ``zeros`` or
+    ``random`` (floats), with values in ``[low, high)`` for indices and positions;
+    ``why`` names the layer that decided it."""
+
+    kind: str
+    low: int = 0
+    high: int | None = None
+    why: str = ""
+
+    def describe(self) -> str:
+        """The values in words, for a report (``random indices in [0,500)``)."""
+        if self.kind == "index":
+            return f"random indices in [{self.low},{self.high})"
+        if self.kind == "positions":
+            top = "" if self.high is None else f" (below {self.high})"
+            return f"positions {self.low}, {self.low + 1}, … along the last axis{top}"
+        if self.kind == "mask":
+            return "mask: ones, the last positions of some rows zero"
+        if self.kind == "random":
+            return "random normal"
+        return "zeros"
+
+
+def _const(output) -> np.ndarray | None:
+    node = output.get_node()
+    if node.get_type_name() != "Constant":
+        return None
+    try:
+        return node.get_data()
+    except RuntimeError:  # pragma: no cover - an element type NumPy lacks
+        return None
+
+
+def _scalar_const(output) -> int | None:
+    """The one integer value of a Constant (all its elements equal), or None."""
+    shape = output.get_partial_shape()
+    if shape.is_dynamic or int(np.prod([d.get_length() for d in shape])) > 64:
+        return None
+    values = _const(output)
+    if values is None or values.size == 0 or values.dtype.kind not in "iuf":
+        return None
+    flat = values.reshape(-1)
+    if not np.all(flat == flat[0]) or flat[0] != np.round(flat[0]):
+        return None
+    return int(flat[0])
+
+
+def _dim_size(node, input_index: int, axis: int) -> int:
+    """The smallest size the dim ``axis`` of input ``input_index`` can have (at least 1)."""
+    shape = node.get_input_partial_shape(input_index)
+    if shape.rank.is_dynamic:
+        return 1
+    rank = shape.rank.get_length()
+    if not -rank <= axis < rank:
+        return 1
+    dim = shape[axis % rank]
+    return max(1, dim.get_length() if dim.is_static else dim.get_min_length())
+
+
+def _table(node, index: int) -> int | None:
+    """The table size that input ``index`` of ``node`` indexes, or None when it is no
+    indices input."""
+    kind = node.get_type_name()
+    if kind == "Gather" and index == 1:
+        axis = _scalar_const(node.input_value(2))
+        return _dim_size(node, 0, axis) if axis is not None else 1
+    if kind == "GatherElements" and index == 1:
+        return _dim_size(node, 0, int(node.get_attributes().get("axis", 0)))
+    if kind == "GatherND" and index == 1:
+        data, indices = node.get_input_partial_shape(0), node.get_input_partial_shape(1)
+        batch = int(node.get_attributes().get("batch_dims", 0))
+        if data.rank.is_dynamic or indices.rank.is_dynamic or indices[-1].is_dynamic:
+            return 1
+        k = indices[-1].get_length()
+        return min((_dim_size(node, 0, a) for a in range(batch, batch + k)), default=1)
+    if kind in _EMBEDDINGS and index == 1:
+        return _dim_size(node, 0, 0)
+    return None
+
+
+def _readers(output) -> Iterable[tuple[object, int]]:
+    for target in output.get_target_inputs():
+        yield target.get_node(), target.get_index()
+
+
+def _offset(node, index: int) -> int | None:
+    """``x + c`` for an Add (or ``x - c`` for a Subtract) of a constant ``c`` read at input
+    ``index``: the shift, or None when the op is not such a shift."""
+    kind = node.get_type_name()
+    if kind not in ("Add", "Subtract") or node.get_input_size() != 2:
+        return None
+    c = _scalar_const(node.input_value(1 - index))
+    if c is None or (kind == "Subtract" and index == 1):
+        return None
+    return c if kind == "Add" else -c
+
+
+def _index_ranges(param) -> tuple[int, int | None, str, bool]:
+    """The range ``[low, high)`` the input's values must lie in to index every table they
+    reach (high None: none reached), the layer that bounds it, and whether they also reach
+    a Range or a Sin/Cos (positions)."""
+    low, high, why, positions = 0, None, "", False
+    todo, seen = [(param.output(0), 0)], set()
+    while todo:
+        output, shift = todo.pop()
+        for node, index in _readers(output):
+            key = (node.get_friendly_name(), index, shift)
+            if key in seen:
+                continue
+            seen.add(key)
+            kind = node.get_type_name()
+            table = _table(node, index)
+            if table is not None:  # x + shift in [0, table)
+                if high is None or table - shift < high:
+                    high, why = table - shift, f"{kind} '{node.get_friendly_name()}'"
+                low = max(low, -shift)
+                continue
+            if kind == "Range" or kind in ("Sin", "Cos"):
+                positions = True
+                continue
+            step = _offset(node, index)
+            if step is not None:
+                todo += [(o, shift + step) for o in node.outputs()]
+            elif kind in _CARRY and (_CARRY[kind] is None or index in _CARRY[kind]):
+                todo += [(o, shift) for o in node.outputs()]
+            elif kind in ("Multiply", "MatMul") and _reaches_trig(node):
+                positions = True
+    return low, high, why, positions
+
+
+def _reaches_trig(node, depth: int = 4) -> bool:
+    """Whether ``node``'s values reach a Sin or Cos within ``depth`` ops (rotary
+    embeddings: positions times frequencies, then sin and cos)."""
+    frontier = [node]
+    for _ in range(depth):
+        nxt = []
+        for n in frontier:
+            for o in n.outputs():
+                for reader, _ in _readers(o):
+                    if reader.get_type_name() in ("Sin", "Cos"):
+                        return True
+                    nxt.append(reader)
+        frontier = nxt[:64]
+    return False
+
+
+def _mask_use(param) -> str | None:
+    """The layer where the input's values are used as a mask, or None."""
+    frontier, seen = [param.output(0)], set()
+    for _ in range(_MASK_DEPTH):
+        nxt = []
+        for output in frontier:
+            for node, index in _readers(output):
+                key = (node.get_friendly_name(), index)
+                if key in seen:
+                    continue
+                seen.add(key)
+                kind = node.get_type_name()
+                where = f"{kind} '{node.get_friendly_name()}'"
+                if (kind, index) in _MASK_USES or (kind, None) in _MASK_USES:
+                    return where
+                if kind == "Convert" and node.get_output_element_type(0).get_type_name() \
+                        == "boolean":
+                    return where
+                carries = kind in _CARRY and (_CARRY[kind] is None or index in _CARRY[kind])
+                if carries or kind in _ARITHMETIC:
+                    nxt += list(node.outputs())
+        frontier = nxt
+        if not frontier:
+            break
+    return None
+
+
+def input_feeds(model) -> list[Feed]:
+    """A :class:`Feed` for each Parameter of the ``openvino.Model``, in order."""
+    feeds = []
+    for param in model.get_parameters():
+        etype = param.get_element_type()
+        if etype.is_real():
+            feeds.append(Feed("random"))
+            continue
+        if not (etype.is_integral() or etype.get_type_name() == "boolean"):
+            feeds.append(Feed("zeros"))
+            continue
+        low, high, why, positions = _index_ranges(param)
+        if positions:
+            feeds.append(Feed("positions", low, high, why or "a Range or Sin/Cos"))
+        elif high is not None:
+            feeds.append(Feed("index", low, max(high, low + 1), why))
+        elif (use := _mask_use(param)) is not None:
+            feeds.append(Feed("mask", why=use))
+        else:
+            feeds.append(Feed("zeros"))
+    return feeds
+
+
+def merge_feeds(a: Feed, b: Feed) -> Feed:
+    """One feed that suits an input of two models: the narrower index range, a mask when
+    either uses it as one."""
+    if a.kind == b.kind and a.kind in ("index", "positions"):
+        highs = [h for h in (a.high, b.high) if h is not None]
+        low = max(a.low, b.low)
+        high = max(min(highs), low + 1) if highs else None
+        return Feed(a.kind, low, high, a.why or b.why)
+    order = ("positions", "index", "mask", "random", "zeros")
+    return min(a, b, key=lambda f: order.index(f.kind))
+
+
+def make_array(feed: Feed, shape: Sequence[int], dtype: np.dtype,
+               rng: np.random.Generator) -> np.ndarray:
+    """Seeded values of ``shape`` and ``dtype`` for ``feed``.
+
+    >>> make_array(Feed("mask"), (3, 4), np.dtype("int64"), np.random.default_rng(0))
+    array([[1, 1, 1, 0],
+           [1, 1, 0, 0],
+           [1, 1, 1, 1]])
+    """
+    dtype = np.dtype(dtype)
+    shape = tuple(int(d) for d in shape)
+    if dtype.kind == "f" or feed.kind == "random":
+        return rng.standard_normal(shape, dtype=np.float32).astype(dtype, copy=False)
+    if feed.kind == "index":
+        high = feed.high if feed.high is not None else feed.low + 1
+        lo, hi = _clip_range(feed.low, high, dtype)
+        return rng.integers(lo, hi, size=shape, dtype=np.int64).astype(dtype)
+    if feed.kind == "positions" and shape:
+        values = np.arange(shape[-1], dtype=np.int64)
+        if feed.high is not None:
+            lo, hi = _clip_range(feed.low, feed.high, dtype)
+            values = lo + values % (hi - lo)
+        else:
+            values = values + feed.low
+        return np.ascontiguousarray(np.broadcast_to(values, shape)).astype(dtype)
+    if feed.kind == "mask" and shape:
+        return _mask(shape).astype(dtype)
+    return np.zeros(shape, dtype=dtype)
+
+
+def _clip_range(low: int, high: int, dtype: np.dtype) -> tuple[int, int]:
+    """``[low, high)`` inside what ``dtype`` holds, never empty."""
+    info = np.iinfo(dtype) if dtype.kind in "iu" else np.iinfo(np.uint8)
+    if dtype.kind == "b":
+        info = np.iinfo(np.uint8)
+        high = min(high, 2)
+    lo = min(max(low, int(info.min)), int(info.max))
+    hi = min(max(high, lo + 1), int(info.max) + 1)
+    return lo, hi
+
+
+def _mask(shape: tuple[int, ...]) -> np.ndarray:
+    """Ones; row ``r`` (over the leading axes) has its last ``(r + 1) % min(S, 3)``
+    positions zero, so that padding is seen and no row is all zeros."""
+    size = shape[-1]
+    rows = int(np.prod(shape[:-1], dtype=np.int64))
+    mask = np.ones((rows, size), dtype=np.int64)
+    span = min(size, 3)
+    for r in range(rows):
+        pad = (r + 1) % span if span > 1 else 0
+        if pad:
+            mask[r, size - pad:] = 0
+    return mask.reshape(shape)
+
+
+def make_arrays(feeds: Sequence[Feed], shapes: Sequence[Sequence[int]],
+                dtypes: Sequence[np.dtype], seed: int, k: int) -> list[np.ndarray]:
+    """One array per input, in order, from one stream seeded by ``(seed, k)`` (``k``: the
+    how-many-th input sizes tried), as validate seeds its inputs."""
+    rng = np.random.default_rng([seed, k])
+    return [make_array(f, s, d, rng) for f, s, d in zip(feeds, shapes, dtypes, strict=True)]
+
+
+def feeds_by_name(model) -> Mapping[str, Feed]:
+    """:func:`input_feeds` by Parameter friendly name."""
+    return {p.get_friendly_name(): f
+            for p, f in zip(model.get_parameters(), input_feeds(model), strict=True)}
