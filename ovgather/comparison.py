@@ -99,8 +99,9 @@ class OutputComparison:
 @dataclass
 class CompareReport:
     """Both models' paths, the inputs fed (A's input name -> B's, the concrete shape and
-    what values) and a verdict per output. ``precision`` is the inference precision
-    both models ran in; ``allow_unproven`` lets ``nothing proven`` pass."""
+    what values; ``arrays`` holds the arrays themselves) and a verdict per output.
+    ``precision`` is the inference precision both models ran in; ``allow_unproven`` lets
+    ``nothing proven`` pass."""
 
     a: str | None
     b: str | None
@@ -111,6 +112,8 @@ class CompareReport:
     outputs: list[OutputComparison] = field(default_factory=list)
     precision: str = "f32"
     allow_unproven: bool = False
+    #: the arrays fed, by A's input name (not in the JSON): to run them again elsewhere
+    arrays: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -169,14 +172,15 @@ def compare(
     feeds = _feeds(ma, mb, pairs)
     ma.compile()
     mb.compile()
-    ran_a, ran_b, sizes = _run_both(ma, mb, pairs, params, types, feeds, given, seed,
-                                    memory_budget)
+    ran_a, ran_b, sizes, fed = _run_both(ma, mb, pairs, params, types, feeds, given, seed,
+                                         memory_budget)
     report = CompareReport(ma.path, mb.path, seed, rtol, atol, precision=precision(),
                            allow_unproven=allow_unproven)
     report.inputs = [{"name": ma.inputs[i].name, "name_b": mb.inputs[j].name,
                       "shape": str(sizes[i]),
                       "values": given[i][1] if i in given else feeds[i].describe()}
                      for i, j in pairs]
+    report.arrays = {ma.inputs[i].name: fed[i] for i, _ in pairs}
     for i, j, how in _pair_outputs(ma.outputs, mb.outputs):
         report.outputs.append(_verdict(ma.outputs, mb.outputs, ran_a, ran_b, i, j, how,
                                        rtol, atol))
@@ -381,9 +385,10 @@ def _run_both(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, i
               params: Mapping[int, PartialShape], types: Mapping[int, str],
               feeds: Mapping[int, Feed], given: Mapping[int, tuple[np.ndarray, str]],
               seed: int, budget: int
-              ) -> tuple[list[np.ndarray], list[np.ndarray], dict[int, PartialShape]]:
+              ) -> tuple[list[np.ndarray], list[np.ndarray], dict[int, PartialShape],
+                         list[np.ndarray]]:
     """Both models' outputs (the runtime's own memory) at the first sizes both run and
-    fit ``budget``, and those sizes."""
+    fit ``budget``, those sizes and the arrays fed (in A's input order)."""
     order_b = [i for _, i in sorted((j, i) for i, j in pairs)]
     error: Exception | None = None
     tries = one_size_tries(params, np.random.default_rng(seed))
@@ -403,7 +408,7 @@ def _run_both(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, i
         except RuntimeBridgeError as err:
             error = err
             continue
-        return ran_a, ran_b, sizes
+        return ran_a, ran_b, sizes, feed
     if isinstance(error, CompareError):
         raise error
     if error is None:  # pragma: no cover - one_size_tries always yields

@@ -1,0 +1,110 @@
+"""``runtime.feeding``: what each input of a real model feeds, read from OpenVINO's own graph
+of it, and arrays that suit it.
+
+The oracles: OpenVINO's reading of the model (the table an input indexes is the data input
+of the Gather that OpenVINO shows reading it), and OpenVINO's CPU plugin at f32 (the inputs
+made give finite outputs on every dynamic transformer of the corpus).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import pytest
+
+import ovgather as og
+from ovgather.runtime.feeding import Feed, input_feeds, make_array
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "ir_corpus"
+
+
+def _feeds(path: Path) -> dict[str, Feed]:
+    model = ov.Core().read_model(str(path))
+    return {p.get_friendly_name(): f
+            for p, f in zip(model.get_parameters(), input_feeds(model), strict=True)}
+
+
+def _table_rows(path: Path, name: str) -> set[int]:
+    """The rows of every table OpenVINO shows input ``name`` indexing through Converts."""
+    model = ov.Core().read_model(str(path))
+    param = next(p for p in model.get_parameters() if p.get_friendly_name() == name)
+    rows, todo = set(), [param.output(0)]
+    while todo:
+        for target in todo.pop().get_target_inputs():
+            node = target.get_node()
+            if node.get_type_name() == "Convert":
+                todo.append(node.output(0))
+            elif node.get_type_name() == "Gather" and target.get_index() == 1:
+                rows.add(node.get_input_partial_shape(0)[0].get_length())
+    return rows
+
+
+@pytest.mark.parametrize("path", ["bert/pytorch_dynamic.xml", "bert/onnx_dynamic.xml"])
+def test_bert_token_ids_index_their_tables_and_the_mask_is_a_mask(path):
+    feeds = _feeds(CORPUS / path)
+    for name in ("input_ids", "token_type_ids"):
+        [rows] = _table_rows(CORPUS / path, name)
+        assert (feeds[name].kind, feeds[name].low, feeds[name].high) == ("index", 0, rows)
+    assert feeds["token_type_ids"].high == 2  # BERT's two segments
+    assert feeds["attention_mask"].kind == "mask"
+
+
+def test_a_stateful_llama_gets_positions_and_a_beam_index_valid_at_any_batch():
+    feeds = _feeds(CORPUS / "llama_kv/pytorch_stateful.xml")
+    assert feeds["position_ids"].kind == "positions"
+    assert (feeds["beam_idx"].kind, feeds["beam_idx"].high) == ("index", 1)  # batch is ?
+    assert feeds["input_ids"].kind == "index" and feeds["attention_mask"].kind == "mask"
+
+
+def test_a_mask_pads_the_last_positions_and_never_a_whole_row():
+    rng = np.random.default_rng(0)
+    for shape in [(1, 1), (1, 5), (4, 2), (6, 9), (2, 1, 3, 7)]:
+        mask = make_array(Feed("mask"), shape, np.dtype("int64"), rng)
+        rows = mask.reshape(-1, shape[-1])
+        assert rows.sum(axis=1).min() >= 1
+        assert all(np.array_equal(r, np.sort(r)[::-1]) for r in rows)  # ones, then zeros
+        if shape[-1] > 1:
+            assert (rows == 0).any()
+
+
+def test_indices_and_positions_stay_in_their_range():
+    rng = np.random.default_rng(1)
+    ids = make_array(Feed("index", 0, 7), (50, 50), np.dtype("int32"), rng)
+    assert ids.dtype == np.int32 and ids.min() == 0 and ids.max() == 6
+    shifted = make_array(Feed("index", 3, 5), (100,), np.dtype("int64"), rng)
+    assert set(shifted.tolist()) == {3, 4}
+    pos = make_array(Feed("positions", 0, 4), (2, 6), np.dtype("int64"), rng)
+    assert pos.tolist() == [[0, 1, 2, 3, 0, 1]] * 2
+
+
+def _dynamic_models() -> list[str]:
+    """Every corpus model with a dynamic input dim but llama_deep (llama's blocks, eleven
+    times over: its compiles alone take 15 s here)."""
+    doc = json.loads((CORPUS / "corpus.json").read_text())
+    return [e["path"] for name, entries in doc.items() for e in entries
+            if name != "llama_deep"
+            and any("?" in shape or ".." in shape for _, shape in e["inputs"])]
+
+
+@pytest.mark.parametrize("path", _dynamic_models())
+def test_the_inputs_made_give_finite_outputs_on_every_dynamic_corpus_model(path):
+    """Fed by compare, every dynamic model of the corpus (BERT, DeBERTa, GPT-2, Llama and
+    its stateful form, Mixtral, T5, CLIP, Whisper, ViT, Swin, SegFormer, ...)
+    gives outputs without a NaN or an infinity: the arrays compare fed, run again on
+    OpenVINO's CPU plugin at f32, give finite numbers everywhere."""
+    report = og.compare(CORPUS / path, CORPUS / path)
+    assert report.ok, [(o.name, o.status, o.message) for o in report.outputs]
+    model = ov.Core().read_model(str(CORPUS / path))
+    compiled = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    names = [p.get_friendly_name() for p in model.get_parameters()]
+    fed = [report.arrays[next(i["name"] for i in report.inputs
+                              if i["name"] in {n, *p.output(0).get_names()})]
+           for n, p in zip(names, model.get_parameters(), strict=True)]
+    outputs = compiled(fed)
+    for out in outputs.values():
+        if out.dtype.kind == "f":
+            assert np.isfinite(out).all()
