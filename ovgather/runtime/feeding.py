@@ -5,10 +5,11 @@ All zeros is a valid index and token id at any size, but an all-zero attention m
 every position, and a transformer's every output is then NaN: equal in two models, and
 proving nothing. So each integer or boolean Parameter gets a :class:`Feed`:
 
-- ``index``: its values reach the indices of a Gather, GatherElements, GatherND or an
-  embedding op (through Convert, Reshape, Unsqueeze, Slice, Concat, an Add of a constant
-  …): seeded random values inside the smallest table they index (the data's dim on the
-  gathered axis; a dynamic dim counts as its lower bound, at least 1);
+- ``index``: its values reach the indices of an op that picks from a table (the gathers
+  and the embedding bags: their spec's ``table_rows`` says which input and how many
+  entries) through Convert, Reshape, Unsqueeze, Slice, Concat, an Add of a constant …:
+  seeded random values inside the smallest table they index (the data's dim on the
+  gathered axis; a dynamic dim gives 1, index 0 being the one known valid);
 - ``positions``: they reach a Range, or a Sin/Cos (rotary position embeddings): ``0, 1,
   …`` along the last axis in every row (kept inside a table they also index);
 - ``mask``: they reach a Select condition, a Convert to boolean, a logical op, the mask of
@@ -27,6 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import OvgatherError, UnsupportedOpError
+from ..ops.core import registry
+from ..ops.core.spec import Attrs
+
 __all__ = ["Feed", "input_feeds", "feeds_by_name", "merge_feeds", "make_array", "make_arrays"]
 
 #: Ops that hand their input's values on unchanged (rearranged, sliced, repeated or
@@ -34,9 +39,8 @@ __all__ = ["Feed", "input_feeds", "feeds_by_name", "merge_feeds", "make_array", 
 _CARRY: dict[str, tuple[int, ...] | None] = {
     "Convert": (0,), "Reshape": (0,), "Unsqueeze": (0,), "Squeeze": (0,),
     "Transpose": (0,), "Broadcast": (0,), "Tile": (0,), "Slice": (0,),
-    "StridedSlice": (0,), "Split": (0,), "VariadicSplit": (0,), "Gather": (0,),
-    "GatherElements": (0,), "GatherND": (0,), "Select": (1, 2), "Concat": None,
-    "Identity": (0,),
+    "StridedSlice": (0,), "Split": (0,), "VariadicSplit": (0,), "Select": (1, 2),
+    "Concat": None, "Identity": (0,),
 }
 #: Ops that compute new numbers from a mask and still carry its meaning (``1 - mask``,
 #: ``mask == 0``, ``mask * -inf``): followed when looking for a mask's use only.
@@ -49,9 +53,6 @@ _ARITHMETIC = {
 _MASK_USES = {("Select", 0), ("ScaledDotProductAttention", 3), ("LogicalAnd", None),
               ("LogicalOr", None), ("LogicalXor", None), ("LogicalNot", None),
               ("Softmax", 0), ("SoftMax", 0), ("LogSoftmax", 0)}
-#: Ops whose input 1 indexes the rows (dim 0) of the table at input 0.
-_EMBEDDINGS = {"EmbeddingBagOffsetsSum", "EmbeddingBagOffsets", "EmbeddingBagPackedSum",
-               "EmbeddingBagPacked", "EmbeddingSegmentsSum"}
 #: How far a mask's use is looked for, in ops from the input.
 _MASK_DEPTH = 24
 
@@ -105,37 +106,45 @@ def _scalar_const(output) -> int | None:
     return int(flat[0])
 
 
-def _dim_size(node, input_index: int, axis: int) -> int:
-    """The smallest size the dim ``axis`` of input ``input_index`` can have (at least 1)."""
-    shape = node.get_input_partial_shape(input_index)
+def _spec(node):
+    """ovgather's spec of the OpenVINO node's op and version, or None."""
+    try:
+        return registry.find(node.get_type_name(), node.get_type_info().version_id)
+    except UnsupportedOpError:
+        return None
+
+
+def _shape(output) -> tuple[int | None, ...] | None:
+    shape = output.get_partial_shape()
     if shape.rank.is_dynamic:
-        return 1
-    rank = shape.rank.get_length()
-    if not -rank <= axis < rank:
-        return 1
-    dim = shape[axis % rank]
-    return max(1, dim.get_length() if dim.is_static else dim.get_min_length())
+        return None
+    return tuple(d.get_length() if d.is_static else None for d in shape)
 
 
 def _table(node, index: int) -> int | None:
-    """The table size that input ``index`` of ``node`` indexes, or None when it is no
-    indices input."""
+    """How many entries input ``index`` of ``node`` may pick from when it holds indices
+    (the op's spec says: ``OpSpec.table_rows``), or None when it holds none."""
+    spec = _spec(node)
+    if spec is None or spec.table_rows is None:
+        return None
+    inputs = node.input_values()
+    consts = {k: v for k, out in enumerate(inputs) if (v := _scalar_const(out)) is not None}
+    attrs = Attrs({k: str(v) for k, v in node.get_attributes().items()}, spec.version)
+    try:
+        return spec.table_rows([_shape(out) for out in inputs], attrs, consts).get(index)
+    except (OvgatherError, ValueError, IndexError):  # attributes it cannot read: unknown
+        return 1
+
+
+def _carries(node, index: int) -> bool:
+    """Whether ``node`` hands the values at input ``index`` on unchanged (rearranged,
+    sliced, repeated or converted): the ops of :data:`_CARRY`, and the data input of an
+    op that picks from a table."""
     kind = node.get_type_name()
-    if kind == "Gather" and index == 1:
-        axis = _scalar_const(node.input_value(2))
-        return _dim_size(node, 0, axis) if axis is not None else 1
-    if kind == "GatherElements" and index == 1:
-        return _dim_size(node, 0, int(node.get_attributes().get("axis", 0)))
-    if kind == "GatherND" and index == 1:
-        data, indices = node.get_input_partial_shape(0), node.get_input_partial_shape(1)
-        batch = int(node.get_attributes().get("batch_dims", 0))
-        if data.rank.is_dynamic or indices.rank.is_dynamic or indices[-1].is_dynamic:
-            return 1
-        k = indices[-1].get_length()
-        return min((_dim_size(node, 0, a) for a in range(batch, batch + k)), default=1)
-    if kind in _EMBEDDINGS and index == 1:
-        return _dim_size(node, 0, 0)
-    return None
+    if kind in _CARRY:
+        return _CARRY[kind] is None or index in _CARRY[kind]
+    spec = _spec(node)
+    return index == 0 and spec is not None and spec.table_rows is not None
 
 
 def _readers(output) -> Iterable[tuple[object, int]]:
@@ -155,11 +164,11 @@ def _offset(node, index: int) -> int | None:
     return c if kind == "Add" else -c
 
 
-def _index_ranges(param) -> tuple[int, int | None, str, bool]:
+def _index_ranges(param) -> tuple[int, int | None, str, str]:
     """The range ``[low, high)`` the input's values must lie in to index every table they
-    reach (high None: none reached), the layer that bounds it, and whether they also reach
-    a Range or a Sin/Cos (positions)."""
-    low, high, why, positions = 0, None, "", False
+    reach (high None: none reached), the layer that bounds it, and the Range or Sin/Cos
+    they reach as positions ("" when none)."""
+    low, high, why, positions = 0, None, "", ""
     todo, seen = [(param.output(0), 0)], set()
     while todo:
         output, shift = todo.pop()
@@ -175,22 +184,22 @@ def _index_ranges(param) -> tuple[int, int | None, str, bool]:
                     high, why = table - shift, f"{kind} '{node.get_friendly_name()}'"
                 low = max(low, -shift)
                 continue
-            if kind == "Range" or kind in ("Sin", "Cos"):
-                positions = True
+            if kind in ("Range", "Sin", "Cos"):
+                positions = positions or f"{kind} '{node.get_friendly_name()}'"
                 continue
             step = _offset(node, index)
             if step is not None:
                 todo += [(o, shift + step) for o in node.outputs()]
-            elif kind in _CARRY and (_CARRY[kind] is None or index in _CARRY[kind]):
+            elif _carries(node, index):
                 todo += [(o, shift) for o in node.outputs()]
-            elif kind in ("Multiply", "MatMul") and _reaches_trig(node):
-                positions = True
+            elif kind in ("Multiply", "MatMul") and (trig := _reaches_trig(node)):
+                positions = positions or trig
     return low, high, why, positions
 
 
-def _reaches_trig(node, depth: int = 4) -> bool:
-    """Whether ``node``'s values reach a Sin or Cos within ``depth`` ops (rotary
-    embeddings: positions times frequencies, then sin and cos)."""
+def _reaches_trig(node, depth: int = 4) -> str:
+    """The Sin or Cos ``node``'s values reach within ``depth`` ops ("" when none): rotary
+    embeddings, positions times frequencies, then sin and cos."""
     frontier = [node]
     for _ in range(depth):
         nxt = []
@@ -198,10 +207,10 @@ def _reaches_trig(node, depth: int = 4) -> bool:
             for o in n.outputs():
                 for reader, _ in _readers(o):
                     if reader.get_type_name() in ("Sin", "Cos"):
-                        return True
+                        return f"{reader.get_type_name()} '{reader.get_friendly_name()}'"
                     nxt.append(reader)
         frontier = nxt[:64]
-    return False
+    return ""
 
 
 def _mask_use(param) -> str | None:
@@ -222,8 +231,7 @@ def _mask_use(param) -> str | None:
                 if kind == "Convert" and node.get_output_element_type(0).get_type_name() \
                         == "boolean":
                     return where
-                carries = kind in _CARRY and (_CARRY[kind] is None or index in _CARRY[kind])
-                if carries or kind in _ARITHMETIC:
+                if kind in _ARITHMETIC or _carries(node, index):
                     nxt += list(node.outputs())
         frontier = nxt
         if not frontier:
@@ -244,7 +252,7 @@ def input_feeds(model) -> list[Feed]:
             continue
         low, high, why, positions = _index_ranges(param)
         if positions:
-            feeds.append(Feed("positions", low, high, why or "a Range or Sin/Cos"))
+            feeds.append(Feed("positions", low, high, positions))
         elif high is not None:
             feeds.append(Feed("index", low, max(high, low + 1), why))
         elif (use := _mask_use(param)) is not None:
