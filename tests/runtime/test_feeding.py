@@ -108,3 +108,37 @@ def test_the_inputs_made_give_finite_outputs_on_every_dynamic_corpus_model(path)
     for out in outputs.values():
         if out.dtype.kind == "f":
             assert np.isfinite(out).all()
+
+
+def _one_op(make) -> Feed:
+    ids = ov.opset13.parameter([4, 2], np.int32, name="ids")
+    model = ov.Model([make(ids)], [ids])
+    return input_feeds(model)[0]
+
+
+def _const(shape):
+    return ov.opset13.constant(np.zeros(shape, np.float32))
+
+
+@pytest.mark.parametrize("make,low,high", [
+    (lambda i: ov.opset13.gather(_const([4, 9]), i, ov.opset13.constant(-1)), 0, 9),
+    (lambda i: ov.opset13.gather_nd(_const([5, 7, 3]), i), 0, 5),  # columns pick 5 and 7
+    (lambda i: ov.opset13.gather_elements(_const([4, 6]), i, 1), 0, 6),
+    (lambda i: ov.opset13.embedding_bag_packed_sum(_const([11, 3]), i), 0, 11),
+    (lambda i: ov.opset13.gather(_const([10, 2]), ov.opset13.add(
+        ov.opset13.convert(i, "i64"), ov.opset13.constant(np.int64(3))),
+        ov.opset13.constant(0)), 0, 7),  # ids + 3 in [0, 10), ids never negative
+    (lambda i: ov.opset13.gather(_const([10, 2]), ov.opset13.subtract(
+        i, ov.opset13.constant(np.int32(4))), ov.opset13.constant(0)), 4, 14),
+])
+def test_an_input_reaching_indices_stays_inside_the_table(make, low, high):
+    """The range is each op's table size as its spec gives it, and the CPU plugin runs
+    the op on indices made in it (Gather-8 would give zeros past it, the others fail)."""
+    feed = _one_op(make)
+    assert (feed.kind, feed.low, feed.high) == ("index", low, high)
+    ids = make_array(feed, (4, 2), np.dtype("int32"), np.random.default_rng(3))
+    assert ids.min() >= low and ids.max() < high
+    ids_param = ov.opset13.parameter([4, 2], np.int32, name="ids")
+    compiled = ov.Core().compile_model(ov.Model([make(ids_param)], [ids_param]), "CPU",
+                                       {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled([ids])
