@@ -47,7 +47,7 @@ import numpy as np
 from .element_types import element_type_name, numpy_dtype
 from .errors import CompareError, RuntimeBridgeError
 from .runtime.core import cpu_config
-from .runtime.feeding import Feed, input_feeds, make_array, merge_feeds
+from .runtime.feeding import Feed, feeds_at, make_array, merge_feeds
 from .runtime.outputs import RunnableModel, Tensor
 from .shapes import Dimension, PartialShape
 from .validate.memory import DEFAULT_MEMORY_BUDGET, size_text
@@ -169,11 +169,10 @@ def compare(
     params, types = _sizes_to_pick(ma, mb, pairs)
     given = _given(ma, load_inputs(inputs) if inputs is not None else {}, params, types)
     params = _pinned(params, given)
-    feeds = _feeds(ma, mb, pairs)
     ma.compile()
     mb.compile()
-    ran_a, ran_b, sizes, fed = _run_both(ma, mb, pairs, params, types, feeds, given, seed,
-                                         memory_budget)
+    ran_a, ran_b, sizes, fed, feeds = _run_both(ma, mb, pairs, params, types, given, seed,
+                                                memory_budget)
     report = CompareReport(ma.path, mb.path, seed, rtol, atol, precision=precision(),
                            allow_unproven=allow_unproven)
     report.inputs = [{"name": ma.inputs[i].name, "name_b": mb.inputs[j].name,
@@ -374,21 +373,23 @@ def _pinned(params: Mapping[int, PartialShape], given: Mapping[int, tuple[np.nda
     return out
 
 
-def _feeds(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, int]]
-           ) -> dict[int, Feed]:
-    """What each input is fed, by A's position, suiting what it feeds in both models."""
-    fa, fb = input_feeds(ma.model), input_feeds(mb.model)
+def _feeds(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, int]],
+           shapes: Sequence[Sequence[int]], order_b: Sequence[int]) -> dict[int, Feed]:
+    """What each input is fed at ``shapes`` (by A's position), suiting what it feeds in
+    both models."""
+    fa = feeds_at(ma.model, shapes)
+    fb = feeds_at(mb.model, [shapes[i] for i in order_b])
     return {i: merge_feeds(fa[i], fb[j]) for i, j in pairs}
 
 
 def _run_both(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, int]],
               params: Mapping[int, PartialShape], types: Mapping[int, str],
-              feeds: Mapping[int, Feed], given: Mapping[int, tuple[np.ndarray, str]],
-              seed: int, budget: int
+              given: Mapping[int, tuple[np.ndarray, str]], seed: int, budget: int
               ) -> tuple[list[np.ndarray], list[np.ndarray], dict[int, PartialShape],
-                         list[np.ndarray]]:
+                         list[np.ndarray], dict[int, Feed]]:
     """Both models' outputs (the runtime's own memory) at the first sizes both run and
-    fit ``budget``, those sizes and the arrays fed (in A's input order)."""
+    fit ``budget``, those sizes, the arrays fed (in A's input order) and what each was
+    made as."""
     order_b = [i for _, i in sorted((j, i) for i, j in pairs)]
     error: Exception | None = None
     tries = one_size_tries(params, np.random.default_rng(seed))
@@ -398,6 +399,7 @@ def _run_both(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, i
         if over is not None:
             error = over
             continue
+        feeds = _feeds(ma, mb, pairs, shapes, order_b)
         rng = np.random.default_rng([seed, k])
         feed = [given[i][0] if i in given else
                 make_array(feeds[i], shapes[i], _dtype(types[i]), rng)
@@ -408,7 +410,7 @@ def _run_both(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, i
         except RuntimeBridgeError as err:
             error = err
             continue
-        return ran_a, ran_b, sizes, feed
+        return ran_a, ran_b, sizes, feed, feeds
     if isinstance(error, CompareError):
         raise error
     if error is None:  # pragma: no cover - one_size_tries always yields
@@ -531,7 +533,8 @@ def differences(x: np.ndarray, y: np.ndarray, rtol: float, atol: float
     a NaN or an infinity against a number makes the largest difference ``inf``).
 
     Integers (and booleans) are compared exactly in their own values, never rounded to
-    float64: the largest absolute difference is then an int.
+    float64: the largest absolute difference is then an int. Strings are equal or not
+    (a difference is ``inf``).
 
     >>> differences(np.array([1.0, 2.0]), np.array([1.0, 2.5]), 1e-5, 1e-5)
     (0.5, 0.2, 1)
@@ -540,6 +543,9 @@ def differences(x: np.ndarray, y: np.ndarray, rtol: float, atol: float
     """
     if x.size == 0:
         return 0.0, 0.0, 0
+    if x.dtype.kind in "OUS" or y.dtype.kind in "OUS":  # strings: equal or not
+        bad = sum(int(np.count_nonzero(cx != cy)) for cx, cy in _flat_chunks(x, y))
+        return (math.inf, math.inf, bad) if bad else (0.0, 0.0, 0)
     if _is_integral(x) and _is_integral(y):
         return _int_differences(x, y, rtol, atol)
     max_abs = max_rel = 0.0

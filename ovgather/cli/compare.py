@@ -144,7 +144,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def _print_human(report: Any) -> None:
-    from ..comparison import STATUSES
+    from ..comparison import HINT, STATUSES
 
     s = report.summary
     counts = ", ".join(f"{s[k]} {k}" for k in STATUSES if s[k])
@@ -156,14 +156,18 @@ def _print_human(report: Any) -> None:
     say(f"  inputs (seed {report.seed}, {report.precision} inference): {fed or 'none'}")
     for o in report.outputs:
         name = o.name if o.name_b in (None, o.name) else f"{o.name} / {o.name_b}"
-        said = [f"max abs {o.max_abs:.3g}, max rel {o.max_rel:.3g}"] if o.max_abs is not None \
-            else []
+        proves = o.status != "nothing proven"
+        said = [f"max abs {o.max_abs:.3g}, max rel {o.max_rel:.3g}"] \
+            if o.max_abs is not None and proves else []
         if o.matched_by in ("similar name", "position"):
             said.append(f"paired by {'a ' if o.matched_by != 'position' else ''}"
                         f"{o.matched_by}: no name in common")
         if o.message:
-            said.append(o.message)
+            said.append(o.message if proves else o.message.split(": equal, but")[0])
         say(f"  {o.status:9s} {name}: {'; '.join(said)}")
+    if s["nothing proven"]:
+        say(f"  hint: equal outputs that are NaN/Inf everywhere or constant prove nothing; "
+            f"{HINT}")
 
 
 def _values(fed: dict[str, str]) -> str:

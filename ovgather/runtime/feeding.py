@@ -32,7 +32,8 @@ from ..errors import OvgatherError, UnsupportedOpError
 from ..ops.core import registry
 from ..ops.core.spec import Attrs
 
-__all__ = ["Feed", "input_feeds", "feeds_by_name", "merge_feeds", "make_array", "make_arrays"]
+__all__ = ["Feed", "input_feeds", "feeds_at", "feeds_by_name", "merge_feeds", "make_array",
+           "make_arrays"]
 
 #: Ops that hand their input's values on unchanged (rearranged, sliced, repeated or
 #: converted), by the input positions that carry values.
@@ -262,6 +263,22 @@ def input_feeds(model) -> list[Feed]:
     return feeds
 
 
+def feeds_at(model, shapes: Sequence[Sequence[int]]) -> list[Feed]:
+    """:func:`input_feeds` of a copy of ``model`` reshaped to the static input ``shapes``
+    (by Parameter position), where a table whose size follows an input's (a state of the
+    batch's size, a buffer of the sequence's) has a size; of ``model`` itself when
+    OpenVINO cannot reshape the copy."""
+    from .core import openvino
+
+    ov, copy = openvino(), model.clone()
+    try:
+        copy.reshape({p.output(0): ov.PartialShape([int(d) for d in s])
+                      for p, s in zip(copy.get_parameters(), shapes, strict=True)})
+    except RuntimeError:
+        return input_feeds(model)
+    return input_feeds(copy)
+
+
 def merge_feeds(a: Feed, b: Feed) -> Feed:
     """One feed that suits an input of two models: the narrower index range, a mask when
     either uses it as one."""
@@ -337,7 +354,14 @@ def make_arrays(feeds: Sequence[Feed], shapes: Sequence[Sequence[int]],
     return [make_array(f, s, d, rng) for f, s, d in zip(feeds, shapes, dtypes, strict=True)]
 
 
-def feeds_by_name(model) -> Mapping[str, Feed]:
-    """:func:`input_feeds` by Parameter friendly name."""
-    return {p.get_friendly_name(): f
-            for p, f in zip(model.get_parameters(), input_feeds(model), strict=True)}
+def feeds_by_name(model, sizes: Mapping[str, Sequence[int]] | None = None
+                  ) -> Mapping[str, Feed]:
+    """:func:`input_feeds` (:func:`feeds_at` when every input has one of ``sizes``) by
+    Parameter friendly name."""
+    params = model.get_parameters()
+    names = [p.get_friendly_name() for p in params]
+    if sizes is not None and all(n in sizes for n in names):
+        feeds = feeds_at(model, [sizes[n] for n in names])
+    else:
+        feeds = input_feeds(model)
+    return dict(zip(names, feeds, strict=True))

@@ -109,10 +109,11 @@ def _run_whole(G: nx.MultiDiGraph, nodes: list[str], seed: int, threads: int | N
     part = [(n, 0) for n in nodes]
     error: RuntimeBridgeError | None = None
     with xml_file(G) as xml:
-        made = runtime.feeds_by_name(runtime.read_model(xml))
+        model = runtime.read_model(xml)
         runs = Runs(xml, {n: G.nodes[n]["name"] for n in nodes}, threads, ranks_only=True)
         for k, (_rank, sizes) in enumerate(one_size_tries(params, np.random.default_rng(seed))):
             _check_budget(G, nodes, sizes, types, budget)
+            made = runtime.feeds_by_name(model, {n: s.to_list() for n, s in sizes.items()})
             given = {**_exercising(made, sizes, types, seed, k), **size_inputs(G, sizes)}
             try:
                 real = runs.shapes(part, sizes, seed, k, types, given)
