@@ -89,6 +89,26 @@ def test_outputs_nan_everywhere_in_both_prove_nothing_and_exit_1(tmp_path, capsy
     assert "(allowed)" in capsys.readouterr().out
 
 
+def test_the_json_of_the_new_fields_follows_the_schema(tmp_path, capsys):
+    import jsonschema
+
+    schema = json.loads((ROOT / "docs/schema/compare.json").read_text())
+    def body(x):
+        return ops.sqrt(ops.subtract(ops.negative(ops.multiply(x, x)),
+                                     ops.constant(np.float32(1))))
+    a = _model(tmp_path, "a", body)
+    assert main(["compare", str(a), str(a), "--json", "--allow-unproven"]) == 0
+    doc = _json(capsys)
+    jsonschema.validate(doc, schema)
+    assert doc["allow_unproven"] and doc["summary"]["nothing proven"] == 1
+    x, z = _int_models(tmp_path)
+    np.savez(tmp_path / "xz.npz", x=np.arange(3), z=np.arange(3) + 1)
+    assert main(["compare", str(x), str(z), "--input", str(tmp_path / "xz.npz"), "--json"]) == 1
+    doc = _json(capsys)
+    jsonschema.validate(doc, schema)
+    assert isinstance(doc["outputs"][0]["max_abs"], int)
+
+
 def test_an_output_constant_in_both_proves_nothing(tmp_path, capsys):
     """x * 0 + 3 is 3 whatever x is: equal, and proving nothing about x's path."""
     def body(x):

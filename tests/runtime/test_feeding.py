@@ -142,3 +142,34 @@ def test_an_input_reaching_indices_stays_inside_the_table(make, low, high):
     compiled = ov.Core().compile_model(ov.Model([make(ids_param)], [ids_param]), "CPU",
                                        {"INFERENCE_PRECISION_HINT": "f32"})
     compiled([ids])
+
+
+def _mask_model(body, dtype=np.int64) -> Feed:
+    """A model whose input ``m`` [2,6] reaches ``body(m, scores)``; scores [2,6] floats."""
+    m = ov.opset13.parameter([2, 6], dtype, name="m")
+    scores = ov.opset13.parameter([2, 6], np.float32, name="scores")
+    model = ov.Model([body(m, scores)], [m, scores])
+    return input_feeds(model)[0]
+
+
+@pytest.mark.parametrize("body", [
+    # BERT's additive mask: (1 - float(m)) * -10000 added into the scores, then softmax
+    lambda m, s: ov.opset13.softmax(ov.opset13.add(s, ov.opset13.multiply(
+        ov.opset13.subtract(ov.opset13.constant(np.float32(1)), ov.opset13.convert(m, "f32")),
+        ov.opset13.constant(np.float32(-1e4)))), -1),
+    # a comparison feeding a Select condition
+    lambda m, s: ov.opset13.select(ov.opset13.equal(m, ov.opset13.constant(np.int64(0))),
+                                   ov.opset13.constant(np.float32(-1e9)), s),
+    # a Convert to boolean
+    lambda m, s: ov.opset13.select(ov.opset13.convert(m, "boolean"), s,
+                                   ov.opset13.constant(np.float32(0))),
+])
+def test_an_input_used_as_a_mask_is_a_mask(body):
+    assert _mask_model(body).kind == "mask"
+
+
+def test_a_boolean_input_into_a_logical_op_is_a_mask_and_other_integers_stay_zeros():
+    assert _mask_model(lambda m, s: ov.opset13.select(ov.opset13.logical_and(
+        m, ov.opset13.constant(np.ones((2, 6), bool))), s, s), dtype=bool).kind == "mask"
+    assert _mask_model(lambda m, s: ov.opset13.add(ov.opset13.convert(m, "f32"), s)
+                       ).kind == "zeros"
