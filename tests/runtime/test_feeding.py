@@ -17,6 +17,7 @@ import pytest
 
 import ovgather as og
 from ovgather.runtime.feeding import Feed, input_feeds, make_array
+from ovgather.validate import validate_whole_model
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "ir_corpus"
@@ -173,3 +174,25 @@ def test_a_boolean_input_into_a_logical_op_is_a_mask_and_other_integers_stay_zer
         m, ov.opset13.constant(np.ones((2, 6), bool))), s, s), dtype=bool).kind == "mask"
     assert _mask_model(lambda m, s: ov.opset13.add(ov.opset13.convert(m, "f32"), s)
                        ).kind == "zeros"
+
+
+def test_validate_whole_model_feeds_the_same_kind_of_inputs(monkeypatch):
+    """validate --whole-model runs BERT on valid token ids and a padded mask too."""
+    import ovgather.validate.whole_model as whole
+
+    seen = {}
+    real = whole.Runs.shapes
+
+    def spy(self, part, sizes, seed, k, types, given=None):
+        seen.update(given or {})
+        return real(self, part, sizes, seed, k, types, given)
+
+    monkeypatch.setattr(whole.Runs, "shapes", spy)
+    path = CORPUS / "bert/pytorch_dynamic.xml"
+    report = validate_whole_model(og.read_ir(path))
+    assert {lv.status for lv in report.layers} == {"ok"}
+    [rows] = _table_rows(path, "input_ids")
+    assert 0 <= seen["input_ids"].min() and seen["input_ids"].max() < rows
+    assert seen["input_ids"].max() > 0 and set(np.unique(seen["token_type_ids"])) <= {0, 1}
+    mask = seen["attention_mask"]
+    assert set(np.unique(mask)) == {0, 1} and mask.sum(axis=-1).min() >= 1
