@@ -16,7 +16,7 @@ import openvino as ov
 import pytest
 
 import ovgather as og
-from ovgather.runtime.feeding import Feed, input_feeds, make_array
+from ovgather.runtime.feeding import Feed, input_feeds, make_array, make_arrays
 from ovgather.validate import validate_whole_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,7 +84,7 @@ def test_indices_and_positions_stay_in_their_range():
 
 def _dynamic_models() -> list[str]:
     """Every corpus model with a dynamic input dim but llama_deep (llama's blocks, eleven
-    times over: its compiles alone take 15 s here)."""
+    times over: its three compiles here take 15 s; it has a test of its own, below)."""
     doc = json.loads((CORPUS / "corpus.json").read_text())
     return [e["path"] for name, entries in doc.items() for e in entries
             if name != "llama_deep"
@@ -109,6 +109,17 @@ def test_the_inputs_made_give_finite_outputs_on_every_dynamic_corpus_model(path)
     for out in outputs.values():
         if out.dtype.kind == "f":
             assert np.isfinite(out).all()
+
+
+def test_the_inputs_made_give_finite_outputs_on_the_deep_llama():
+    """llama_deep (4,945 layers) compiled once, fed at [2,7] the arrays its feeds make."""
+    model = ov.Core().read_model(str(CORPUS / "llama_deep/pytorch_dynamic.xml"))
+    feeds = input_feeds(model)
+    assert [f.kind for f in feeds] == ["index", "mask"]
+    arrays = make_arrays(feeds, [(2, 7)] * 2, [np.dtype("int64")] * 2, seed=0, k=0)
+    compiled = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    [logits] = compiled(arrays).values()
+    assert logits.shape[:2] == (2, 7) and np.isfinite(logits).all()
 
 
 def _one_op(make) -> Feed:
