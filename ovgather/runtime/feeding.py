@@ -9,7 +9,8 @@ proving nothing. So each integer or boolean Parameter gets a :class:`Feed`:
   and the embedding bags: their spec's ``table_rows`` says which input and how many
   entries) through Convert, Reshape, Unsqueeze, Slice, Concat, an Add of a constant …:
   seeded random values inside the smallest table they index (the data's dim on the
-  gathered axis; a dynamic dim gives 1, index 0 being the one known valid);
+  gathered axis, read from a copy of the model reshaped to the sizes run, :func:`feeds_at`;
+  a dim still dynamic gives 1, index 0 being the one known valid);
 - ``positions``: they reach a Range, or a Sin/Cos (rotary position embeddings): ``0, 1,
   …`` along the last axis in every row (kept inside a table they also index);
 - ``mask``: they reach a Select condition, a Convert to boolean, a logical op, the mask of
@@ -47,7 +48,7 @@ _CARRY: dict[str, tuple[int, ...] | None] = {
 #: ``mask == 0``, ``mask * -inf``): followed when looking for a mask's use only.
 _ARITHMETIC = {
     "Add", "Subtract", "Multiply", "Divide", "Maximum", "Minimum", "Negative", "Equal",
-    "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual", "LogicalNot", "BitwiseNot",
+    "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual", "BitwiseNot",
     "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Abs", "Power",
 }
 #: Where a value is a mask: (op type, input position or None for any).
@@ -102,7 +103,8 @@ def _scalar_const(output) -> int | None:
     if values is None or values.size == 0 or values.dtype.kind not in "iuf":
         return None
     flat = values.reshape(-1)
-    if not np.all(flat == flat[0]) or flat[0] != np.round(flat[0]):
+    if not np.isfinite(flat[0]) or not np.all(flat == flat[0]) \
+            or flat[0] != np.round(flat[0]):
         return None
     return int(flat[0])
 
@@ -174,7 +176,7 @@ def _index_ranges(param) -> tuple[int, int | None, str, str]:
     while todo:
         output, shift = todo.pop()
         for node, index in _readers(output):
-            key = (node.get_friendly_name(), index, shift)
+            key = (node.get_name(), index, shift)  # get_name(): unique, unlike friendly
             if key in seen:
                 continue
             seen.add(key)
@@ -221,7 +223,7 @@ def _mask_use(param) -> str | None:
         nxt = []
         for output in frontier:
             for node, index in _readers(output):
-                key = (node.get_friendly_name(), index)
+                key = (node.get_name(), index)
                 if key in seen:
                     continue
                 seen.add(key)
@@ -280,13 +282,19 @@ def feeds_at(model, shapes: Sequence[Sequence[int]]) -> list[Feed]:
 
 
 def merge_feeds(a: Feed, b: Feed) -> Feed:
-    """One feed that suits an input of two models: the narrower index range, a mask when
-    either uses it as one."""
-    if a.kind == b.kind and a.kind in ("index", "positions"):
+    """One feed that suits an input of two models: the narrower index range (positions
+    when either model reads positions), else the first of index, mask, random, zeros.
+
+    >>> merge_feeds(Feed("index", 0, 500), Feed("positions", 0, None)).describe()
+    'positions 0, 1, … along the last axis (below 500)'
+    """
+    ranged = ("index", "positions")
+    if a.kind in ranged and b.kind in ranged:
         highs = [h for h in (a.high, b.high) if h is not None]
         low = max(a.low, b.low)
         high = max(min(highs), low + 1) if highs else None
-        return Feed(a.kind, low, high, a.why or b.why)
+        kind = "positions" if "positions" in (a.kind, b.kind) else "index"
+        return Feed(kind, low, high, a.why or b.why)
     order = ("positions", "index", "mask", "random", "zeros")
     return min(a, b, key=lambda f: order.index(f.kind))
 
