@@ -148,7 +148,8 @@ def _print_human(report: Any) -> None:
 
     s = report.summary
     counts = ", ".join(f"{s[k]} {k}" for k in STATUSES if s[k])
-    fed = ", ".join(f"{i['name']}{i['shape']}" + _values(i) for i in report.inputs)
+    fed = ", ".join(i["name"] + ("" if i["name_b"] == i["name"] else f" / {i['name_b']}")
+                    + i["shape"] + _values(i) for i in report.inputs)
     n = s["outputs"]
     allowed = " (allowed)" if report.allow_unproven and s["nothing proven"] else ""
     say_record(f"{report.a} vs {report.b}: {n} output{'s' if n != 1 else ''}: "

@@ -254,6 +254,9 @@ def test_fp32_and_fp16_exports_compare_by_map_and_by_position(tmp_path, capsys):
         assert main(["compare", str(fp32), str(fp16), *pairing, "--rtol", "0", "--atol",
                      "0"]) == 1
         capsys.readouterr()
+    assert main(["compare", str(fp32), str(fp16), "--by-position", *loose]) == 0
+    assert "inputs (seed 0, f32 inference): image / input.1[1,1,28,28]\n" in \
+        capsys.readouterr().out
     assert og.compare(fp32, fp16, input_map={"image": "input.1"}, rtol=1e-2, atol=1e-2).ok
     assert og.compare(fp32, fp16, by_position=True, rtol=1e-2, atol=1e-2).ok
     with pytest.raises(CompareError, match="has no input 'nope'"):
