@@ -11,8 +11,9 @@ proving nothing. So each integer or boolean Parameter gets a :class:`Feed`:
   seeded random values inside the smallest table they index (the data's dim on the
   gathered axis, read from a copy of the model reshaped to the sizes run, :func:`feeds_at`;
   a dim still dynamic gives 1, index 0 being the one known valid);
-- ``positions``: they reach a Range, or a Sin/Cos (rotary position embeddings): ``0, 1,
-  …`` along the last axis in every row (kept inside a table they also index);
+- ``positions``: they reach a Range, or a Sin/Cos (rotary position embeddings), or they
+  index a table and the input's name says positions (``position_ids``): ``0, 1, …`` along
+  the last axis in every row (kept inside a table they also index);
 - ``mask``: they reach a Select condition, a Convert to boolean, a logical op, the mask of
   a ScaledDotProductAttention or, as numbers, a Softmax (an additive mask): ones, with
   the last positions of some rows zero (padding), never a whole row;
@@ -242,6 +243,13 @@ def _mask_use(param) -> str | None:
     return None
 
 
+def _named_positions(param) -> bool:
+    """Whether a name of the input says positions (``position_ids``, ``cache_position``):
+    read only for an input the graph shows indexing a table."""
+    names = {param.get_friendly_name(), *param.output(0).get_names()}
+    return any("position" in n.lower() for n in names)
+
+
 def input_feeds(model) -> list[Feed]:
     """A :class:`Feed` for each Parameter of the ``openvino.Model``, in order."""
     feeds = []
@@ -254,6 +262,8 @@ def input_feeds(model) -> list[Feed]:
             feeds.append(Feed("zeros"))
             continue
         low, high, why, positions = _index_ranges(param)
+        if high is not None and not positions and _named_positions(param):
+            positions = why  # a table of positions: the graph says index, the name which
         if positions:
             feeds.append(Feed("positions", low, high, positions))
         elif high is not None:

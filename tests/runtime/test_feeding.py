@@ -207,3 +207,16 @@ def test_validate_whole_model_feeds_the_same_kind_of_inputs(monkeypatch):
     assert seen["input_ids"].max() > 0 and set(np.unique(seen["token_type_ids"])) <= {0, 1}
     mask = seen["attention_mask"]
     assert set(np.unique(mask)) == {0, 1} and mask.sum(axis=-1).min() >= 1
+
+
+def test_an_input_named_for_positions_that_indexes_a_table_gets_positions():
+    """GPT-2 and BERT take position_ids into a table of positions: the graph shows an
+    index into 16 rows, the name says which, and the values are 0, 1, … (inside 16)."""
+    feeds = []
+    for name in ("position_ids", "token_ids"):
+        ids = ov.opset13.parameter([2, 20], np.int64, name=name)
+        gather = ov.opset13.gather(_const([16, 4]), ids, ov.opset13.constant(0))
+        feeds.append(input_feeds(ov.Model([gather], [ids]))[0])
+    assert [(f.kind, f.high) for f in feeds] == [("positions", 16), ("index", 16)]
+    values = make_array(feeds[0], (2, 20), np.dtype("int64"), np.random.default_rng(0))
+    assert values[1].tolist() == [*range(16), 0, 1, 2, 3]
