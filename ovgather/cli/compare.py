@@ -1,10 +1,13 @@
-"""``ovgather compare A B [--shape NAME=SHAPE …] [--seed N] [--rtol R] [--atol A] [--json]``.
+"""``ovgather compare A B [--shape NAME=SHAPE …] [--input NAME=FILE.npy | FILE.npz …]
+[--map A_NAME=B_NAME …] [--by-position] [--allow-unproven] [--seed N] [--rtol R]
+[--atol A] [--memory-budget SIZE] [--json]``.
 
-Runs both models on the OpenVINO CPU runtime with the same seeded inputs and compares
-every output (``ovgather.comparison``). Exit codes (docs/cli.md): 0 every output within
-tolerance, 1 an output differs or is in one model only (each is named), 2 the models
-cannot be compared (a missing file, inputs that do not pair up, a model the CPU plugin
-cannot compile).
+Runs both models on the OpenVINO CPU runtime with the same inputs and compares every
+output (``ovgather.comparison``). Exit codes (docs/cli.md): 0 every output within
+tolerance, 1 an output differs, is in one model only or proves nothing (each is named), 2
+the models cannot be compared (a missing file, inputs that do not pair up or that the
+files given do not fit, a run over the memory budget, a model the CPU plugin cannot
+compile).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import argparse
 import math
 from typing import Any
 
+from ..errors import UsageError
 from .common import EXIT_OK, EXIT_PROBLEM, add_json, shape_overrides, whole_number
 from .models import ANY_HELP, quiet_native_stderr, refuse_weights
 from .output import print_json, say, say_record
@@ -24,15 +28,33 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register ``compare`` on ``sub``."""
     p = sub.add_parser(
         "compare", help="run two models on the same inputs and compare their outputs",
-        description="Run both models on the OpenVINO CPU runtime with the same seeded inputs "
+        description="Run both models on the OpenVINO CPU runtime with the same inputs "
         "(paired by input name) and compare the outputs of the same name: the largest "
         "absolute and relative difference of each, and whether every element is within "
-        "atol + rtol * |B|.")
+        "atol + rtol * |B|. Inputs are made from what each feeds in the graph (valid "
+        "indices for a table, ones with some padding for a mask, positions 0, 1, ...) "
+        "unless --input gives them. An output NaN/Inf everywhere or constant in both "
+        "models proves nothing and fails unless --allow-unproven.")
     p.add_argument("model", metavar="A", help=f"the reference: {ANY_HELP}")
     p.add_argument("other", metavar="B", help="the model compared with A (the same kinds)")
     p.add_argument("--shape", action="append", metavar="NAME=SHAPE",
                    help="reshape an input of both models like openvino.Model.reshape, as for "
                    "check (repeatable); dynamic dims left get the size validate picks")
+    p.add_argument("--input", action="append", metavar="NAME=FILE.npy|FILE.npz",
+                   help="feed input NAME (of A) the array in FILE.npy, or every input named "
+                   "in FILE.npz (repeatable); the other inputs are made as usual")
+    p.add_argument("--map", action="append", metavar="A_NAME=B_NAME",
+                   help="pair input A_NAME of A with input B_NAME of B (repeatable), for "
+                   "models whose input names differ")
+    p.add_argument("--by-position", action="store_true",
+                   help="pair the inputs that neither --map nor a name pairs by their "
+                   "position (the first input of A with the first of B, ...)")
+    p.add_argument("--allow-unproven", action="store_true",
+                   help="let an output that is NaN/Inf everywhere or constant in both "
+                   "models pass (reported 'nothing proven'; by default it fails)")
+    p.add_argument("--memory-budget", type=_size, default=None, metavar="SIZE",
+                   help="most memory one run of both models may need, e.g. 512M or 4GiB "
+                   "(default 2GiB); over it nothing runs (exit 2)")
     p.add_argument("--seed", type=lambda t: whole_number(t, digits=40), default=0,
                    help="seed of the random inputs (default 0)")
     p.add_argument("--rtol", type=_tolerance, default=None, metavar="R",
@@ -54,16 +76,66 @@ def _tolerance(text: str) -> float:
     return value
 
 
+def _size(text: str) -> int:
+    from ..validate.memory import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _pairs(items: list[str] | None, option: str, what: str) -> dict[str, str]:
+    """``NAME=VALUE`` items as a dict; a UsageError for one without ``=`` or a name given
+    twice."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise UsageError(f"{option} takes {what}, but got '{item[:80]}'")
+        if name in out:
+            raise UsageError(f"{option} names each input once, but '{name}' is given twice")
+        out[name] = value
+    return out
+
+
+def _inputs(items: list[str] | None) -> dict[str, Any] | None:
+    """The arrays ``--input`` gives, by input name: ``NAME=FILE.npy`` items and the
+    arrays of each ``FILE.npz``."""
+    from ..comparison import load_inputs
+
+    if not items:
+        return None
+    files = [i for i in items if "=" not in i]
+    for path in files:
+        if not path.lower().endswith(".npz"):
+            raise UsageError(f"--input takes NAME=FILE.npy or FILE.npz, but got "
+                             f"'{path[:80]}'")
+    out = load_inputs(_pairs([i for i in items if "=" in i], "--input", "NAME=FILE.npy"))
+    for path in files:
+        for name, array in load_inputs(path).items():
+            if name in out:
+                raise UsageError(f"--input names each input once, but '{name}' is given "
+                                 f"twice (in {path})")
+            out[name] = array
+    return out
+
+
 def run_compare(args: argparse.Namespace) -> int:
     from ..comparison import compare
 
     models = (args.model, args.other)
     for path in models:
         refuse_weights(path)
-    tolerances = {k: v for k, v in (("rtol", args.rtol), ("atol", args.atol)) if v is not None}
+    options: dict[str, Any] = {
+        k: v for k, v in (("rtol", args.rtol), ("atol", args.atol),
+                          ("memory_budget", args.memory_budget)) if v is not None}
     with quiet_native_stderr(enabled=not args.debug):  # the ONNX frontends' native lines
         report = compare(*models, shapes=shape_overrides(args.shape), seed=args.seed,
-                         **tolerances)
+                         inputs=_inputs(args.input),
+                         input_map=_pairs(args.map, "--map", "A_NAME=B_NAME"),
+                         by_position=args.by_position, allow_unproven=args.allow_unproven,
+                         **options)
     if args.json:
         print_json(report.to_dict())
     else:
@@ -72,21 +144,42 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def _print_human(report: Any) -> None:
+    from ..comparison import HINT, STATUSES
+
     s = report.summary
-    counts = ", ".join(f"{s[k]} {k}" for k in ("ok", "differs", "only in A", "only in B")
-                       if s[k])
-    fed = ", ".join(f"{i['name']}{i['shape']}" for i in report.inputs)
+    counts = ", ".join(f"{s[k]} {k}" for k in STATUSES if s[k])
+    fed = ", ".join(i["name"] + ("" if i["name_b"] == i["name"] else f" / {i['name_b']}")
+                    + i["shape"] + _values(i) for i in report.inputs)
     n = s["outputs"]
+    allowed = " (allowed)" if report.allow_unproven and s["nothing proven"] else ""
     say_record(f"{report.a} vs {report.b}: {n} output{'s' if n != 1 else ''}: "
-               f"{counts or 'none'}")
-    say(f"  inputs (seed {report.seed}): {fed or 'none'}")
+               f"{counts or 'none'}{allowed}")
+    say(f"  inputs (seed {report.seed}, {report.precision} inference): {fed or 'none'}")
     for o in report.outputs:
         name = o.name if o.name_b in (None, o.name) else f"{o.name} / {o.name_b}"
-        said = [f"max abs {o.max_abs:.3g}, max rel {o.max_rel:.3g}"] if o.max_abs is not None \
-            else []
+        proves = o.status != "nothing proven"
+        said = [f"max abs {o.max_abs:.3g}, max rel {o.max_rel:.3g}"] \
+            if o.max_abs is not None and proves else []
         if o.matched_by in ("similar name", "position"):
             said.append(f"paired by {'a ' if o.matched_by != 'position' else ''}"
                         f"{o.matched_by}: no name in common")
         if o.message:
-            said.append(o.message)
+            said.append(o.message if proves else o.message.split(": equal, but")[0])
         say(f"  {o.status:9s} {name}: {'; '.join(said)}")
+    if s["nothing proven"]:
+        say(f"  hint: equal outputs that are NaN/Inf everywhere or constant prove nothing; "
+            f"{HINT}")
+
+
+def _values(fed: dict[str, str]) -> str:
+    """What an input was fed, in a few words, when it is not random floats."""
+    values = fed.get("values", "")
+    if values == "random normal":
+        return ""
+    if values.startswith("random indices in "):
+        return f" (indices in {values.removeprefix('random indices in ')})"
+    if values.startswith("mask"):
+        return " (mask)"
+    if values.startswith("positions"):
+        return " (positions)"
+    return f" ({values})"

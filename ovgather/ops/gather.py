@@ -49,7 +49,7 @@ from ..shapes import (
     normalize_axis,
 )
 from .core import inputs, registry
-from .core.arrays import index_array, prod, reach_message, require_same_batch
+from .core.arrays import index_array, prod, reach_message, require_same_batch, table_size
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor, exact_ints, exact_scalar
 
@@ -495,8 +495,14 @@ def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
     return reach_message(lo, hi, data.dims[at].lo, attrs.version >= 8, f"axis {at}", data)
 
 
+def _table_rows(shapes: list, attrs: Attrs, consts: dict[int, int]) -> dict[int, int]:
+    """The indices (input 1) pick among the data's dim on the axis (input 2)."""
+    return {1: table_size(shapes[0], consts.get(2))}
+
+
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, known_crash=_known_crash,
                  row_dims=_rows, index_reach=_index_reach, symbolic=_symbolic,
+                 table_rows=_table_rows,
                  compile_crash=_compile_crash, versions={
     1: {"words": "Gather-1 gives D[:axis] + I + D[axis+1:]", "reference": _reference(1),
         "inputs": GatherInputs(batch_dims=False, negative=False, zeros_outside=False)},

@@ -42,7 +42,7 @@ from ..element_types import is_integral_number
 from ..errors import IndexRangeError, ReferenceInputError, ShapeInferenceError, UnsupportedOpError
 from ..shapes import DYNAMIC_RANK, Dimension, PartialShape, ShapeLike, as_partial_shape
 from .core import inputs
-from .core.arrays import index_array, prod, reach_message, require_same_batch
+from .core.arrays import index_array, prod, reach_message, require_same_batch, table_size
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor
 
@@ -485,8 +485,20 @@ def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
     return None
 
 
+def _table_rows(shapes: list, attrs: Attrs, consts: dict[int, int]) -> dict[int, int]:
+    """Column ``c`` of the indices (input 1) picks along data dim ``batch_dims + c``: the
+    smallest of those dims bounds every column."""
+    data, indices = shapes[0], shapes[1]
+    if data is None or not indices or indices[-1] is None:
+        return {1: 1}
+    start = attrs.int("batch_dims", 0)
+    return {1: min((table_size(data, a) for a in range(start, start + indices[-1])),
+                   default=1)}
+
+
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, views=_onnx_views,
                  row_dims=_rows, index_reach=_index_reach, symbolic=_symbolic,
+                 table_rows=_table_rows,
                  inputs=GatherNDInputs(), versions={
     5: {"words": "GatherND-5 folds the batch dims into one: [prod(I[:b])] + I[b:-1] + D[b+k:] "
                  "when b > 1", "reference": _reference(5)},

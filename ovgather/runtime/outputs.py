@@ -78,6 +78,7 @@ class RunnableModel:
         self.model, self.path = _read(source)
         self.threads = threads
         self._compiled: Any = None
+        self._request: Any = None  # the last run's, while its outputs are in use
         self._ranks = [k for k, p in enumerate(self.model.get_parameters())
                        if p.get_partial_shape().rank.is_dynamic]
         self._refresh()
@@ -117,8 +118,10 @@ class RunnableModel:
             err.located(file=self.path)
             raise
 
-    def run(self, feed: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Every output of the model (in ``outputs`` order) for the arrays of ``feed``."""
+    def run(self, feed: Sequence[np.ndarray], *, copy: bool = True) -> list[np.ndarray]:
+        """Every output of the model (in ``outputs`` order) for the arrays of ``feed``.
+        ``copy=False`` hands back the runtime's own output memory instead of copies: the
+        arrays stay valid until the next run of this model (its request is kept)."""
         if self._ranks:
             params = self.model.get_parameters()
             try:
@@ -136,5 +139,44 @@ class RunnableModel:
         except RuntimeBridgeError as err:
             err.located(file=self.path)
             raise
-        return [request.get_output_tensor(i).data.copy()
-                for i in range(len(self._compiled.outputs))]
+        self._request = None if copy else request
+        outs = [request.get_output_tensor(i).data for i in range(len(self._compiled.outputs))]
+        return [o.copy() for o in outs] if copy else outs
+
+    def run_bytes(self, shapes: Sequence[Sequence[int]]) -> tuple[int, int] | None:
+        """The bytes of the outputs of one run on inputs of ``shapes`` (by input position)
+        and of its largest other tensor, from OpenVINO's shape inference on a copy of the
+        model reshaped to them; None when OpenVINO cannot reshape the copy (the run will
+        say why). A shape OpenVINO leaves dynamic counts its upper bound, or 0 when it has
+        none."""
+        ov = openvino()
+        copy = self.model.clone()
+        try:
+            copy.reshape({p.output(0): ov.PartialShape([int(d) for d in s])
+                          for p, s in zip(copy.get_parameters(), shapes, strict=True)})
+        except RuntimeError:
+            return None
+        outputs = biggest = 0
+        for op in copy.get_ordered_ops():
+            kind = op.get_type_name()
+            if kind in ("Constant", "Parameter"):
+                continue
+            if kind == "Result":
+                outputs += _bytes(op.input_value(0))
+                continue
+            biggest = max([biggest, *(_bytes(o) for o in op.outputs())])
+        return outputs, biggest
+
+
+def _bytes(output: Any) -> int:
+    """Bytes of a tensor of ``output``'s partial shape (its upper bounds), 0 unknown."""
+    shape, etype = output.get_partial_shape(), output.get_element_type()
+    if shape.rank.is_dynamic or not etype.is_static():
+        return 0
+    total = max(1, etype.bitwidth) / 8
+    for dim in shape:
+        top = dim.get_max_length()
+        if top < 0 or top >= 1 << 62:
+            return 0
+        total *= top
+    return int(total)

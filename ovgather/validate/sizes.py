@@ -191,12 +191,16 @@ def one_size_tries(params: Mapping[str, PartialShape], rng: np.random.Generator
                    ) -> Iterator[tuple[int, dict[str, PartialShape]]]:
     """(rank, sizes) to try until one runs: one size for every dynamic dim (so that a
     batch ``N`` shared by several inputs stays shared), a random one, then the static
-    sizes seen elsewhere, then 1; then one random size per distinct bounds."""
+    sizes seen elsewhere, then 1; then one random size per distinct bounds; last, a batch
+    (axis 0) of 1 with the larger sizes of images and audio (:data:`LARGER_SIZES`: a
+    convolution stack needs more than a few pixels, and an export may bake in batch 1)."""
     candidates = dict.fromkeys([int(rng.integers(2, SPAN + 1)), *static_sizes(params), 1])
     strategies: list[SizeOf] = [*candidates, _SharedByBounds(rng)][:MAX_TRIES]
     for rank in ranks(params):
         for size in strategies:
             yield rank, {n: concrete(s, size, rank) for n, s in params.items()}
+        for size in LARGER_SIZES[:4]:
+            yield rank, {n: concrete(s, size, rank, {0: 1}) for n, s in params.items()}
 
 
 class _SharedByBounds:

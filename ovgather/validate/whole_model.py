@@ -13,6 +13,8 @@ from collections.abc import Collection, Mapping, Sequence
 import networkx as nx
 import numpy as np
 
+from .. import runtime
+from ..element_types import element_type_name, numpy_dtype
 from ..errors import OvgatherError, RuntimeBridgeError
 from ..infer import infer_shapes
 from ..shapes import PartialShape
@@ -79,6 +81,19 @@ def validate_whole_model(
     return report
 
 
+def _exercising(made: Mapping[str, runtime.Feed], sizes: Mapping[str, PartialShape],
+                types: Mapping[str, str], seed: int, k: int) -> dict[str, np.ndarray]:
+    """The integer and boolean inputs that index a table, hold positions or a mask, made
+    for ``sizes`` (the others are left to ``runner.feeds``)."""
+    rng = np.random.default_rng([seed, k, 1])
+    out = {}
+    for name, feed in made.items():
+        dtype = numpy_dtype(element_type_name(types.get(name, "f32")))
+        if feed.kind in ("index", "positions", "mask") and dtype and name in sizes:
+            out[name] = runtime.make_array(feed, sizes[name].to_list(), np.dtype(dtype), rng)
+    return out
+
+
 class _OverBudget(Exception):
     def __init__(self, cost: int, concrete: dict[str, str], outputs: dict[str, str]) -> None:
         super().__init__(cost)
@@ -94,11 +109,14 @@ def _run_whole(G: nx.MultiDiGraph, nodes: list[str], seed: int, threads: int | N
     part = [(n, 0) for n in nodes]
     error: RuntimeBridgeError | None = None
     with xml_file(G) as xml:
+        model = runtime.read_model(xml)
         runs = Runs(xml, {n: G.nodes[n]["name"] for n in nodes}, threads, ranks_only=True)
         for k, (_rank, sizes) in enumerate(one_size_tries(params, np.random.default_rng(seed))):
             _check_budget(G, nodes, sizes, types, budget)
+            made = runtime.feeds_by_name(model, {n: s.to_list() for n, s in sizes.items()})
+            given = {**_exercising(made, sizes, types, seed, k), **size_inputs(G, sizes)}
             try:
-                real = runs.shapes(part, sizes, seed, k, types, size_inputs(G, sizes))
+                real = runs.shapes(part, sizes, seed, k, types, given)
             except RuntimeBridgeError as err:
                 error = err
                 continue

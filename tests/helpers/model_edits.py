@@ -13,8 +13,7 @@ import ovgather as og
 from ovgather.graph import consumers, producer
 
 #: ir_samples and ir_corpus models compare runs: dynamic dims, Loop and If bodies, two
-#: transformers (the ONNX exports: fed an all-zero attention mask, the PyTorch bert gives
-#: NaN everywhere, which proves nothing)
+#: transformers (the PyTorch and ONNX exports of four are in tests/cli/test_compare_proof.py)
 MODELS = ["ir_samples/mixed_ops.xml", "ir_samples/dynamic_gathers.xml",
           "ir_samples/loop_gather.xml", "ir_samples/if_gather.xml",
           "ir_corpus/gpt2/onnx_static.xml", "ir_corpus/bert/onnx_dynamic.xml"]

@@ -7,7 +7,7 @@ from ..._lazy import numpy as np
 from ...errors import ReferenceInputError
 from ...shapes import INF
 
-__all__ = ["index_array", "prod", "require_same_batch", "reach_message"]
+__all__ = ["index_array", "prod", "require_same_batch", "reach_message", "table_size"]
 
 
 def index_array(indices: object) -> np.ndarray:
@@ -41,3 +41,16 @@ def reach_message(lo: int, hi: int, size: int, negative: bool, where: str, data)
         return None
     return (f"its indices reach {lo}..{hi} along {where} of data {data}, which holds "
             f"{size}: the runtime reads out of bounds")
+
+
+def table_size(shape, axis: int | None) -> int:
+    """The size of dim ``axis`` of a shape as ``table_rows`` gets it (a tuple of ints and
+    None for dynamic dims, or None for a dynamic rank): 1 when unknown, as index 0 is
+    then the one known to be valid.
+
+    >>> table_size((500, 32), 0), table_size((None, 32), 0), table_size((4, 5), -1)
+    (500, 1, 5)
+    """
+    if shape is None or axis is None or not -len(shape) <= axis < len(shape):
+        return 1
+    return max(1, shape[axis] or 1)

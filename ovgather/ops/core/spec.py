@@ -216,6 +216,11 @@ class OpSpec:
     attrs, indices) -> message or None``, indices that reach past the data (their value
     bounds, or ``indices``, the array of a constant indices input, else None), which
     shape inference lets pass and the runtime reads out of bounds (``reshape`` blocks).
+    ``table_rows``: ``table_rows(shapes, attrs, consts) -> {input index: size}``, for each
+    input that holds indices, how many entries they may pick from (the data's dim on the
+    gathered axis; the smallest such dim when one index row picks several), from the
+    inputs' shapes as ``compile_crash`` has them (a dynamic dim gives 1); what the runtime
+    bridge keeps the indices it makes for a whole model inside (``runtime.feeding``).
     ``symbolic``: ``symbolic(ins, attrs, facts) -> list[symbolic.Sym] or None``, the
     outputs' dims (and the elements of small integer outputs) as expressions in the input
     dims' names, from the inputs' (``ops/core/symbolic.py``; ``infer --symbols``); a dim
@@ -239,6 +244,7 @@ class OpSpec:
     row_dims: Callable[..., Any] | None = None
     index_reach: Callable[..., str | None] | None = None
     symbolic: Callable[..., Any] | None = None
+    table_rows: Callable[..., dict[int, int]] | None = None
 
     @property
     def name(self) -> str:
