@@ -45,6 +45,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "size that now varies) and list each fix")
     p.add_argument("--dry-run", action="store_true",
                    help="list what would change (and the fixes) but write nothing")
+    p.add_argument("--runtime-proof", action=argparse.BooleanOptionalAction, default=None,
+                   help="run the written model on batches of rows and the original on each "
+                   "row alone (OpenVINO CPU, f32) and write nothing when a row differs; on "
+                   "by default when OpenVINO is installed and a run fits --memory-budget")
+    p.add_argument("--memory-budget", default=None, metavar="SIZE",
+                   help="the memory the runtime proof may use (default 2GiB)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the proof's inputs")
     add_json(p)
     p.set_defaults(run=run)
 
@@ -71,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     shapes = parse_shape_options(args.shape)
     with Progress(3, unit="step") as bar:
         G = load(args.model, bar, args.debug, ir_only=True)
+        old = _input_shapes(G)
         bar.update()
         bar.describe(f"reshaping {G.number_of_nodes():,} layers")
         try:
@@ -79,6 +87,9 @@ def run(args: argparse.Namespace) -> int:
             err.located(file=args.model)
             return _blocked(args, shapes, err)
         bar.update()
+        proof = _prove(args, old, G, result.modified, bar)
+        if proof is not None and not proof.ok:
+            return _differs(args, shapes, result, proof)
         # -o always gives OUT; --in-place leaves an unchanged model's files alone
         written = out if result.modified or not args.in_place else None
         if written is not None:
@@ -87,20 +98,86 @@ def run(args: argparse.Namespace) -> int:
         bar.update()
     if args.json:
         print_json(_doc(args, shapes, written, result.changed, result.fixes, [],
-                        result.report.summary, result.warnings))
+                        result.report.summary, result.warnings, proof))
     else:
         for text in result.warnings:
             warning(text)
         _print_human(args, result, written)
+        _say_proof(proof)
     return EXIT_OK
 
 
-def _doc(args, shapes, written, changed, fixes, blocked, summary, warnings=()
+def _doc(args, shapes, written, changed, fixes, blocked, summary, warnings=(), proof=None
          ) -> dict[str, Any]:
     return {"path": args.model, "output": written, "shapes": shapes,
             "dry_run": bool(args.dry_run), "modified": bool(changed or fixes) and not blocked,
             "fixes": fixes, "changed": changed, "blocked": blocked, "summary": summary,
-            "warnings": list(warnings)}
+            "warnings": list(warnings),
+            "runtime_proof": proof.to_dict() if proof is not None else _NOT_ASKED}
+
+
+#: the proof's record when it was not run because the user said so, or nothing changed
+_NOT_ASKED = {"ran": False, "why": "not run", "precision": "f32", "rtol": None, "atol": None,
+              "batches": [], "runs": [], "differs": None, "unpaired": [], "seconds": 0.0}
+
+
+def _input_shapes(G: Any) -> dict[str, Any]:
+    from ..validate.sizes import parameter_shapes
+
+    return parameter_shapes(G)
+
+
+def _prove(args: argparse.Namespace, old: dict[str, Any], G: Any, modified: bool,
+           bar: Progress) -> Any:
+    """The runtime proof of the written model (None when it is not asked for or there is
+    nothing to prove); with ``--runtime-proof`` unset, skipped quietly only when it
+    cannot run."""
+    from ..validate.memory import DEFAULT_MEMORY_BUDGET, parse_size
+    from ..validate.rows import RowProof, prove_rows
+
+    if args.runtime_proof is False or not modified:
+        return RowProof(False, "--no-runtime-proof" if modified else "nothing changed")
+    try:
+        budget = parse_size(args.memory_budget) if args.memory_budget else \
+            DEFAULT_MEMORY_BUDGET
+    except ValueError as err:
+        raise UsageError(f"--memory-budget: {err}") from err
+    bar.describe("proving rows on the runtime")
+    proof = prove_rows(args.model, old, G, seed=args.seed, budget=budget)
+    if args.runtime_proof and not proof.ran:
+        raise ReshapeError(f"the runtime proof cannot run: {proof.why}", [],
+                           file=args.model)
+    return proof
+
+
+def _differs(args: argparse.Namespace, shapes: dict[str, str], result: Any, proof: Any
+             ) -> int:
+    """The proof found a row that differs: exit 1, nothing written."""
+    d = proof.differs
+    if args.json:
+        print_json(_doc(args, shapes, None, [], result.fixes, [], None, result.warnings,
+                        proof))
+        return EXIT_PROBLEM
+    for fx in result.fixes:
+        _say_fix(fx, "fix (tried, not kept)")
+    what = f"output '{d['output']}': {d['why']}" if d["output"] else f"the run failed: " \
+        f"{d['why']}"
+    say(f"differs: {what}")
+    say_record(f"{args.model}: the reshaped model does not compute what the original "
+               "computes row by row (OpenVINO CPU, f32); nothing written")
+    return EXIT_PROBLEM
+
+
+def _say_proof(proof: Any) -> None:
+    if proof is None:
+        return
+    if proof.ran:
+        runs = "; ".join(", ".join(f"{n}{s}".replace(" ", "") for n, s in r.items())
+                         for r in proof.runs)
+        left = f" ({', '.join(proof.unpaired)} not row by row)" if proof.unpaired else ""
+        say(f"runtime proof: each row equals the original's on it (f32) at {runs}{left}")
+    elif proof.why not in ("nothing changed", "--no-runtime-proof"):
+        say(f"runtime proof: not run: {proof.why}")
 
 
 def _blocked(args: argparse.Namespace, shapes: dict[str, str], err: ReshapeError) -> int:
