@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -244,7 +245,7 @@ def prove_rows(original: str, old: Mapping[str, PartialShape], G: nx.MultiDiGrap
         _compare_runs(proof, original, G, runs, seed, threads)
     except OvgatherError as err:
         proof.differs = {"output": None, "batch": None, "row": None, "max_abs": None,
-                         "why": str(err.args[0] if err.args else err)}
+                         "why": _failure(err)}
     proof.seconds = time.perf_counter() - start
     return proof
 
@@ -278,6 +279,13 @@ def _compare_runs(proof: RowProof, original: str, G: nx.MultiDiGraph,
                                  "why": f"row {wrong[0]} of a batch of {batch} differs from "
                                         f"that row run alone by up to {wrong[1]:.3g}"}
                 return
+
+
+def _failure(err: OvgatherError) -> str:
+    """The error of a run that failed, with the layer OpenVINO names in its full text."""
+    text = str(err.args[0] if err.args else err)
+    node = re.search(r"Node (\S+) of type (\w+)", str(err.__cause__ or ""))
+    return f"{node[2]} '{node[1]}': {text}" if node else text
 
 
 def _output_name(port: Any, i: int) -> str:

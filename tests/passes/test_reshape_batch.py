@@ -44,7 +44,7 @@ def built(tmp_path_factory) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("batch", list(BATCHES))
-@pytest.mark.parametrize("xml", [*MODELS, "ssd_head"],
+@pytest.mark.parametrize("xml", [*MODELS, "ssd_head", "moe_block", "batch_mixer"],
                          ids=lambda p: str(p.relative_to(ROOT).with_suffix(""))
                          if isinstance(p, Path) else p)
 def test_reshape_fix_batch_runs_or_names_a_real_blocker(xml, batch, built, tmp_path, capsys):
