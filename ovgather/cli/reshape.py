@@ -102,8 +102,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         for text in result.warnings:
             warning(text)
-        _print_human(args, result, written)
-        _say_proof(proof)
+        _print_human(args, result, written, proof)
     return EXIT_OK
 
 
@@ -172,10 +171,11 @@ def _say_proof(proof: Any) -> None:
     if proof is None:
         return
     if proof.ran:
-        runs = "; ".join(", ".join(f"{n}{s}".replace(" ", "") for n, s in r.items())
-                         for r in proof.runs)
-        left = f" ({', '.join(proof.unpaired)} not row by row)" if proof.unpaired else ""
-        say(f"runtime proof: each row equals the original's on it (f32) at {runs}{left}")
+        batches = " and ".join(map(str, proof.batches))
+        left = (f"; not stacked row by row, so not compared: {', '.join(proof.unpaired)}"
+                if proof.unpaired else "")
+        say(f"runtime proof: each row of batch {batches} equals the original run on it "
+            f"(CPU, f32){left}")
     elif proof.why not in ("nothing changed", "--no-runtime-proof"):
         say(f"runtime proof: not run: {proof.why}")
 
@@ -204,7 +204,8 @@ def _say_fix(fx: dict[str, Any], word: str = "fix") -> None:
         f"{fx['after']}")
 
 
-def _print_human(args: argparse.Namespace, result: Any, written: str | None) -> None:
+def _print_human(args: argparse.Namespace, result: Any, written: str | None,
+                 proof: Any = None) -> None:
     for fx in result.fixes:
         _say_fix(fx)
     repair = not args.shape  # then each rewritten dim is news; after new shapes, the inputs
@@ -217,6 +218,7 @@ def _print_human(args: argparse.Namespace, result: Any, written: str | None) -> 
     layers = len({row["id"] for row in result.changed})
     what = (f"{len(result.changed)} output port(s) of {layers} layer(s) changed"
             + (f", {len(result.fixes)} fix(es)" if result.fixes else ""))
+    _say_proof(proof)
     if not result.modified:
         what = (f"{args.model}: nothing to change (every declared dim already is the "
                 "inferred one)")
