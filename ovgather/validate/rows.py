@@ -34,7 +34,7 @@ from ..shapes import Dimension, PartialShape
 from .memory import DEFAULT_MEMORY_BUDGET, size_text, whole_run_bytes
 from .sizes import LARGER_SIZES, parameter_shapes, parameter_types
 
-__all__ = ["RowProof", "prove_rows", "proof_sizes", "row_inputs", "RTOL", "ATOL"]
+__all__ = ["RowProof", "prove_rows", "proof_sizes", "batch_inputs", "row_inputs", "RTOL", "ATOL"]
 
 #: Tolerance of an f32 run: relative, and absolute per unit of the output's largest
 #: magnitude (a batch runs other kernels' blocking than one row: the sums are reordered).
@@ -76,6 +76,11 @@ class RowProof:
 
 
 # ---- sizes --------------------------------------------------------------------------------
+def batch_inputs(old: Mapping[str, PartialShape]) -> list[str]:
+    """The inputs whose dim 0 is a batch: the original takes 1 there."""
+    return [n for n, s in old.items() if s.dims and s.dims[0].lo <= 1 <= s.dims[0].hi]
+
+
 def _fit(v: int, *dims: Dimension) -> int | None:
     lo, hi = max(d.lo for d in dims), min(d.hi for d in dims)
     return min(max(v, lo), hi) if lo <= hi else None
@@ -97,7 +102,7 @@ def proof_sizes(old: Mapping[str, PartialShape], new: Mapping[str, PartialShape]
         return [], "an input has a dynamic rank"
     if set(old) != set(new):
         return [], "the inputs of the written model are not the original's"
-    rows = [n for n, s in old.items() if s.dims and s.dims[0].lo <= 1 <= s.dims[0].hi]
+    rows = batch_inputs(old)
     dims0 = [new[n].dims[0] for n in rows]
     if not dims0:
         batches = [1]
@@ -128,8 +133,8 @@ def _run_shapes(old, new, rows, batch, seq) -> dict[str, list[int]] | None:
         for j, (a, b) in enumerate(zip(old[name].dims, s.dims, strict=False)):
             if j == 0 and name in rows:
                 v = _fit(batch, b)
-            elif a.is_static:
-                v = _fit(a.lo, b)
+            elif a.is_static:  # the original runs at its own size only
+                v = a.lo if b.lo <= a.lo <= b.hi else None
             else:
                 v = _fit(b.lo if b.is_static else seq, a, b)
             if v is None or len(old[name].dims) != len(s.dims):
@@ -239,10 +244,11 @@ def prove_rows(original: str, old: Mapping[str, PartialShape], G: nx.MultiDiGrap
                       if os.path.exists(bin_path) else 0)
     if why is not None:
         return RowProof(False, why)
-    proof = RowProof(True, batches=sorted({next(iter(r.values()))[0] if r else 1
-                                           for r in runs}), runs=runs)
+    rows = batch_inputs(old)
+    proof = RowProof(True, batches=sorted({r[rows[0]][0] if rows else 1 for r in runs}),
+                     runs=runs)
     try:
-        _compare_runs(proof, original, G, runs, seed, threads)
+        _compare_runs(proof, original, G, runs, rows, seed, threads)
     except OvgatherError as err:
         proof.differs = {"output": None, "batch": None, "row": None, "max_abs": None,
                          "why": _failure(err)}
@@ -251,7 +257,8 @@ def prove_rows(original: str, old: Mapping[str, PartialShape], G: nx.MultiDiGrap
 
 
 def _compare_runs(proof: RowProof, original: str, G: nx.MultiDiGraph,
-                  runs: list[dict[str, list[int]]], seed: int, threads: int | None) -> None:
+                  runs: list[dict[str, list[int]]], rows_of: list[str], seed: int,
+                  threads: int | None) -> None:
     from ..runtime import to_openvino
     from ..runtime.core import compile_model
     from ..runtime.models import read_model
@@ -263,8 +270,8 @@ def _compare_runs(proof: RowProof, original: str, G: nx.MultiDiGraph,
     for k, run in enumerate(runs):
         feed = row_inputs(G, run, seed + k)
         many = _outputs(compiled[1], names[1], feed)
-        batch = next((s[0] for n, s in run.items() if s), 1)
-        rows = [_outputs(compiled[0], names[0], _row(feed, r, batch)) for r in range(batch)]
+        batch = run[rows_of[0]][0] if rows_of else 1
+        rows = [_outputs(compiled[0], names[0], _row(feed, r, rows_of)) for r in range(batch)]
         for i, got in enumerate(many):
             want = [row[i] for row in rows]
             if got.shape[:1] != (sum(w.shape[0] if w.ndim else 1 for w in want),) \
@@ -293,8 +300,8 @@ def _output_name(port: Any, i: int) -> str:
     return names[0] if names else f"output {i}"
 
 
-def _row(feed: Mapping[str, np.ndarray], r: int, batch: int) -> dict[str, np.ndarray]:
-    return {n: a[r:r + 1] if a.ndim and a.shape[0] == batch else a for n, a in feed.items()}
+def _row(feed: Mapping[str, np.ndarray], r: int, rows: list[str]) -> dict[str, np.ndarray]:
+    return {n: a[r:r + 1] if n in rows else a for n, a in feed.items()}
 
 
 def _outputs(compiled: Any, names: list[str], feed: Mapping[str, np.ndarray]
