@@ -5,7 +5,10 @@ every layer and writes an IR whose Parameter shapes and declared port dims are t
 inferred ones (passes/reshape.py). With no ``--shape`` it repairs the dims ``check``
 reports as ``mismatch``. A layer that rejects the new shapes blocks the reshape: it is named, the
 exit code is 1 and nothing is written; ``--fix`` first rewrites the usual blockers
-(hard-coded Reshape and Broadcast targets). ``--dry-run`` lists what would change and
+(hard-coded Reshape and Broadcast targets, a scatter's buffer of the old token count).
+Before writing, the runtime proof (validate/rows.py; ``--no-runtime-proof`` skips it)
+runs the written model on batches of rows and the original on each row alone, and a row
+that differs is exit 1 with nothing written. ``--dry-run`` lists what would change and
 writes nothing. Writes are atomic and never replace the input without ``--in-place``
 (docs/cli.md).
 """
@@ -112,12 +115,13 @@ def _doc(args, shapes, written, changed, fixes, blocked, summary, warnings=(), p
             "dry_run": bool(args.dry_run), "modified": bool(changed or fixes) and not blocked,
             "fixes": fixes, "changed": changed, "blocked": blocked, "summary": summary,
             "warnings": list(warnings),
-            "runtime_proof": proof.to_dict() if proof is not None else _NOT_ASKED}
+            "runtime_proof": proof.to_dict() if proof is not None else _BLOCKED}
 
 
-#: the proof's record when it was not run because the user said so, or nothing changed
-_NOT_ASKED = {"ran": False, "why": "not run", "precision": "f32", "rtol": None, "atol": None,
-              "batches": [], "runs": [], "differs": None, "unpaired": [], "seconds": 0.0}
+#: the proof's record when the reshape is blocked: nothing was written to prove
+_BLOCKED = {"ran": False, "why": "the reshape is blocked", "precision": "f32", "rtol": None,
+            "atol": None, "batches": [], "runs": [], "differs": None, "unpaired": [],
+            "seconds": 0.0}
 
 
 def _input_shapes(G: Any) -> dict[str, Any]:
@@ -154,8 +158,8 @@ def _differs(args: argparse.Namespace, shapes: dict[str, str], result: Any, proo
     """The proof found a row that differs: exit 1, nothing written."""
     d = proof.differs
     if args.json:
-        print_json(_doc(args, shapes, None, [], result.fixes, [], None, result.warnings,
-                        proof))
+        doc = _doc(args, shapes, None, [], result.fixes, [], None, result.warnings, proof)
+        print_json({**doc, "modified": False})
         return EXIT_PROBLEM
     for fx in result.fixes:
         _say_fix(fx, "fix (tried, not kept)")
