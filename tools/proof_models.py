@@ -23,8 +23,10 @@ from openvino import opset15 as op
 
 
 def moe_block(seq: int = 4, hidden: int = 8, experts: int = 4, top_k: int = 2,
-              seed: int = 3) -> ov.Model:
-    """The MoE block at batch 1: input ``hidden_states [1,seq,hidden]``, output ``out``."""
+              seed: int = 3, bias: bool = False) -> ov.Model:
+    """The MoE block at batch 1: input ``hidden_states [1,seq,hidden]``, output ``out``.
+    ``bias``: the buffer starts from a random bias per token instead of zeros (no value
+    to broadcast: no fix can rebuild it at another size)."""
     rng = np.random.default_rng(seed)
 
     def weights(*shape: int):
@@ -38,7 +40,8 @@ def moe_block(seq: int = 4, hidden: int = 8, experts: int = 4, top_k: int = 2,
     logits = op.matmul(tokens, weights(hidden, experts), False, False, name="moe/router")
     top = op.topk(logits, i64(top_k), -1, "max", "value", "i64", name="moe/topk")
     routing = op.softmax(top.output(0), -1, name="moe/routing")
-    buffer = op.constant(np.zeros((seq, hidden), np.float32), name="moe/buffer").output(0)
+    start = rng.standard_normal((seq, hidden)) if bias else np.zeros((seq, hidden))
+    buffer = op.constant(start.astype(np.float32), name="moe/buffer").output(0)
     for e in range(experts):
         chosen = op.equal(top.output(1), i64(e), name=f"moe/expert{e}/chosen")
         weight = op.reduce_sum(op.select(chosen, routing, op.constant(np.float32(0))),

@@ -102,6 +102,19 @@ def test_moe_fix_fills_the_buffer_to_the_token_count_and_the_rows_verify(built, 
     assert rows_differ(xml, out, (3,) if batch == "3" else (1, 2, 3)) is None
 
 
+def test_moe_buffer_that_is_no_repeated_value_is_refused_with_fix_naming_the_scatter(
+        tmp_path, capsys):
+    xml = tmp_path / "moe_bias.xml"
+    ov.save_model(moe_block(bias=True), str(xml), compress_to_fp16=False)
+    assert not _openvino_runs_rows(xml, 3)
+    out = tmp_path / "out.xml"
+    code, doc = _reshape(capsys, xml, out, {"hidden_states": "[3,4,8]"}, "--fix")
+    assert code == 1 and not out.exists()
+    first = doc["blocked"][0]
+    assert (first["type"], first["name"]) == ("ScatterNDUpdate", "moe/expert0/index_add")
+    assert first["hint"].startswith("no fix covers this layer")
+
+
 def test_a_model_that_mixes_rows_is_refused_by_the_proof_naming_the_output(built, tmp_path,
                                                                            capsys):
     xml = built["batch_mixer"]
