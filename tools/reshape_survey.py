@@ -46,12 +46,16 @@ def batch_one_models() -> list[Path]:
 
 def built_models(folder: Path) -> list[Path]:
     """Batch-1 models no committed file holds, written to ``folder``: an SSD-style head
-    whose DetectionOutput stacks every image's boxes in one output."""
+    whose DetectionOutput stacks every image's boxes in one output, and the models whose
+    rows a reshape mixes with every shape rule holding (tools/proof_models.py: a
+    mixture-of-experts block scattering into a buffer of the traced token count, a mean
+    over the batch)."""
     from make_samples import ssd_head
+    from proof_models import write_all
 
     path = folder / "ssd_head.xml"
     ov.save_model(ssd_head(), str(path), compress_to_fp16=False)
-    return [path]
+    return [path, *write_all(folder)]
 
 
 def batch_shapes(xml: Path, batch: str) -> dict[str, str]:
@@ -158,6 +162,23 @@ def openvino_refuses(original: Path, shapes: dict[str, str], blocked: list[dict]
     return wrong is not None
 
 
+def proof_refusal(xml: Path, shapes: dict[str, str], command: list[str], out: Path,
+                  differs: dict) -> tuple[str, str]:
+    """A refusal by the runtime proof is real when the model written without it fails or
+    computes other rows at the batches of the request."""
+    args = [*reshape_args(xml, shapes, out), "--no-runtime-proof"]
+    done = subprocess.run([*command, *args], capture_output=True, text=True)
+    what = f"runtime proof: {differs['output'] or 'run failed'}"
+    if done.returncode != 0:
+        return "lie", f"{what}, but without it the reshape exits {done.returncode}"
+    batch = next(iter(shapes.values()))[1:].split(",")[0]
+    try:
+        wrong = rows_differ(xml, out, BATCHES[batch])
+    except RuntimeError:
+        return "refused", f"{what} (the run fails)"
+    return ("refused", f"{what} ({wrong})") if wrong else ("lie", f"{what}, but rows agree")
+
+
 def survey(xml: Path, batch: str, command: list[str], tmp: Path) -> tuple[str, str]:
     """``(verdict, detail)`` for one model and batch, running ``command`` + the args."""
     shapes = batch_shapes(xml, batch)
@@ -167,6 +188,8 @@ def survey(xml: Path, batch: str, command: list[str], tmp: Path) -> tuple[str, s
     if done.returncode not in (0, 1):
         return "lie", f"exit {done.returncode}: {done.stderr.strip()[:200]}"
     doc = json.loads(done.stdout)
+    if done.returncode == 1 and doc["runtime_proof"]["differs"]:
+        return proof_refusal(xml, shapes, command, out, doc["runtime_proof"]["differs"])
     if done.returncode == 1:
         first = doc["blocked"][0]
         if openvino_refuses(xml, shapes, doc["blocked"]):

@@ -41,6 +41,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="also list every layer OpenVINO RELEASE (2023.0, 2024.0, 2025.0, "
                    "2026.4; a patch such as 2023.0.2 is the same) cannot read, or its CPU "
                    "plugin is known not to compile; any such layer makes the exit code 1")
+    _extension(p)
     p.set_defaults(run=run_check)
     q = sub.add_parser("infer", help="print every layer's inferred output shapes",
                        description="Print every layer's inferred output shapes.")
@@ -51,7 +52,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "input_ids[B,S],attention_mask[B,T] (a dim is a name, an integer or ?; "
                    "a ReadValue's variable_id may be named too); several separated by "
                    "commas or repeated")
+    _extension(q)
     q.set_defaults(run=run_infer)
+
+
+def _extension(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--extension", action="append", default=[], metavar="PATH_OR_PACKAGE",
+                   help="load an OpenVINO extension (a shared library, or an installed "
+                   "package such as openvino_tokenizers) and let OpenVINO infer the layers "
+                   "of its ops; repeatable")
 
 
 def _shape_and_json(p: argparse.ArgumentParser) -> None:
@@ -96,6 +105,9 @@ def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
     shapes = parse_shape_options(args.shape)
     results, code = [], EXIT_OK
     debug = getattr(args, "debug", False)
+    hook = _extensions(args)
+    if hook is not None:
+        work, plain = _with_hook(work, hook), False
     with Progress(2 * len(args.models), unit="step") as bar:
         for path in args.models:
             try:
@@ -115,6 +127,24 @@ def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
             if show is not None and not args.json:
                 show(result)
     return results, code
+
+
+def _extensions(args: argparse.Namespace) -> Any:
+    """The walk's hook for the layers of ``--extension`` ops (runtime/extensions.py)."""
+    if not getattr(args, "extension", None):
+        return None
+    from ..runtime.extensions import extension_shapes, load_extensions
+
+    load_extensions(args.extension)
+    return extension_shapes()
+
+
+def _with_hook(work, hook):
+    def run(G: Any, shapes: dict[str, str]) -> Any:
+        G.graph["op_shapes"] = hook
+        return work(G, shapes)
+
+    return run
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -5,7 +5,10 @@ every layer and writes an IR whose Parameter shapes and declared port dims are t
 inferred ones (passes/reshape.py). With no ``--shape`` it repairs the dims ``check``
 reports as ``mismatch``. A layer that rejects the new shapes blocks the reshape: it is named, the
 exit code is 1 and nothing is written; ``--fix`` first rewrites the usual blockers
-(hard-coded Reshape and Broadcast targets). ``--dry-run`` lists what would change and
+(hard-coded Reshape and Broadcast targets, a scatter's buffer of the old token count).
+Before writing, the runtime proof (validate/rows.py; ``--no-runtime-proof`` skips it)
+runs the written model on batches of rows and the original on each row alone, and a row
+that differs is exit 1 with nothing written. ``--dry-run`` lists what would change and
 writes nothing. Writes are atomic and never replace the input without ``--in-place``
 (docs/cli.md).
 """
@@ -45,6 +48,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "size that now varies) and list each fix")
     p.add_argument("--dry-run", action="store_true",
                    help="list what would change (and the fixes) but write nothing")
+    p.add_argument("--runtime-proof", action=argparse.BooleanOptionalAction, default=None,
+                   help="run the written model on batches of rows and the original on each "
+                   "row alone (OpenVINO CPU, f32) and write nothing when a row differs; on "
+                   "by default when OpenVINO is installed and a run fits --memory-budget")
+    p.add_argument("--memory-budget", default=None, metavar="SIZE",
+                   help="the memory the runtime proof may use (default 2GiB)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the proof's inputs")
     add_json(p)
     p.set_defaults(run=run)
 
@@ -71,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     shapes = parse_shape_options(args.shape)
     with Progress(3, unit="step") as bar:
         G = load(args.model, bar, args.debug, ir_only=True)
+        old = _input_shapes(G)
         bar.update()
         bar.describe(f"reshaping {G.number_of_nodes():,} layers")
         try:
@@ -79,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
             err.located(file=args.model)
             return _blocked(args, shapes, err)
         bar.update()
+        proof = _prove(args, old, G, result.modified, bar)
+        if proof is not None and not proof.ok:
+            return _differs(args, shapes, result, proof)
         # -o always gives OUT; --in-place leaves an unchanged model's files alone
         written = out if result.modified or not args.in_place else None
         if written is not None:
@@ -87,20 +101,87 @@ def run(args: argparse.Namespace) -> int:
         bar.update()
     if args.json:
         print_json(_doc(args, shapes, written, result.changed, result.fixes, [],
-                        result.report.summary, result.warnings))
+                        result.report.summary, result.warnings, proof))
     else:
         for text in result.warnings:
             warning(text)
-        _print_human(args, result, written)
+        _print_human(args, result, written, proof)
     return EXIT_OK
 
 
-def _doc(args, shapes, written, changed, fixes, blocked, summary, warnings=()
+def _doc(args, shapes, written, changed, fixes, blocked, summary, warnings=(), proof=None
          ) -> dict[str, Any]:
     return {"path": args.model, "output": written, "shapes": shapes,
             "dry_run": bool(args.dry_run), "modified": bool(changed or fixes) and not blocked,
             "fixes": fixes, "changed": changed, "blocked": blocked, "summary": summary,
-            "warnings": list(warnings)}
+            "warnings": list(warnings),
+            "runtime_proof": proof.to_dict() if proof is not None else _BLOCKED}
+
+
+#: the proof's record when the reshape is blocked: nothing was written to prove
+_BLOCKED = {"ran": False, "why": "the reshape is blocked", "precision": "f32", "rtol": None,
+            "atol": None, "batches": [], "runs": [], "differs": None, "unpaired": [],
+            "seconds": 0.0}
+
+
+def _input_shapes(G: Any) -> dict[str, Any]:
+    from ..validate.sizes import parameter_shapes
+
+    return parameter_shapes(G)
+
+
+def _prove(args: argparse.Namespace, old: dict[str, Any], G: Any, modified: bool,
+           bar: Progress) -> Any:
+    """The runtime proof of the written model (None when it is not asked for or there is
+    nothing to prove); with ``--runtime-proof`` unset, skipped quietly only when it
+    cannot run."""
+    from ..validate.memory import DEFAULT_MEMORY_BUDGET, parse_size
+    from ..validate.rows import RowProof, prove_rows
+
+    if args.runtime_proof is False or not modified:
+        return RowProof(False, "--no-runtime-proof" if modified else "nothing changed")
+    try:
+        budget = parse_size(args.memory_budget) if args.memory_budget else \
+            DEFAULT_MEMORY_BUDGET
+    except ValueError as err:
+        raise UsageError(f"--memory-budget: {err}") from err
+    bar.describe("proving rows on the runtime")
+    proof = prove_rows(args.model, old, G, seed=args.seed, budget=budget)
+    if args.runtime_proof and not proof.ran:
+        raise ReshapeError(f"the runtime proof cannot run: {proof.why}", [],
+                           file=args.model)
+    return proof
+
+
+def _differs(args: argparse.Namespace, shapes: dict[str, str], result: Any, proof: Any
+             ) -> int:
+    """The proof found a row that differs: exit 1, nothing written."""
+    d = proof.differs
+    if args.json:
+        doc = _doc(args, shapes, None, [], result.fixes, [], None, result.warnings, proof)
+        print_json({**doc, "modified": False})
+        return EXIT_PROBLEM
+    for fx in result.fixes:
+        _say_fix(fx, "fix (tried, not kept)")
+    what = f"output '{d['output']}': {d['why']}" if d["output"] else f"the run failed: " \
+        f"{d['why']}"
+    say(f"differs: {what}")
+    say_record(f"{args.model}: the reshaped model does not compute what the original "
+               "computes row by row (OpenVINO CPU, f32); nothing written")
+    return EXIT_PROBLEM
+
+
+def _say_proof(proof: Any) -> None:
+    if proof is None:
+        return
+    if proof.ran:
+        batches = " and ".join(map(str, proof.batches))
+        left = (f"; not stacked row by row, so not compared: {', '.join(proof.unpaired)}"
+                if proof.unpaired else "")
+        say(f"runtime proof: each row of batch {batches} equals the original run on it "
+            f"(CPU, f32){left}")
+    elif proof.why not in ("nothing changed", "--no-runtime-proof"):
+        say(f"runtime proof: not run: {proof.why}")
 
 
 def _blocked(args: argparse.Namespace, shapes: dict[str, str], err: ReshapeError) -> int:
@@ -127,7 +208,8 @@ def _say_fix(fx: dict[str, Any], word: str = "fix") -> None:
         f"{fx['after']}")
 
 
-def _print_human(args: argparse.Namespace, result: Any, written: str | None) -> None:
+def _print_human(args: argparse.Namespace, result: Any, written: str | None,
+                 proof: Any = None) -> None:
     for fx in result.fixes:
         _say_fix(fx)
     repair = not args.shape  # then each rewritten dim is news; after new shapes, the inputs
@@ -140,6 +222,7 @@ def _print_human(args: argparse.Namespace, result: Any, written: str | None) -> 
     layers = len({row["id"] for row in result.changed})
     what = (f"{len(result.changed)} output port(s) of {layers} layer(s) changed"
             + (f", {len(result.fixes)} fix(es)" if result.fixes else ""))
+    _say_proof(proof)
     if not result.modified:
         what = (f"{args.model}: nothing to change (every declared dim already is the "
                 "inferred one)")

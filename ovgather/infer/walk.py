@@ -291,6 +291,11 @@ def _infer_layer(G, node, attrs, preds, produced, overrides, memo, nested=None,
             # "Const", yet gives the layers it feeds no value (a Reshape to it is [?,?])
             t = const_tensor(G, node, attrs, data)
             return "ok", [Tensor(t.shape, t.etype)]
+        given = G.graph.get("op_shapes")  # OpenVINO's own answer (check --extension)
+        if given is not None:
+            found = given(G, node, tensors_reaching(attrs, preds, produced))
+            if found is not None:
+                return "ok", found
         return "unchecked", None
     ins = tensors_reaching(attrs, preds, produced)
     if spec.nested:  # TensorIterator, Loop, If: the rule runs their bodies

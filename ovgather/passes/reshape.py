@@ -45,8 +45,10 @@ import networkx as nx
 from ..errors import ReshapeError
 from ..graph import input_edges, locate, output_port
 from ..infer import CheckReport, check, infer_shapes
+from ..infer.report import LayerResult
 from ..rewrite import editing
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
+from .reshape_buffers import SCATTERS, Buffer, fix_buffer, scatter_buffers
 from .reshape_fixes import apply_fix, culprits
 from .reshape_range import Probe, changed_sizes, failures, parameters_named, shared_dim_warnings
 
@@ -127,6 +129,7 @@ class _Blocker:
     layer: Any
     report: CheckReport
     probe: Probe | None = None
+    buffer: Buffer | None = None
 
 
 def _blockers(G: nx.MultiDiGraph, shapes: dict[str, Any], report: CheckReport
@@ -140,6 +143,21 @@ def _blockers(G: nx.MultiDiGraph, shapes: dict[str, Any], report: CheckReport
     for probe, at, bad in failures(G, shapes, report):
         found += [_Blocker(lr, at, probe) for lr in bad if lr.id not in seen]
         seen |= {lr.id for lr in bad}
+    return found or _buffer_blockers(G, report)
+
+
+def _buffer_blockers(G: nx.MultiDiGraph, report: CheckReport) -> list[_Blocker]:
+    """The scatters into a constant buffer sized for the old shapes (reshape_buffers):
+    every rule holds, but the rows past the first land outside the buffer."""
+    if not any(G.nodes[n]["type"] in SCATTERS for n in G):
+        return []
+    new = {lr.id: lr.inferred_shapes for lr in report.layers}
+    found = []
+    for b in scatter_buffers(G, infer_shapes(G), new):
+        a = G.nodes[b.node]
+        lr = LayerResult(b.node, a["name"], a["type"], a.get("version"), "invalid", [], [],
+                         a.get("line"), b.why(G))
+        found.append(_Blocker(lr, report, buffer=b))
     return found
 
 
@@ -156,8 +174,14 @@ def _blocked(G: nx.MultiDiGraph, blockers: list[_Blocker], fixes: list[dict[str,
         row = {"id": lr.id, "name": lr.name, "type": lr.type, "line": lr.line, "why": why}
         if b.probe is not None:
             row["sizes"] = {name: str(shape) for name, shape in b.probe.shapes.items()}
-        upstream = [] if fixed else culprits(G, b.report, {lr.id}, old)
-        if upstream:
+        upstream = [] if fixed or b.buffer else culprits(G, b.report, {lr.id}, old)
+        if b.buffer is not None and not fixed and b.buffer.value is not None:
+            row["hint"] = ("--fix fills the buffer to the shape the tokens have at run "
+                           "time")
+        elif b.buffer is not None:
+            row["hint"] = ("no fix covers this layer: its constant buffer is not one "
+                           "repeated value, so ovgather cannot rebuild it at another size")
+        elif upstream:
             names = ", ".join(f"{G.nodes[c]['type']} '{G.nodes[c]['name']}' (id {c})"
                               for c in upstream)
             row["hint"] = f"{names} hard-codes the old size; --fix rewrites it"
@@ -283,6 +307,15 @@ def _fix_until_clean(G: nx.MultiDiGraph, shapes: dict[str, Any], report: CheckRe
     for _ in range(MAX_ROUNDS):
         if not blockers:
             break
+        if blockers[0].buffer is not None:
+            with editing(G):
+                round_fixes = [f for b in blockers if b.buffer and (f := fix_buffer(G, b.buffer))]
+            if not round_fixes:
+                break
+            fixes += round_fixes
+            report = check(G, shapes)
+            blockers = _blockers(G, shapes, report)
+            continue
         failing = blockers[0].report
         ids = {b.layer.id for b in blockers if b.report is failing}
         # a layer fixed once follows its input: fixing it again would guess on a guess

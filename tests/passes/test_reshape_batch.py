@@ -7,8 +7,11 @@ request (1, 2 and 3 for ``?``) and that each row equals that row run alone throu
 original model: the outputs at the old size are unchanged, and no row leaks into
 another. An SSD-style head the test builds joins them (its DetectionOutput stacks every
 image's boxes in one output: compared image by image). Exit 1 must name a layer that
-really blocks: OpenVINO refuses the original model at the sizes the blocker names. The
-checks live in ``tools/reshape_survey.py``, which prints the figures for the README.
+really blocks: OpenVINO refuses the original model at the sizes the blocker names; exit 1
+from the runtime proof must be a model that, written without the proof, computes other
+rows (or fails) on OpenVINO. A mixture-of-experts block and a model that mixes its rows
+(tools/proof_models.py) join them. The checks live in ``tools/reshape_survey.py``, which
+prints the figures for the README.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ def built(tmp_path_factory) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("batch", list(BATCHES))
-@pytest.mark.parametrize("xml", [*MODELS, "ssd_head"],
+@pytest.mark.parametrize("xml", [*MODELS, "ssd_head", "moe_block", "batch_mixer"],
                          ids=lambda p: str(p.relative_to(ROOT).with_suffix(""))
                          if isinstance(p, Path) else p)
 def test_reshape_fix_batch_runs_or_names_a_real_blocker(xml, batch, built, tmp_path, capsys):
@@ -54,6 +57,16 @@ def test_reshape_fix_batch_runs_or_names_a_real_blocker(xml, batch, built, tmp_p
     code = main(reshape_args(xml, shapes, out))
     doc = json.loads(capsys.readouterr().out)
     assert code in (0, 1), doc
+    if code == 1 and doc["runtime_proof"]["differs"]:
+        # refused by the runtime proof: written without it, OpenVINO shows the rows differ
+        assert not doc["blocked"] and doc["output"] is None and not out.exists()
+        assert main([*reshape_args(xml, shapes, out), "--no-runtime-proof"]) == 0
+        capsys.readouterr()
+        try:
+            assert rows_differ(xml, out, BATCHES[batch]) is not None
+        except RuntimeError:
+            pass  # the run fails
+        return
     if code == 1:
         assert doc["blocked"] and doc["output"] is None and not out.exists()
         assert openvino_refuses(xml, shapes, doc["blocked"]), doc["blocked"][0]

@@ -1,0 +1,336 @@
+"""The runtime proof of ``reshape``: each row of a batch computes what the original
+model computes on that row alone.
+
+Shape inference cannot see a model that runs at the new shapes but mixes its rows: a
+constant buffer sized for the old token count, filled by a scatter, passes every rule
+and then writes one row's tokens over another's (or past its end). :func:`prove_rows`
+runs the written model on a batch of rows and the original on each row alone, on the
+OpenVINO CPU plugin in f32, at two batch sizes where the batch is dynamic (and two
+sequence sizes where another dim is), and names the first output whose rows differ
+beyond tolerance, or the run that fails.
+
+The inputs are made per row (:func:`row_inputs`): real numbers at random, a mask of
+ones, an integer that indexes a table (a Gather's indices) at random inside the table,
+other integers zero, so that rows differ from each other and a leak shows.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from ..element_types import element_type_name, numpy_dtype
+from ..errors import OvgatherError
+from ..graph.schema import input_edges, output_port
+from ..shapes import Dimension, PartialShape
+from .memory import DEFAULT_MEMORY_BUDGET, size_text, whole_run_bytes
+from .sizes import LARGER_SIZES, parameter_shapes, parameter_types
+
+__all__ = ["RowProof", "prove_rows", "proof_sizes", "batch_inputs", "row_inputs", "RTOL", "ATOL"]
+
+#: Tolerance of an f32 run: relative, and absolute per unit of the output's largest
+#: magnitude (a batch runs other kernels' blocking than one row: the sums are reordered).
+RTOL = 1e-3
+ATOL = 1e-4
+#: The batch sizes tried inside a dynamic batch (two, where a leak between rows shows).
+BATCHES = (2, 3)
+#: The sizes tried for another dim that is dynamic in both models, two per proof.
+SEQUENCES = (5, 8, *LARGER_SIZES)
+#: Layers that pass an index through unchanged on its way to a Gather.
+_PASS = frozenset({"Convert", "Reshape", "Unsqueeze", "Squeeze", "Gather", "Slice",
+                   "StridedSlice", "Broadcast"})
+
+
+@dataclass
+class RowProof:
+    """What the runtime proof did. ``ran`` with ``why`` when not; ``runs``: the input
+    shapes of each batch run; ``differs``: the first differing output (``output``,
+    ``batch``, ``row``, ``max_abs``, ``why``), or None; ``unpaired``: outputs whose
+    batch does not stack row by row (compared nowhere)."""
+
+    ran: bool
+    why: str | None = None
+    batches: list[int] = field(default_factory=list)
+    runs: list[dict[str, list[int]]] = field(default_factory=list)
+    differs: dict[str, Any] | None = None
+    unpaired: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.differs is None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ran": self.ran, "why": self.why, "precision": "f32", "rtol": RTOL,
+                "atol": ATOL, "batches": self.batches, "runs": self.runs,
+                "differs": self.differs, "unpaired": self.unpaired,
+                "seconds": round(self.seconds, 3)}
+
+
+# ---- sizes --------------------------------------------------------------------------------
+def batch_inputs(old: Mapping[str, PartialShape]) -> list[str]:
+    """The inputs whose dim 0 is a batch: the original takes 1 there."""
+    return [n for n, s in old.items() if s.dims and s.dims[0].lo <= 1 <= s.dims[0].hi]
+
+
+def _fit(v: int, *dims: Dimension) -> int | None:
+    lo, hi = max(d.lo for d in dims), min(d.hi for d in dims)
+    return min(max(v, lo), hi) if lo <= hi else None
+
+
+def proof_sizes(old: Mapping[str, PartialShape], new: Mapping[str, PartialShape],
+                fits: Any = None) -> tuple[list[dict[str, list[int]]], str | None]:
+    """The input shapes of each batch run, by name, and why there are none. Dim 0 is the
+    batch of every input whose original dim 0 takes 1; each other dim is the original's
+    where that one is static, else the written model's, else a size of
+    :data:`SEQUENCES` that ``fits(shapes)`` accepts (the same at one axis for all
+    inputs). Two runs where a dim is dynamic in the written model, else one.
+
+    >>> P = PartialShape.parse
+    >>> proof_sizes({"x": P("[1,4]")}, {"x": P("[?,4]")})
+    ([{'x': [2, 4]}, {'x': [3, 4]}], None)
+    """
+    if any(s.dims is None for s in (*old.values(), *new.values())):
+        return [], "an input has a dynamic rank"
+    if set(old) != set(new):
+        return [], "the inputs of the written model are not the original's"
+    rows = batch_inputs(old)
+    dims0 = [new[n].dims[0] for n in rows]
+    if not dims0:
+        batches = [1]
+    elif all(d.is_static for d in dims0):
+        batches = [dims0[0].lo] if len({d.lo for d in dims0}) == 1 else []
+    else:
+        batches = [b for b in BATCHES if _fit(b, *dims0) == b] or \
+            [b for b in [_fit(2, *dims0)] if b is not None]
+    if not batches:
+        return [], "no batch size fits every input's dim 0"
+    dynamic = any(not d.is_static for s in new.values() for d in s.dims[1:])
+    runs = []
+    for k in range(2 if dynamic or len(batches) > 1 else 1):
+        for seq in SEQUENCES[k:]:
+            run = _run_shapes(old, new, rows, batches[k % len(batches)], seq)
+            if run is not None and (fits is None or fits(run)):
+                runs.append(run)
+                break
+    if not runs:
+        return [], "no input sizes inside the new shapes that the original also takes"
+    return runs, None
+
+
+def _run_shapes(old, new, rows, batch, seq) -> dict[str, list[int]] | None:
+    out = {}
+    for name, s in new.items():
+        shape = []
+        for j, (a, b) in enumerate(zip(old[name].dims, s.dims, strict=False)):
+            if j == 0 and name in rows:
+                v = _fit(batch, b)
+            elif a.is_static:  # the original runs at its own size only
+                v = a.lo if b.lo <= a.lo <= b.hi else None
+            else:
+                v = _fit(b.lo if b.is_static else seq, a, b)
+            if v is None or len(old[name].dims) != len(s.dims):
+                return None
+            shape.append(v)
+        out[name] = shape
+    return out
+
+
+# ---- inputs -------------------------------------------------------------------------------
+def _const_int(G: nx.MultiDiGraph, node: str) -> int | None:
+    from ..ir import const_value
+
+    if G.nodes[node]["type"] not in ("Const", "Constant"):
+        return None
+    try:
+        value = const_value(G, node)
+    except OvgatherError:
+        return None
+    return int(value.reshape(-1)[0]) if value.size == 1 and value.dtype.kind in "iu" else None
+
+
+def _table_size(G: nx.MultiDiGraph, param: str) -> int | None:
+    """The smallest table a Parameter's values index (a Gather's data along its axis),
+    following the layers that pass an index through; None when it indexes none."""
+    found: list[int] = []
+    todo, seen = [param], {param}
+    while todo:
+        node = todo.pop()
+        for _, v, key in G.out_edges(node, keys=True):
+            attrs = G.nodes[v]
+            ins = input_edges(G, v)
+            if attrs["type"] == "Gather" and len(ins) == 3 and ins[1][2] == key[1]:
+                axis = _const_int(G, ins[2][0])
+                data = output_port(G, ins[0][0], ins[0][1])["dims"]
+                if axis is not None and -len(data) <= axis < len(data) and data[axis] > 0:
+                    found.append(int(data[axis]))
+            elif attrs["type"] in _PASS and ins and ins[0][2] == key[1] and v not in seen:
+                seen.add(v)
+                todo.append(v)
+    return min(found) if found else None
+
+
+def row_inputs(G: nx.MultiDiGraph, shapes: Mapping[str, Sequence[int]], seed: int
+               ) -> dict[str, np.ndarray]:
+    """Inputs at ``shapes`` (by Parameter name) whose rows differ: real numbers at random,
+    booleans and inputs named as masks all ones, integers that index a table at random
+    inside it, other integers zero."""
+    rng = np.random.default_rng(seed)
+    types = parameter_types(G)
+    params = {a["name"]: n for n, a in G.nodes(data=True) if a["type"] == "Parameter"}
+    out = {}
+    for name, shape in shapes.items():
+        dtype = np.dtype(numpy_dtype(element_type_name(types.get(name, "f32"))) or "float32")
+        if dtype.kind == "f":
+            out[name] = rng.standard_normal(shape).astype(dtype)
+        elif dtype.kind == "b" or "mask" in name.lower():
+            out[name] = np.ones(shape, dtype)
+        else:
+            size = _table_size(G, params[name]) if name in params else None
+            out[name] = (rng.integers(0, size, shape) if size else np.zeros(shape)).astype(dtype)
+    return out
+
+
+# ---- the proof ----------------------------------------------------------------------------
+def _budget(G: nx.MultiDiGraph, runs: list[dict[str, list[int]]], budget: int,
+            weights: int) -> str | None:
+    from ..infer import check
+
+    biggest = max(runs, key=lambda r: sum(math.prod(s) for s in r.values()))
+    report = check(G, {n: PartialShape.of(tuple(Dimension.static(v) for v in s))
+                       for n, s in biggest.items()})
+    need = whole_run_bytes(G, {lr.id: lr.inferred_shapes for lr in report.layers}, ()) \
+        + 2 * weights
+    if need > budget:
+        return (f"a run needs about {size_text(need)}, over the memory budget of "
+                f"{size_text(budget)}")
+    return None
+
+
+def prove_rows(original: str, old: Mapping[str, PartialShape], G: nx.MultiDiGraph, *,
+               seed: int = 0, budget: int = DEFAULT_MEMORY_BUDGET,
+               threads: int | None = None) -> RowProof:
+    """Run the written model ``G`` on batches of rows and the IR ``original`` (whose
+    inputs had the shapes ``old``) on each row alone; the first output that differs.
+
+    The proof is not run (``ran`` false, ``why`` says why) when the runtime is missing,
+    when no input sizes fit both models, or when a run would exceed ``budget`` bytes."""
+    start = time.perf_counter()
+    try:
+        from .. import runtime
+
+        runtime.openvino()
+    except OvgatherError as err:
+        return RowProof(False, f"the OpenVINO runtime is not available: {err}")
+    from ..infer import check
+
+    def fits(run: dict[str, list[int]]) -> bool:
+        shapes = {n: PartialShape.of(tuple(Dimension.static(v) for v in s))
+                  for n, s in run.items()}
+        return all(lr.status != "invalid" for lr in check(G, shapes).layers)
+
+    runs, why = proof_sizes(old, parameter_shapes(G), fits)
+    if why is None:
+        bin_path = os.path.splitext(original)[0] + ".bin"
+        why = _budget(G, runs, budget, os.path.getsize(bin_path)
+                      if os.path.exists(bin_path) else 0)
+    if why is not None:
+        return RowProof(False, why)
+    rows = batch_inputs(old)
+    proof = RowProof(True, batches=sorted({r[rows[0]][0] if rows else 1 for r in runs}),
+                     runs=runs)
+    try:
+        _compare_runs(proof, original, G, runs, rows, seed, threads)
+    except OvgatherError as err:
+        proof.differs = {"output": None, "batch": None, "row": None, "max_abs": None,
+                         "why": _failure(err)}
+    proof.seconds = time.perf_counter() - start
+    return proof
+
+
+def _compare_runs(proof: RowProof, original: str, G: nx.MultiDiGraph,
+                  runs: list[dict[str, list[int]]], rows_of: list[str], seed: int,
+                  threads: int | None) -> None:
+    from ..runtime import to_openvino
+    from ..runtime.core import compile_model
+    from ..runtime.models import read_model
+
+    models = (read_model(original), to_openvino(G))
+    compiled = [compile_model(m, threads) for m in models]
+    names = [[p.get_node().get_friendly_name() for p in m.inputs] for m in models]
+    outs = [_output_name(p, i) for i, p in enumerate(models[1].outputs)]
+    for k, run in enumerate(runs):
+        feed = row_inputs(G, run, seed + k)
+        many = _outputs(compiled[1], names[1], feed)
+        batch = run[rows_of[0]][0] if rows_of else 1
+        rows = [_outputs(compiled[0], names[0], _row(feed, r, rows_of)) for r in range(batch)]
+        for i, got in enumerate(many):
+            want = [row[i] for row in rows]
+            if got.shape[:1] != (sum(w.shape[0] if w.ndim else 1 for w in want),) \
+                    or any(w.shape[1:] != got.shape[1:] for w in want):
+                if outs[i] not in proof.unpaired:
+                    proof.unpaired.append(outs[i])
+                continue
+            wrong = _first_row(got, want)
+            if wrong is not None:
+                proof.differs = {"output": outs[i], "batch": batch, "row": wrong[0],
+                                 "max_abs": wrong[1],
+                                 "why": f"row {wrong[0]} of a batch of {batch} differs from "
+                                        f"that row run alone by up to {wrong[1]:.3g}"}
+                return
+
+
+def _failure(err: OvgatherError) -> str:
+    """The error of a run that failed, with the layer OpenVINO names in its full text."""
+    text = str(err.args[0] if err.args else err)
+    node = re.search(r"Node (\S+) of type (\w+)", str(err.__cause__ or ""))
+    return f"{node[2]} '{node[1]}': {text}" if node else text
+
+
+def _output_name(port: Any, i: int) -> str:
+    names = sorted(port.get_names())
+    return names[0] if names else f"output {i}"
+
+
+def _row(feed: Mapping[str, np.ndarray], r: int, rows: list[str]) -> dict[str, np.ndarray]:
+    return {n: a[r:r + 1] if n in rows else a for n, a in feed.items()}
+
+
+def _outputs(compiled: Any, names: list[str], feed: Mapping[str, np.ndarray]
+             ) -> list[np.ndarray]:
+    request = _run(compiled, [feed[n] for n in names])
+    return [np.array(request.get_output_tensor(i).data)
+            for i in range(len(compiled.outputs))]
+
+
+def _run(compiled: Any, arrays: list[np.ndarray]) -> Any:
+    from ..runtime.core import run_request
+
+    return run_request(compiled, arrays)
+
+
+def _first_row(got: np.ndarray, want: list[np.ndarray]) -> tuple[int, float] | None:
+    """The first row of ``got`` outside tolerance of ``want`` (and its largest error)."""
+    at = 0
+    for r, w in enumerate(want):
+        n = w.shape[0] if w.ndim else 1
+        g = got[at:at + n]
+        at += n
+        if g.dtype.kind not in "fc":
+            if not np.array_equal(g, w.reshape(g.shape)):
+                return r, float(np.max(np.abs(g.astype(np.float64) - w)))
+            continue
+        scale = float(np.nanmax(np.abs(w))) if w.size and not np.isnan(w).all() else 1.0
+        w = w.reshape(g.shape)
+        if not np.allclose(g, w, rtol=RTOL, atol=ATOL * max(1.0, scale), equal_nan=True):
+            diff = np.abs(g.astype(np.float64) - w)
+            return r, float(np.nanmax(diff)) if not np.isnan(diff).all() else math.inf
+    return None

@@ -1,0 +1,193 @@
+"""``reshape``'s runtime proof: exit 0 only when each row of a batch of the written model
+equals the original run on that row alone (OpenVINO CPU, f32); a model whose rows mix is
+refused (exit 1, the output or the layer named, nothing written) or fixed and verified.
+
+The judge of every verdict here is OpenVINO run independently of ovgather
+(``reshape_survey.rows_differ``: the written file against the original, row by row, on
+inputs of its own), and OpenVINO's own ``Model.reshape`` of the original for the models
+ovgather refuses.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import pytest
+from proof_models import batch_mixer, moe_block
+from reshape_survey import ROOT, rows_differ
+
+from ovgather.cli import main
+from ovgather.ir import read_ir
+from ovgather.runtime import from_openvino
+from ovgather.shapes import PartialShape
+from ovgather.validate.rows import proof_sizes, prove_rows, row_inputs
+from ovgather.validate.sizes import parameter_shapes
+
+CPU = {"INFERENCE_PRECISION_HINT": "f32"}
+BART = ROOT / "ir_corpus" / "bart" / "onnx_static.xml"
+MIXTRAL = ROOT / "ir_corpus" / "mixtral" / "pytorch_dynamic.xml"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("proof")
+    out = {}
+    for make in (moe_block, batch_mixer):
+        path = folder / f"{make.__name__}.xml"
+        ov.save_model(make(), str(path), compress_to_fp16=False)
+        out[make.__name__] = path
+    return out
+
+
+def _reshape(capsys, xml: Path, out: Path, shapes: dict[str, str], *flags: str
+             ) -> tuple[int, dict]:
+    args = ["reshape", str(xml), "-o", str(out), "--json", *flags]
+    for name, shape in shapes.items():
+        args += ["--shape", f"{name}={shape}"]
+    code = main(args)
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _batched(xml: Path, batch: str) -> dict[str, str]:
+    model = ov.Core().read_model(str(xml))
+    return {i.get_any_name(): "[" + ",".join([batch] + [str(d) for d in list(
+        i.get_partial_shape())[1:]]) + "]" for i in model.inputs}
+
+
+def _openvino_runs_rows(xml: Path, batch: int) -> bool:
+    """OpenVINO's own reshape of the original runs at ``batch`` with each row equal to
+    that row alone (False also when the run fails)."""
+    core = ov.Core()
+    model = core.read_model(str(xml))
+    model.reshape({i.get_any_name(): [batch, *list(i.get_partial_shape().to_shape())[1:]]
+                   for i in model.inputs})
+    many, one = core.compile_model(model, "CPU", CPU), core.compile_model(str(xml), "CPU", CPU)
+    x = np.random.default_rng(1).standard_normal(
+        [batch, *one.inputs[0].get_partial_shape().to_shape()[1:]]).astype(np.float32)
+    try:
+        got = many(x)[0]
+    except RuntimeError:
+        return False
+    want = np.concatenate([one(x[r:r + 1])[0] for r in range(batch)])
+    return bool(np.allclose(got, want, rtol=1e-4, atol=1e-5))
+
+
+@pytest.mark.parametrize("batch", ["3", "?"])
+def test_moe_scatter_into_a_buffer_of_the_traced_token_count_is_refused(built, batch,
+                                                                         tmp_path, capsys):
+    xml = built["moe_block"]
+    assert not _openvino_runs_rows(xml, 3)  # the class is real: OpenVINO's reshape fails
+    out = tmp_path / "out.xml"
+    code, doc = _reshape(capsys, xml, out, {"hidden_states": f"[{batch},4,8]"})
+    assert code == 1 and not out.exists() and doc["output"] is None
+    first = doc["blocked"][0]
+    assert (first["type"], first["name"]) == ("ScatterNDUpdate", "moe/expert0/index_add")
+    assert "--fix" in first["hint"]
+
+
+@pytest.mark.parametrize("batch", ["3", "?"])
+def test_moe_fix_fills_the_buffer_to_the_token_count_and_the_rows_verify(built, batch,
+                                                                          tmp_path, capsys):
+    xml = built["moe_block"]
+    out = tmp_path / "out.xml"
+    code, doc = _reshape(capsys, xml, out, {"hidden_states": f"[{batch},4,8]"}, "--fix")
+    assert code == 0, doc
+    assert [f["name"] for f in doc["fixes"]] == ["moe/expert0/index_add"]
+    proof = doc["runtime_proof"]
+    assert proof["ran"] and proof["differs"] is None and proof["precision"] == "f32"
+    assert proof["batches"] == ([3] if batch == "3" else [2, 3])
+    assert rows_differ(xml, out, (3,) if batch == "3" else (1, 2, 3)) is None
+
+
+def test_moe_buffer_that_is_no_repeated_value_is_refused_with_fix_naming_the_scatter(
+        tmp_path, capsys):
+    xml = tmp_path / "moe_bias.xml"
+    ov.save_model(moe_block(bias=True), str(xml), compress_to_fp16=False)
+    assert not _openvino_runs_rows(xml, 3)
+    out = tmp_path / "out.xml"
+    code, doc = _reshape(capsys, xml, out, {"hidden_states": "[3,4,8]"}, "--fix")
+    assert code == 1 and not out.exists()
+    first = doc["blocked"][0]
+    assert (first["type"], first["name"]) == ("ScatterNDUpdate", "moe/expert0/index_add")
+    assert first["hint"].startswith("no fix covers this layer")
+
+
+def test_a_model_that_mixes_rows_is_refused_by_the_proof_naming_the_output(built, tmp_path,
+                                                                           capsys):
+    xml = built["batch_mixer"]
+    out = tmp_path / "out.xml"
+    code, doc = _reshape(capsys, xml, out, {"x": "[3,4]"})
+    assert code == 1 and not out.exists() and doc["output"] is None
+    assert doc["runtime_proof"]["differs"]["output"] == "y"
+    assert doc["runtime_proof"]["differs"]["batch"] == 3
+    # without the proof the same reshape is written, and OpenVINO shows its rows differ
+    code, doc = _reshape(capsys, xml, out, {"x": "[3,4]"}, "--no-runtime-proof")
+    assert code == 0 and rows_differ(xml, out, (3,)) is not None
+
+
+def test_the_proof_names_the_layer_of_a_run_that_fails(built):
+    xml = built["moe_block"]
+    model = ov.Core().read_model(str(xml))
+    model.reshape({"hidden_states": [3, 4, 8]})
+    G = from_openvino(model)  # what a reshape that only rewrote the dims would write
+    proof = prove_rows(str(xml), parameter_shapes(read_ir(str(xml))), G)
+    assert proof.ran and not proof.ok
+    assert proof.differs["why"].startswith("ScatterNDUpdate 'moe/expert0/index_add'")
+
+
+@pytest.mark.parametrize("batch", ["3", "?"])
+def test_onnx_encoder_decoder_reshaped_with_proof_and_rows_agree(batch, tmp_path, capsys):
+    out = tmp_path / "out.xml"
+    code, doc = _reshape(capsys, BART, out, _batched(BART, batch), "--fix")
+    assert code == 0, doc
+    proof = doc["runtime_proof"]
+    assert proof["ran"] and proof["differs"] is None and not proof["unpaired"]
+    assert len(proof["runs"]) >= 1 and proof["batches"] == ([3] if batch == "3" else [2, 3])
+    assert rows_differ(BART, out, (3,) if batch == "3" else (1, 2, 3)) is None
+
+
+def test_moe_of_a_real_model_reshaped_runs_two_batch_and_sequence_sizes(tmp_path, capsys):
+    out = tmp_path / "out.xml"
+    code, doc = _reshape(capsys, MIXTRAL, out, {"input_ids": "[1..4,?]",
+                                                "attention_mask": "[1..4,?]"})
+    assert code == 0 and doc["runtime_proof"]["ran"], doc
+    runs = doc["runtime_proof"]["runs"]
+    assert [r["input_ids"] for r in runs] == [[2, 5], [3, 8]]
+
+
+def test_the_proof_is_not_run_over_the_memory_budget_and_says_so(tmp_path, capsys):
+    out = tmp_path / "out.xml"
+    code, doc = _reshape(capsys, BART, out, _batched(BART, "3"), "--fix",
+                         "--memory-budget", "1K")
+    assert code == 0 and out.exists()
+    assert not doc["runtime_proof"]["ran"] and "memory budget" in doc["runtime_proof"]["why"]
+    # asked for explicitly, a proof that cannot run is an error
+    out.unlink()
+    assert main(["reshape", str(BART), "-o", str(out), "--fix", "--runtime-proof",
+                 "--memory-budget", "1K", *[f"--shape={k}={v}" for k, v in
+                                            _batched(BART, "3").items()]]) == 2
+    assert not out.exists()
+
+
+def test_proof_sizes_keep_the_originals_static_dims_and_share_a_dynamic_axis():
+    P = PartialShape.parse
+    old = {"ids": P("[1,12]"), "mask": P("[?,?]"), "dec": P("[?,?]")}
+    new = {"ids": P("[?,12]"), "mask": P("[?,?]"), "dec": P("[?,?]")}
+    runs, why = proof_sizes(old, new)
+    assert why is None
+    assert runs == [{"ids": [2, 12], "mask": [2, 5], "dec": [2, 5]},
+                    {"ids": [3, 12], "mask": [3, 8], "dec": [3, 8]}]
+    assert proof_sizes({"x": P("[1000,4]")}, {"x": P("[1000,4]")})[0] == [{"x": [1000, 4]}]
+
+
+def test_row_inputs_index_inside_the_table_and_mask_with_ones():
+    G = read_ir(str(BART))
+    feed = row_inputs(G, {"input_ids": [3, 12], "attention_mask": [3, 12],
+                          "decoder_input_ids": [3, 5]}, seed=0)
+    vocab = ov.Core().read_model(str(BART)).output(0).get_partial_shape()[2].get_length()
+    assert feed["input_ids"].max() < vocab and len(np.unique(feed["input_ids"])) > 3
+    assert (feed["attention_mask"] == 1).all()
+    assert not np.array_equal(feed["input_ids"][0], feed["input_ids"][1])
