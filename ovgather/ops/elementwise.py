@@ -28,6 +28,7 @@ from .._lazy import numpy as np
 from ..element_types import FLOAT_VALUE_TYPES
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, PartialShape
+from .core import data_checks as checks
 from .core.casts import converted
 from .core.dims import broadcast_shapes
 from .core.spec import Attrs, Rule, Trace, specs_of
@@ -668,9 +669,12 @@ _RULES: dict[str, Rule] = {
         ("Cos", "cos", _away), ("Tan", "tan", _away), ("Atan", "arctan", _away),
         ("Sinh", "sinh", _away), ("Cosh", "cosh", _away), ("Asinh", "arcsinh", _away),
         ("Tanh", "tanh", _away))},
-    "ScatterUpdate": _scatter(_update),
-    "ScatterNDUpdate": _scatter(_update_nd),
-    "ScatterElementsUpdate": _scatter(_update_elements),
+    # OpenVINO's checks of the updates against the indices and the data first
+    "ScatterUpdate": checks.validated(checks.check_scatter_update, _scatter(_update), 4),
+    "ScatterNDUpdate": checks.validated(checks.check_scatter_nd, _scatter(_update_nd), 3),
+    "ScatterElementsUpdate": checks.validated(checks.check_scatter_elements,
+                                              _scatter(_update_elements), 4),
+    "ReverseSequence": checks.reverse_sequence,
 }
 
 def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:

@@ -9,9 +9,9 @@ OpenVINO CPU plugin in f32, at two batch sizes where the batch is dynamic (and t
 sequence sizes where another dim is), and names the first output whose rows differ
 beyond tolerance, or the run that fails.
 
-The inputs are made per row (:func:`row_inputs`): real numbers at random, a mask of
-ones, an integer that indexes a table (a Gather's indices) at random inside the table,
-other integers zero, so that rows differ from each other and a leak shows.
+The inputs are made per row (:func:`row_inputs`) as ``compare`` makes them: real numbers
+at random, a mask of ones with padding, an integer that indexes a table at random inside
+the table, positions in order, so that rows differ from each other and a leak shows.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import numpy as np
 
 from ..element_types import element_type_name, numpy_dtype
 from ..errors import OvgatherError
-from ..graph.schema import input_edges, output_port
 from ..shapes import Dimension, PartialShape
 from .memory import DEFAULT_MEMORY_BUDGET, size_text, whole_run_bytes
 from .sizes import LARGER_SIZES, parameter_shapes, parameter_types
@@ -44,9 +43,6 @@ ATOL = 1e-4
 BATCHES = (2, 3)
 #: The sizes tried for another dim that is dynamic in both models, two per proof.
 SEQUENCES = (5, 8, *LARGER_SIZES)
-#: Layers that pass an index through unchanged on its way to a Gather.
-_PASS = frozenset({"Convert", "Reshape", "Unsqueeze", "Squeeze", "Gather", "Slice",
-                   "StridedSlice", "Broadcast"})
 
 
 @dataclass
@@ -145,57 +141,22 @@ def _run_shapes(old, new, rows, batch, seq) -> dict[str, list[int]] | None:
 
 
 # ---- inputs -------------------------------------------------------------------------------
-def _const_int(G: nx.MultiDiGraph, node: str) -> int | None:
-    from ..ir import const_value
+def row_inputs(G: nx.MultiDiGraph, shapes: Mapping[str, Sequence[int]], seed: int,
+               model: Any = None) -> dict[str, np.ndarray]:
+    """Inputs at ``shapes`` (by Parameter name) whose rows differ, made as ``compare``
+    makes them (:mod:`ovgather.runtime.feeding`, from what each input feeds in
+    ``model``, the ``openvino.Model`` of ``G`` by default): real numbers at random,
+    indices inside the table they index, masks of ones with some padding, positions."""
+    from ..runtime import to_openvino
+    from ..runtime.feeding import Feed, feeds_by_name, make_array
 
-    if G.nodes[node]["type"] not in ("Const", "Constant"):
-        return None
-    try:
-        value = const_value(G, node)
-    except OvgatherError:
-        return None
-    return int(value.reshape(-1)[0]) if value.size == 1 and value.dtype.kind in "iu" else None
-
-
-def _table_size(G: nx.MultiDiGraph, param: str) -> int | None:
-    """The smallest table a Parameter's values index (a Gather's data along its axis),
-    following the layers that pass an index through; None when it indexes none."""
-    found: list[int] = []
-    todo, seen = [param], {param}
-    while todo:
-        node = todo.pop()
-        for _, v, key in G.out_edges(node, keys=True):
-            attrs = G.nodes[v]
-            ins = input_edges(G, v)
-            if attrs["type"] == "Gather" and len(ins) == 3 and ins[1][2] == key[1]:
-                axis = _const_int(G, ins[2][0])
-                data = output_port(G, ins[0][0], ins[0][1])["dims"]
-                if axis is not None and -len(data) <= axis < len(data) and data[axis] > 0:
-                    found.append(int(data[axis]))
-            elif attrs["type"] in _PASS and ins and ins[0][2] == key[1] and v not in seen:
-                seen.add(v)
-                todo.append(v)
-    return min(found) if found else None
-
-
-def row_inputs(G: nx.MultiDiGraph, shapes: Mapping[str, Sequence[int]], seed: int
-               ) -> dict[str, np.ndarray]:
-    """Inputs at ``shapes`` (by Parameter name) whose rows differ: real numbers at random,
-    booleans and inputs named as masks all ones, integers that index a table at random
-    inside it, other integers zero."""
-    rng = np.random.default_rng(seed)
+    feeds = feeds_by_name(model if model is not None else to_openvino(G), shapes)
     types = parameter_types(G)
-    params = {a["name"]: n for n, a in G.nodes(data=True) if a["type"] == "Parameter"}
+    rng = np.random.default_rng(seed)
     out = {}
     for name, shape in shapes.items():
         dtype = np.dtype(numpy_dtype(element_type_name(types.get(name, "f32"))) or "float32")
-        if dtype.kind == "f":
-            out[name] = rng.standard_normal(shape).astype(dtype)
-        elif dtype.kind == "b" or "mask" in name.lower():
-            out[name] = np.ones(shape, dtype)
-        else:
-            size = _table_size(G, params[name]) if name in params else None
-            out[name] = (rng.integers(0, size, shape) if size else np.zeros(shape)).astype(dtype)
+        out[name] = make_array(feeds.get(name, Feed("zeros")), shape, dtype, rng)
     return out
 
 
@@ -268,7 +229,7 @@ def _compare_runs(proof: RowProof, original: str, G: nx.MultiDiGraph,
     names = [[p.get_node().get_friendly_name() for p in m.inputs] for m in models]
     outs = [_output_name(p, i) for i, p in enumerate(models[1].outputs)]
     for k, run in enumerate(runs):
-        feed = row_inputs(G, run, seed + k)
+        feed = row_inputs(G, run, seed + k, models[1])
         many = _outputs(compiled[1], names[1], feed)
         batch = run[rows_of[0]][0] if rows_of else 1
         rows = [_outputs(compiled[0], names[0], _row(feed, r, rows_of)) for r in range(batch)]

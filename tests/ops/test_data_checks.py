@@ -1,0 +1,252 @@
+"""The scatter ops and ReverseSequence against OpenVINO on seeded random shapes: updates
+built around the shape OpenVINO expects (one dim changed, a rank off, intervals, dynamic
+dims and ranks), known and unknown axes; both must infer the same shape or both refuse.
+Then the ScatterUpdate of a Loop body whose updates do not fit: OpenVINO's reader refuses
+the IR, and so must ``check``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import openvino as ov
+import openvino.opset1 as ov1
+import openvino.opset3 as ov3
+import openvino.opset4 as ov4
+import openvino.opset12 as ov12
+import openvino.opset15 as ov15
+import pytest
+from int_inputs import constant, parameter
+from op_diff import Case, agree_with_openvino, ov_param, tensor
+from ov_oracle import random_dim, random_shape
+
+from ovgather.shapes import PartialShape
+
+
+def _near(rng, dims: list[str] | None) -> str:
+    """A shape text of ``dims`` as given, or with one dim changed, one dropped or added,
+    a dim made dynamic, or a dynamic rank."""
+    if dims is None or rng.random() < 0.05:
+        return "[...]" if rng.random() < 0.5 else random_shape(rng)
+    dims = list(dims)
+    pick = rng.random()
+    if pick < 0.15 and dims:
+        dims[rng.randrange(len(dims))] = str(rng.randint(1, 7))
+    elif pick < 0.22 and dims:
+        dims.pop(rng.randrange(len(dims)))
+    elif pick < 0.28:
+        dims.insert(rng.randint(0, len(dims)), str(rng.randint(1, 4)))
+    elif pick < 0.45 and dims:
+        dims[rng.randrange(len(dims))] = random_dim(rng)
+    return "[" + ",".join(dims) + "]"
+
+
+def _dims(text: str) -> list[str] | None:
+    shape = PartialShape.parse(text)
+    return None if shape.dims is None else [str(d) for d in shape.dims]
+
+
+def _axis(rng, rank: int):
+    if rng.random() < 0.15:
+        return parameter(rng.choice(("[]", "[1]")))
+    return constant(rng.randint(-rank - 1, rank))
+
+
+def scatter_update_case(rng) -> Case:
+    data, indices = random_shape(rng), random_shape(rng, rank=rng.choice((0, 1, 1, 2)))
+    d, i = _dims(data), _dims(indices)
+    (axis_build, axis_t) = _axis(rng, len(d) if d else 2)
+    axis = axis_t.value[0][0] if axis_t.value else 0
+    want = None
+    if d is not None and i is not None and d and -len(d) <= axis < len(d):
+        a = axis % len(d)
+        want = d[:a] + i + d[a + 1:]
+    updates = _near(rng, want)
+    return Case(lambda: ov3.scatter_update(ov_param(data), ov_param(indices, ov.Type.i32),
+                                           ov_param(updates), axis_build()),
+                "ScatterUpdate", 3, [tensor(data), tensor(indices, "i32"), tensor(updates),
+                                     axis_t], label=f"{data} {indices} {updates} {axis_t}")
+
+
+def scatter_nd_case(rng) -> Case:
+    data = random_shape(rng)
+    d = _dims(data)
+    rank = len(d) if d is not None else 3
+    k = rng.randint(0, rank + (1 if rng.random() < 0.1 else 0))
+    lead = [random_dim(rng) if rng.random() < 0.3 else str(rng.randint(1, 4))
+            for _ in range(rng.randint(0, 2))]
+    indices = "[" + ",".join(lead + [str(k) if rng.random() < 0.9 else "?"]) + "]"
+    want = None if d is None else lead + d[k:]
+    updates = _near(rng, want)
+    version, build = rng.choice(((4, ov4.scatter_nd_update), (15, ov15.scatter_nd_update)))
+    return Case(lambda: build(ov_param(data), ov_param(indices, ov.Type.i64),
+                              ov_param(updates)),
+                "ScatterNDUpdate", version,
+                [tensor(data), tensor(indices, "i64"), tensor(updates)],
+                label=f"v{version} {data} {indices} {updates}")
+
+
+def scatter_elements_case(rng) -> Case:
+    data = random_shape(rng)
+    d = _dims(data)
+    indices = _near(rng, d)
+    updates = _near(rng, _dims(indices))
+    (axis_build, axis_t) = _axis(rng, len(d) if d else 2)
+    version, build = rng.choice(((3, ov3.scatter_elements_update),
+                                 (12, ov12.scatter_elements_update)))
+    return Case(lambda: build(ov_param(data), ov_param(indices, ov.Type.i32), ov_param(updates),
+                              axis_build()),
+                "ScatterElementsUpdate", version,
+                [tensor(data), tensor(indices, "i32"), tensor(updates), axis_t],
+                label=f"v{version} {data} {indices} {updates} {axis_t}")
+
+
+def reverse_sequence_case(rng) -> Case:
+    data = random_shape(rng)
+    d = _dims(data)
+    rank = max(len(d) if d is not None else 3, 1)
+    batch, seq = rng.randint(-rank - 1, rank), rng.randint(-rank, rank - 1)
+    lengths = "[" + (d[batch] if d and -rank <= batch < rank and rng.random() < 0.5
+                     else random_dim(rng)) + "]"
+    if rng.random() < 0.05:
+        lengths = rng.choice(("[...]", "[2,2]", "[]"))
+    return Case(lambda: ov1.reverse_sequence(ov_param(data), ov_param(lengths, ov.Type.i32),
+                                             batch, seq),
+                "ReverseSequence", 1, [tensor(data), tensor(lengths, "i32")],
+                {"batch_axis": str(batch), "seq_axis": str(seq)},
+                label=f"{data} {lengths} batch {batch} seq {seq}")
+
+
+@pytest.mark.parametrize("make_case", [scatter_update_case, scatter_nd_case,
+                                       scatter_elements_case, reverse_sequence_case],
+                         ids=lambda f: f.__name__)
+def test_checks_of_data_shaped_ops_agree_with_openvino(make_case):
+    agree_with_openvino(make_case.__name__, make_case, 800)
+
+
+def test_reverse_sequence_merges_the_batch_with_the_lengths():
+    # the interval batch dim takes the length of seq_lengths, as OpenVINO's merge does
+    case = Case(lambda: ov1.reverse_sequence(ov_param("[3..6,?,?]"),
+                                             ov_param("[4]", ov.Type.i32), 0, 1),
+                "ReverseSequence", 1, [tensor("[3..6,?,?]"), tensor("[4]", "i32")],
+                {"batch_axis": "0", "seq_axis": "1"})
+    from op_diff import ours, theirs
+    assert ours(case) == theirs(case) == "[4,?,?]"
+
+
+LOOP_IR = """<?xml version="1.0"?>
+<net name="loop_scatter" version="11">
+ <layers>
+  <layer id="0" name="x" type="Parameter" version="opset1">
+   <data shape="2,15376" element_type="f32"/>
+   <output><port id="0" precision="FP32"><dim>2</dim><dim>15376</dim></port></output>
+  </layer>
+  <layer id="1" name="u" type="Parameter" version="opset1">
+   <data shape="1,{cols}" element_type="f32"/>
+   <output><port id="0" precision="FP32"><dim>1</dim><dim>{cols}</dim></port></output>
+  </layer>
+  <layer id="2" name="trip" type="Const" version="opset1">
+   <data element_type="i64" shape="" offset="0" size="8"/>
+   <output><port id="0" precision="I64"/></output>
+  </layer>
+  <layer id="3" name="cond" type="Const" version="opset1">
+   <data element_type="boolean" shape="" offset="8" size="1"/>
+   <output><port id="0" precision="BOOL"/></output>
+  </layer>
+  <layer id="4" name="loop" type="Loop" version="opset5">
+   <input>
+    <port id="0" precision="I64"/>
+    <port id="1" precision="BOOL"/>
+    <port id="2" precision="FP32"><dim>2</dim><dim>15376</dim></port>
+    <port id="3" precision="FP32"><dim>1</dim><dim>{cols}</dim></port>
+   </input>
+   <output><port id="4" precision="FP32"><dim>2</dim><dim>15376</dim></port></output>
+   <port_map>
+    <input external_port_id="2" internal_layer_id="0"/>
+    <input external_port_id="3" internal_layer_id="1"/>
+    <output external_port_id="4" internal_layer_id="5"/>
+    <output external_port_id="-1" internal_layer_id="7" purpose="execution_condition"/>
+   </port_map>
+   <back_edges><edge from-layer="5" to-layer="0"/></back_edges>
+   <body>
+    <layers>
+     <layer id="0" name="data" type="Parameter" version="opset1">
+      <data shape="?,15376" element_type="f32"/>
+      <output><port id="0" precision="FP32"><dim>-1</dim><dim>15376</dim></port></output>
+     </layer>
+     <layer id="1" name="upd" type="Parameter" version="opset1">
+      <data shape="1,{cols}" element_type="f32"/>
+      <output><port id="0" precision="FP32"><dim>1</dim><dim>{cols}</dim></port></output>
+     </layer>
+     <layer id="2" name="idx" type="Const" version="opset1">
+      <data element_type="i32" shape="1" offset="9" size="4"/>
+      <output><port id="0" precision="I32"><dim>1</dim></port></output>
+     </layer>
+     <layer id="3" name="axis" type="Const" version="opset1">
+      <data element_type="i32" shape="" offset="13" size="4"/>
+      <output><port id="0" precision="I32"/></output>
+     </layer>
+     <layer id="4" name="scatter" type="ScatterUpdate" version="opset3">
+      <input>
+       <port id="0" precision="FP32"><dim>-1</dim><dim>15376</dim></port>
+       <port id="1" precision="I32"><dim>1</dim></port>
+       <port id="2" precision="FP32"><dim>1</dim><dim>{cols}</dim></port>
+       <port id="3" precision="I32"/>
+      </input>
+      <output><port id="4" precision="FP32"><dim>-1</dim><dim>15376</dim></port></output>
+     </layer>
+     <layer id="5" name="out" type="Result" version="opset1">
+      <input><port id="0" precision="FP32"><dim>-1</dim><dim>15376</dim></port></input>
+     </layer>
+     <layer id="6" name="go" type="Const" version="opset1">
+      <data element_type="boolean" shape="" offset="8" size="1"/>
+      <output><port id="0" precision="BOOL"/></output>
+     </layer>
+     <layer id="7" name="go_out" type="Result" version="opset1">
+      <input><port id="0" precision="BOOL"/></input>
+     </layer>
+    </layers>
+    <edges>
+     <edge from-layer="0" from-port="0" to-layer="4" to-port="0"/>
+     <edge from-layer="2" from-port="0" to-layer="4" to-port="1"/>
+     <edge from-layer="1" from-port="0" to-layer="4" to-port="2"/>
+     <edge from-layer="3" from-port="0" to-layer="4" to-port="3"/>
+     <edge from-layer="4" from-port="4" to-layer="5" to-port="0"/>
+     <edge from-layer="6" from-port="0" to-layer="7" to-port="0"/>
+    </edges>
+   </body>
+  </layer>
+  <layer id="5" name="y" type="Result" version="opset1">
+   <input><port id="0" precision="FP32"><dim>2</dim><dim>15376</dim></port></input>
+  </layer>
+ </layers>
+ <edges>
+  <edge from-layer="2" from-port="0" to-layer="4" to-port="0"/>
+  <edge from-layer="3" from-port="0" to-layer="4" to-port="1"/>
+  <edge from-layer="0" from-port="0" to-layer="4" to-port="2"/>
+  <edge from-layer="1" from-port="0" to-layer="4" to-port="3"/>
+  <edge from-layer="4" from-port="4" to-layer="5" to-port="0"/>
+ </edges>
+</net>
+"""
+
+
+@pytest.mark.parametrize("cols", [15376, 30752])
+def test_a_scatter_in_a_loop_body_is_checked_as_openvino_reads_it(tmp_path, cols):
+    xml = tmp_path / "loop.xml"
+    xml.write_text(LOOP_IR.format(cols=cols))
+    (tmp_path / "loop.bin").write_bytes(
+        np.array([2], np.int64).tobytes() + b"\x01" + np.array([0, 0], np.int32).tobytes())
+    try:
+        ov.Core().read_model(str(xml))
+        openvino_reads = True
+    except RuntimeError as err:
+        openvino_reads = False
+        assert "Updates shape must have appropriate dimensions" in str(err)
+    done = subprocess.run([sys.executable, "-m", "ovgather", "check", str(xml)],
+                          capture_output=True, text=True)
+    assert openvino_reads == (cols == 15376)
+    assert done.returncode == (0 if openvino_reads else 1), done.stdout + done.stderr
+    if not openvino_reads:
+        assert "scatter" in done.stdout and "invalid" in done.stdout
