@@ -42,13 +42,6 @@ __all__ = ["reshape_shape", "SPECS"]
 ONE = Dimension.static(1)
 
 
-def _product(dims) -> Dimension:
-    out = ONE
-    for d in dims:
-        out = out * d
-    return out
-
-
 # -- ShapeOf ---------------------------------------------------------------------------
 def _shape_of(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     etype = data.text("output_type", "i64") if data.version >= 3 else "i64"
@@ -62,11 +55,15 @@ def _shape_of(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> lis
 def reshape_shape(
     data: PartialShape, target: list[tuple[int, int]], special_zero: bool
 ) -> PartialShape:
-    """The output of Reshape for a target given as per-element bounds ``(lo, hi)``."""
+    """The output of Reshape for a target given as per-element bounds ``(lo, hi)``, as
+    OpenVINO's ``reshape_shape_inference.hpp`` computes it: the -1 dim is the input's
+    element count over the other target dims, static dims that appear on both sides
+    cancel, and an input of unknown rank counts as one element or more."""
     in_dims = data.dims
     out: list[Dimension | None] = []
     minus_one = None
     copied: set[int] = set()
+    zeros = False
     for i, (lo, hi) in enumerate(target):
         if lo == hi == -1:
             if minus_one is not None:
@@ -76,6 +73,7 @@ def reshape_shape(
             minus_one = i
             out.append(None)
         elif special_zero and lo == hi == 0:
+            zeros = True
             if in_dims is None:
                 out.append(Dimension.dynamic())
             elif i >= len(in_dims):
@@ -94,38 +92,78 @@ def reshape_shape(
         else:
             out.append(dim_of_bounds(lo, hi))
     if minus_one is not None:
-        out[minus_one] = _minus_one_dim(data, out, copied, target)
-    elif in_dims is not None and data.is_static and all(d.lo == d.hi for d in out):
+        out[minus_one] = _minus_one_dim(data, out, copied, target, zeros and in_dims is None)
+    elif in_dims is not None and data.is_static and all(d.lo == d.hi for d in out) \
+            and not (zeros and special_zero):
         _check_same_size(data, out)
     return PartialShape.of(tuple(out))
 
 
-def _minus_one_dim(data: PartialShape, out: list, copied: set[int], target) -> Dimension:
+def _split_product(dims) -> tuple[int, Dimension]:
+    """The product of the static dims and, apart, that of the others (OpenVINO keeps the
+    two apart so that an interval is not widened by a static factor it cancels)."""
+    static, dynamic = 1, ONE
+    for d in dims:
+        if d.lo == d.hi:
+            static *= d.lo
+        else:
+            dynamic = dynamic * d
+    return static, dynamic
+
+
+def _minus_one_dim(data: PartialShape, out: list, copied: set[int], target,
+                   unknown_copies: bool) -> Dimension:
     """The -1 dim: the input's element count over the other target dims. Dims copied by
-    special_zero appear on both sides and cancel (OpenVINO does the same)."""
+    special_zero are left out of both sides, and so is each static dim (not 0) found on
+    both sides; an input of unknown rank counts as one element (the -1 itself then stands
+    among the output dims, unknown)."""
     if data.dims is None:
-        return Dimension.dynamic()
-    inp = _product(d for i, d in enumerate(data.dims) if i not in copied)
-    outp = _product(d for i, d in enumerate(out) if d is not None and i not in copied)
-    if inp.lo == inp.hi and outp.lo == outp.hi:
-        if outp.lo == 0:
-            if inp.lo == 0:
-                return Dimension.dynamic()
+        ins: list[Dimension] = []
+        outs = [d if d is not None else Dimension.dynamic() for d in out]
+        if unknown_copies:  # a copied dim of an unknown input: nothing is known
+            return Dimension.dynamic()
+    else:
+        ins = [d for i, d in enumerate(data.dims) if i not in copied]
+        outs = [d for i, d in enumerate(out) if d is not None and i not in copied]
+    left = list(outs)
+    kept = []
+    for d in ins:
+        same = next((k for k, o in enumerate(left) if d.lo == d.hi == o.lo == o.hi != 0), None)
+        if same is None:
+            kept.append(d)
+        else:
+            left.pop(same)
+    in_static, in_dyn = _split_product(kept)
+    out_static, out_dyn = _split_product(left)
+    if out_static == 0 and in_static != 0:
+        raise ShapeInferenceError(
+            "Cannot infer '-1' dimension with zero-size output dimension unless at least one "
+            f"input dimension is also zero-size (target {_shown(target)}, input {data})")
+    if in_static != out_static:
+        in_dyn, out_dyn = in_dyn * in_static, out_dyn * out_static
+    if in_dyn.lo == in_dyn.hi and out_dyn.lo == out_dyn.hi:
+        if out_dyn.lo == 0:
+            return Dimension.dynamic()
+        if in_dyn.lo % out_dyn.lo:
             raise _incompatible(data, target)
-        if inp.lo % outp.lo:
-            raise _incompatible(data, target)
-        return Dimension.static(inp.lo // outp.lo)
-    lo = 0 if inp.lo == 0 else -(-inp.lo // outp.hi) if outp.hi else 0
-    hi = INF if inp.hi >= INF or outp.lo == 0 else inp.hi // outp.lo
+        return Dimension.static(in_dyn.lo // out_dyn.lo)
+    lo, hi = in_dyn.lo, in_dyn.hi
+    hi = hi // out_dyn.lo if hi < INF and out_dyn.lo != 0 and not out_dyn.is_fully_dynamic \
+        else INF
+    if out_dyn.hi != 0:
+        lo = (1 if lo else 0) if out_dyn.hi >= INF else -(-lo // out_dyn.hi)
     # lo > hi is possible here; OpenVINO 2026.4.1 raises nothing then and prints the
     # empty interval as it is ('1..0'), so ovgather keeps it too, to print the same text.
     return Dimension.from_bounds(lo, hi)
 
 
+def _shown(target) -> list:
+    return [lo if lo == hi else f"{lo}..{hi}" for lo, hi in target]
+
+
 def _incompatible(data: PartialShape, target) -> ShapeInferenceError:
-    shown = [lo if lo == hi else f"{lo}..{hi}" for lo, hi in target]
     return ShapeInferenceError(
-        f"a Reshape must keep the number of elements, but the target {shown} does not fit "
+        f"a Reshape must keep the number of elements, but the target {_shown(target)} does not fit "
         f"the input shape {data}"
     )
 
