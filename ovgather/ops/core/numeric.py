@@ -1,0 +1,230 @@
+"""Values computed in the element type OpenVINO computes them in.
+
+OpenVINO folds a constant subgraph (and evaluates the bounds of a shape computation) with
+each op's ``evaluate``, which runs the op's C++ reference on the tensor's own element
+type: ``i32`` arithmetic wraps (``65536*65536+5`` is 5), ``f32`` arithmetic rounds to
+float32 after every op (``Ceiling(0.1f*10f)`` is 1), ``f16`` and ``bf16`` compute in f32
+and round back. And each op evaluates only some types: an op OpenVINO cannot evaluate
+on a type folds nothing, so a Reshape fed by it stays ``?``. This module holds both:
+
+- :data:`EVALUATES`, by op, the element types its ``evaluate`` takes (measured on
+  OpenVINO 2026.4 with ``ConstantFolding`` on every op and type, see
+  ``tests/infer/test_value_differential.py``);
+- :func:`exact_array` and :func:`value_of`, between the walk's values (flat tuples of
+  Python numbers: ints for the integer types and boolean, floats for the real ones,
+  each exactly a value of the type) and NumPy arrays of the type;
+- :func:`unpack`, the packed sub-byte and 8-bit types as OpenVINO lays them out.
+
+>>> import numpy as np
+>>> value_of(np.array([65536], np.int32) * np.array([65536], np.int32) + np.int32(5), "i32")
+((5,), (5,))
+>>> value_of(np.ceil(np.float32(0.1) * np.float32(10)), "f32")
+((1.0,), (1.0,))
+>>> unpack(np.array([0x32, 0x14], np.uint8), "u4", 4).tolist()
+[2, 3, 4, 1]
+"""
+
+from __future__ import annotations
+
+from ..._lazy import numpy as np
+
+__all__ = ["EVALUATES", "evaluates", "DTYPES", "exact_array", "value_of", "in_type",
+           "unpack", "UNPACKED", "REALS"]
+
+_I = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+_WIDE = ("i32", "i64", "u32", "u64", "f16", "bf16", "f32")  # the usual IfTypeOf list
+_ALL = (*_I, "f16", "bf16", "f32", "f64", "boolean")
+
+
+def _t(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+#: by op, the element types (of its first input) whose values OpenVINO 2026.4 evaluates
+EVALUATES: dict[str, frozenset[str]] = {
+    "Add": _t(*_I, "f16", "bf16", "f32"),
+    "Subtract": _t("i8", "i32", "i64", "u8", "u32", "u64", "f16", "bf16", "f32"),
+    "Multiply": _t(*_WIDE, "f64"),
+    "Divide": _t(*_WIDE),
+    "Maximum": _t(*_WIDE),
+    "Minimum": _t(*_WIDE, "u8", "u16"),
+    "Mod": _t(*_I),
+    "FloorMod": _t("i8", "i32", "i64", "u8", "u32", "u64", "f16", "bf16", "f32"),
+    "Power": _t(*_WIDE),
+    "SquaredDifference": _t("f32"),
+    "Equal": _t(*_ALL),
+    "NotEqual": _t(*_WIDE, "boolean"),
+    "Less": _t(*_WIDE),
+    "LessEqual": _t(*_WIDE),
+    "Greater": _t(*_WIDE),
+    "GreaterEqual": _t(*_WIDE),
+    "LogicalAnd": _t("boolean"),
+    "LogicalOr": _t("boolean"),
+    "LogicalXor": _t("boolean"),
+    "LogicalNot": _t("boolean"),
+    "Abs": _t(*_WIDE),
+    "Negative": _t("i32", "i64", "f16", "bf16", "f32"),
+    "Relu": _t(*_WIDE),
+    "Sign": _t(*_WIDE),
+    "Floor": _t(*_I, "f16", "bf16", "f32"),
+    "Ceiling": _t(*_I, "f16", "f32"),
+    "Round": _t(*_I, "f16", "bf16", "f32"),
+    "Sqrt": _t(*_WIDE, "f64"),
+    **{op: _t(*_WIDE) for op in ("Exp", "Log", "Sin", "Cos", "Tan", "Tanh", "Atan", "Sinh",
+                                 "Cosh", "Asinh", "Erf", "Sigmoid")},
+    "Clamp": _t(*_I, "f16", "bf16", "f32"),
+    "Convert": _t(*_ALL),
+    "ReduceSum": _t(*_WIDE),
+    "ReduceProd": _t(*_WIDE),
+    "ReduceMax": _t(*_WIDE, "i8", "u8"),
+    "ReduceMin": _t(*_WIDE, "i8", "u8"),
+    "ReduceMean": _t(*_WIDE),
+    "ReduceL1": _t("i32", "i64", "f16", "bf16", "f32"),
+    "ReduceL2": _t("f16", "bf16", "f32"),
+    "ReduceLogicalAnd": _t("boolean"),
+    "ReduceLogicalOr": _t("boolean"),
+    "Gather": _t("i8", "i32", "i64", "u8", "u32", "u64", "f16", "bf16", "f32", "boolean"),
+    "TopK": _t(*_WIDE),
+    "MatMul": _t(*_WIDE),
+    "CumSum": _t("f32"),
+}
+
+
+def evaluates(op: str, etype: str) -> bool:
+    """Whether OpenVINO evaluates ``op`` on values of ``etype``."""
+    types = EVALUATES.get(op)
+    return types is not None and etype in types
+
+
+#: the NumPy dtype a value of each type computes in (bf16: float32, rounded after)
+DTYPES = {"i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+          "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16",
+          "bf16": "float32", "f32": "float32", "f64": "float64", "boolean": "bool",
+          "u1": "uint8", "u2": "uint8", "u3": "uint8", "u4": "uint8", "u6": "uint8",
+          "i4": "int8"}
+REALS = frozenset({"f16", "bf16", "f32", "f64"})
+
+
+def exact_array(value, etype: str):
+    """A value known exactly as a flat array of ``etype``'s dtype; None when it is not
+    exact, or an element is not a value of the type (the walk's ``INF``)."""
+    dtype = DTYPES.get(etype)
+    if value is None or dtype is None or value[0] != value[1]:
+        return None
+    try:
+        arr = np.array(value[0], dtype=dtype)
+    except (OverflowError, TypeError, ValueError):
+        return None
+    if etype not in REALS and etype != "boolean" and arr.tolist() != list(value[0]):
+        return None
+    return arr
+
+
+def in_type(arr, etype: str):
+    """``arr`` as the type holds it: cast with C's wrap-around for integers, rounded to
+    nearest even for the reals (bf16 from float32 as OpenVINO's ``bfloat16`` does)."""
+    dtype = DTYPES[etype]
+    with np.errstate(all="ignore"):
+        if etype == "bf16":
+            return _bf16(np.asarray(arr, dtype=np.float32))
+        if etype == "boolean":
+            return np.asarray(arr) != 0
+        return np.asarray(arr).astype(dtype)
+
+
+def value_of(arr, etype: str):
+    """The walk's value of an array of ``etype`` (exact: one tuple for both bounds)."""
+    flat = in_type(arr, etype).reshape(-1)
+    if etype == "boolean":
+        flat = flat.astype(np.int64)
+    values = tuple(flat.tolist())
+    return values, values
+
+
+def _bf16(x):
+    """float32 ``x`` rounded to bfloat16 (nearest even on the upper 16 bits; NaN kept)."""
+    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
+    out = rounded.view(np.float32)
+    return np.where(np.isnan(x), x, out)
+
+
+# -- packed types ----------------------------------------------------------------------
+#: what each packed type unpacks to (its values as a NumPy dtype that holds them all)
+UNPACKED = {"u1": "uint8", "u2": "uint8", "u3": "uint8", "u4": "uint8", "u6": "uint8",
+            "i4": "int8", "nf4": "float32", "f4e2m1": "float32", "f8e4m3": "float32",
+            "f8e5m2": "float32", "f8e8m0": "float32", "bf16": "float32"}
+
+#: NF4's sixteen levels (the QLoRA normal-float table), as float32 bits
+_NF4_BITS = (3212836864, 3207739825, 3204868912, 3200922272, 3197215309, 3191682367,
+             3183114353, 0, 1034091263, 1042598627, 1048315101, 1051525946, 1054975160,
+             1058015147, 1060705203, 1065353216)
+
+
+def unpack(raw, etype: str, count: int):
+    """The first ``count`` values of a Const of ``etype`` stored as the bytes ``raw``,
+    laid out as OpenVINO packs them: ``u1`` eight to a byte from the high bit; ``u2``
+    four to a byte from the low bits; the 4-bit types two to a byte, low nibble first;
+    ``u3`` eight values in three bytes (their low two bits four to a byte from the high
+    bits, then their high bits one to a bit from the high bit); ``u6`` four values in
+    three bytes (their low nibbles two to a byte, high nibble first, then their high two
+    bits four to a byte from the high bits).
+
+    >>> unpack(np.array([0b10110000], np.uint8), "u1", 4).tolist()
+    [1, 0, 1, 1]
+    >>> unpack(np.array([0x9F], np.uint8), "i4", 2).tolist()
+    [-1, -7]
+    """
+    b = np.asarray(raw, dtype=np.uint8).reshape(-1)
+    if etype == "u1":
+        out = np.unpackbits(b)
+    elif etype == "u2":
+        out = (b[:, None] >> np.array([0, 2, 4, 6], np.uint8)) & 3
+    elif etype in ("u4", "i4", "nf4", "f4e2m1"):
+        out = np.stack([b & 15, b >> 4], axis=1)
+    elif etype == "u3":
+        g = _groups(b, 3)
+        low = (g[:, :2, None] >> np.array([6, 4, 2, 0], np.uint8)) & 3
+        high = np.unpackbits(g[:, 2:3], axis=1)
+        out = low.reshape(-1, 8) | (high << 2)
+    elif etype == "u6":
+        g = _groups(b, 3)
+        low = (g[:, :2, None] >> np.array([4, 0], np.uint8)) & 15
+        high = (g[:, 2:3] >> np.array([6, 4, 2, 0], np.uint8)) & 3
+        out = low.reshape(-1, 4) | (high << 4)
+    elif etype in ("f8e4m3", "f8e5m2", "f8e8m0", "bf16"):
+        out = b
+    else:
+        raise ValueError(f"{etype} is not a packed type")
+    return _decoded(np.asarray(out).reshape(-1), etype, count)
+
+
+def _groups(b, size: int):
+    """``b`` cut in groups of ``size`` bytes, the last one padded with zeros."""
+    pad = (-len(b)) % size
+    return np.concatenate([b, np.zeros(pad, np.uint8)]).reshape(-1, size)
+
+
+def _decoded(codes, etype: str, count: int):
+    if etype == "bf16":
+        halves = codes[:2 * count].view(np.uint16).astype(np.uint32)
+        return (halves << 16).view(np.float32)
+    codes = codes[:count]
+    if etype == "i4":
+        return (codes.astype(np.int8) ^ 8) - 8
+    if etype == "nf4":
+        return np.array(_NF4_BITS, np.uint32).view(np.float32)[codes]
+    if etype == "f4e2m1":
+        levels = np.array([0, .5, 1, 1.5, 2, 3, 4, 6], np.float32)
+        return np.where(codes & 8, -levels[codes & 7], levels[codes & 7])
+    if etype == "f8e5m2":  # the upper byte of an f16
+        return (codes.astype(np.uint16) << 8).view(np.float16).astype(np.float32)
+    if etype == "f8e4m3":  # OCP E4M3: bias 7, no infinities, S.1111.111 is NaN
+        e, m = (codes >> 3) & 15, (codes & 7).astype(np.float32)
+        mag = np.where(e == 0, m / 8 * 2.0 ** -6, (1 + m / 8) * np.exp2(e.astype(np.float32) - 7))
+        mag = np.where((codes & 0x7F) == 0x7F, np.nan, mag)
+        return np.where(codes & 0x80, -mag, mag).astype(np.float32)
+    if etype == "f8e8m0":  # the exponent of a float32 (0 is 2^-127), 0xFF is NaN
+        bits = np.where(codes == 0, 1 << 22, codes.astype(np.uint32) << 23)
+        return np.where(codes == 255, np.nan, bits.astype(np.uint32).view(np.float32))
+    return codes.astype(UNPACKED[etype])
