@@ -15,6 +15,8 @@ from typing import Any
 from ..element_types import FLOAT_VALUE_TYPES, INT_TYPES
 from ..errors import OvgatherError, ShapeError, ShapeParseError
 from ..graph import input_edges
+from ..ops.core import numeric
+from ..ops.core.numeric import UNPACKED
 from ..ops.core.values import MAX_VALUE_SIZE, Tensor
 from ..shapes import INF, Dimension, PartialShape
 from .report import declared_shape, port_type
@@ -121,8 +123,8 @@ def const_tensor(G, node, attrs, data) -> Tensor:
             shape = PartialShape.of(())
     else:
         shape = _parse_shape(text)
-    if (etype in INT_TYPES or etype in FLOAT_VALUE_TYPES or etype == "boolean") \
-            and shape.dims is not None:
+    if (etype in INT_TYPES or etype in FLOAT_VALUE_TYPES or etype == "boolean"
+            or etype in UNPACKED) and shape.dims is not None:
         n = 1
         for d in shape.dims:
             n = n * d.lo if d.lo == d.hi else MAX_VALUE_SIZE + 1
@@ -166,6 +168,9 @@ def _const_value(G, node, attrs, n: int):
         arr = attrs.get("value")
         if arr is None:
             arr = ir.const_value(G, node)
+            etype = data.get("element_type") or port_type(attrs["outputs"][0])
+            if etype in UNPACKED:  # the bytes as read: their values, as OpenVINO packs them
+                arr = numeric.unpack(arr, etype, n)
         vals = tuple(arr.reshape(-1).tolist())
     if vals and isinstance(vals[0], float) and not all(map(math.isfinite, vals)):
         return None  # inf and nan are no bounds

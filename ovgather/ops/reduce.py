@@ -18,6 +18,7 @@ from .._lazy import numpy as np
 from ..element_types import FLOAT_VALUE_TYPES
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
+from .core import numeric
 from .core.dims import broadcast_shapes, normalize_axis
 from .core.spec import Attrs, Rule, Trace, specs_of
 from .core.values import (
@@ -83,8 +84,9 @@ def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
         return None
     lo, hi = v
     if lo == hi:
-        r = tuple(fn([lo[k] for k in g]) for g in groups)
-        return r, r
+        return numeric.reduce(op, t, axes)
+    if not numeric.evaluates(op, t.etype):
+        return None
     if op not in ("ReduceMax", "ReduceMin", "ReduceProd") or min(lo) < 0:
         return None
     if op == "ReduceProd":

@@ -486,7 +486,7 @@ def _folded_by_openvino(model: ov.Model) -> dict[str, np.ndarray | None]:
 def _constant_data(c) -> np.ndarray:
     et = c.get_output_element_type(0).get_type_name()
     if et == "bf16":  # the raw bits
-        raw = np.frombuffer(bytes(c.get_tensor_view().data.view(np.uint8)), np.uint16)
+        raw = np.frombuffer(bytes(c.get_tensor_view().data.reshape(-1).view(np.uint8)), np.uint16)
         return raw.reshape(list(c.get_output_shape(0)))
     return np.array(c.get_data())
 

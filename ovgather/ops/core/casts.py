@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from ..._lazy import numpy as np
+from .numeric import DTYPES, exact_array, in_type, value_of
 from .values import INF, NINF, Value
 
 __all__ = ["converted"]
@@ -21,7 +22,7 @@ _INT_FORMS = {"i64": (64, True), "i32": (32, True), "i16": (16, True), "i8": (8,
               "i4": (4, True), "u64": (64, False), "u32": (32, False), "u16": (16, False),
               "u8": (8, False), "u4": (4, False), "u1": (1, False), "boolean": (8, False)}
 _REAL_FORMS = {"f64": float, "f32": lambda v: float(np.float32(v)),
-               "f16": lambda v: float(np.float16(v)), "bf16": lambda v: _bf16(float(v))}
+               "f16": lambda v: float(np.float16(v)), "bf16": lambda v: float(in_type(np.array([v], np.float32), "bf16")[0])}
 
 
 #: the integers each real type holds exactly, and the reals that widen exactly
@@ -56,7 +57,14 @@ def converted(value: Value | None, src: str, dst: str) -> Value | None:
     """
     if value is None or (dst not in _INT_FORMS and dst not in _REAL_FORMS):
         return None
-    if not value[0] or _kept(value, src, dst):
+    if not value[0]:
+        return value
+    if value[0] == value[1] and src in DTYPES and dst in DTYPES \
+            and NINF < min(value[0]) and max(value[0]) < INF:
+        arr = exact_array(value, src)  # a folded value: cast in C++'s way, type to type
+        if arr is not None:
+            return value_of(in_type(arr, dst), dst)
+    if _kept(value, src, dst) and (src in _REAL_FORMS) == (dst in _REAL_FORMS):
         return value
     narrow = any(_INT_FORMS.get(t, (64,))[0] <= 16 for t in (src, dst))
     top = _INT_FORMS.get(src)
@@ -84,10 +92,3 @@ def _cast(v, dst: str):
     bits, signed = _INT_FORMS[dst]
     v = int(v) % (1 << bits)
     return v - (1 << bits) if signed and v >= 1 << (bits - 1) else v
-
-
-def _bf16(v: float) -> float:
-    """``v`` rounded to bfloat16 (the f32 bits, nearest-even on the upper 16)."""
-    bits = int(np.array(v, dtype=np.float32).view(np.uint32))
-    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-    return float(np.array(bits, dtype=np.uint32).view(np.float32))
