@@ -589,7 +589,7 @@ _RULES: dict[str, Rule] = {
     "Abs": _abs,
     **{op: _folding(op) for op in ("Negative", "Relu", "Sign", "Floor", "Ceiling", "Round",
                                    "LogicalNot", "Sqrt", "Exp", "Log", "Sin", "Cos", "Tan",
-                                   "Atan", "Sinh", "Cosh", "Asinh", "Tanh")},
+                                   "Atan", "Sinh", "Cosh", "Asinh", "Tanh", "Erf")},
     "Clamp": _clamp,
     "BitwiseNot": _bitwise_not,
     "HardSigmoid": _hard_sigmoid,

@@ -22,7 +22,8 @@ _INT_FORMS = {"i64": (64, True), "i32": (32, True), "i16": (16, True), "i8": (8,
               "i4": (4, True), "u64": (64, False), "u32": (32, False), "u16": (16, False),
               "u8": (8, False), "u4": (4, False), "u1": (1, False), "boolean": (8, False)}
 _REAL_FORMS = {"f64": float, "f32": lambda v: float(np.float32(v)),
-               "f16": lambda v: float(np.float16(v)), "bf16": lambda v: float(in_type(np.array([v], np.float32), "bf16")[0])}
+               "f16": lambda v: float(np.float16(v)),
+               "bf16": lambda v: float(in_type(np.array([v], np.float32), "bf16")[0])}
 
 
 #: the integers each real type holds exactly, and the reals that widen exactly
@@ -60,7 +61,7 @@ def converted(value: Value | None, src: str, dst: str) -> Value | None:
     if not value[0]:
         return value
     if value[0] == value[1] and src in DTYPES and dst in DTYPES \
-            and NINF < min(value[0]) and max(value[0]) < INF:
+            and (src in _REAL_FORMS or NINF < min(value[0]) and max(value[0]) < INF):
         arr = exact_array(value, src)  # a folded value: cast in C++'s way, type to type
         if arr is not None:
             return value_of(in_type(arr, dst), dst)

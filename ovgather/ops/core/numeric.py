@@ -26,6 +26,8 @@ on a type folds nothing, so a Reshape fed by it stays ``?``. This module holds b
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..._lazy import numpy as np
 
 __all__ = ["EVALUATES", "evaluates", "DTYPES", "exact_array", "value_of", "in_type",
@@ -70,8 +72,9 @@ EVALUATES: dict[str, frozenset[str]] = {
     "Ceiling": _t(*_I, "f16", "f32"),
     "Round": _t(*_I, "f16", "bf16", "f32"),
     "Sqrt": _t(*_WIDE, "f64"),
+    "Sigmoid": _t(*_WIDE),
     **{op: _t(*_WIDE) for op in ("Exp", "Log", "Sin", "Cos", "Tan", "Tanh", "Atan", "Sinh",
-                                 "Cosh", "Asinh", "Erf", "Sigmoid")},
+                                 "Cosh", "Asinh", "Erf")},
     "Clamp": _t(*_I, "f16", "bf16", "f32"),
     "Convert": _t(*_ALL),
     "ReduceSum": _t(*_WIDE),
@@ -249,6 +252,10 @@ def shaped_array(t):
     return arr.reshape(shape) if size == arr.size else None
 
 
+def _at_max(x) -> bool:
+    return bool((x == np.iinfo(x.dtype).max).any())
+
+
 def _compute_dtype(etype: str) -> str:
     """f16 and bf16 compute in f32 and round back (OpenVINO converts them so)."""
     return "float32" if etype in ("f16", "bf16") else DTYPES[etype]
@@ -326,6 +333,8 @@ def binary(op: str, ta, tb, mode: str = "numpy", pythondiv: bool = True,
         return None
     if int(np.prod(out_shape)) > limit:
         return None
+    if op == "Divide" and etype not in REALS and (_at_max(a) or _at_max(b)):
+        return None  # OpenVINO reads the type's maximum as "unbounded" there (max/-2 is 0)
     work = _compute_dtype(etype)
     a, b = a.astype(work), b.astype(work)
     with np.errstate(all="ignore"):
@@ -351,9 +360,45 @@ _INT_RESULT = {"Sqrt": _round_away, "Exp": np.trunc, "Log": np.trunc, "Sin": np.
                "Cos": _round_away, "Tan": _round_away, "Atan": _round_away,
                "Sinh": _round_away, "Cosh": _round_away, "Asinh": _round_away,
                "Tanh": _round_away}
-_MATH = {"Sqrt": np.sqrt, "Exp": np.exp, "Log": np.log, "Sin": np.sin, "Cos": np.cos,
-         "Tan": np.tan, "Atan": np.arctan, "Sinh": np.sinh, "Cosh": np.cosh,
-         "Asinh": np.arcsinh, "Tanh": np.tanh}
+#: the C library function of each math op (OpenVINO calls ``std::sinh`` and the like:
+#: the ``float`` one for the real types, the ``double`` one for integers)
+_MATH = {"Sqrt": "sqrt", "Exp": "exp", "Log": "log", "Sin": "sin", "Cos": "cos",
+         "Tan": "tan", "Atan": "atan", "Sinh": "sinh", "Cosh": "cosh", "Asinh": "asinh",
+         "Tanh": "tanh", "Erf": "erf"}
+
+
+@lru_cache(maxsize=1)
+def _libm():
+    """The C math library OpenVINO's references call (None where it cannot be found:
+    NumPy's double functions then stand in, which may differ in the last bit)."""
+    import ctypes
+    import ctypes.util
+
+    for name in ("libm.so.6", ctypes.util.find_library("m"), "msvcrt"):
+        try:
+            return ctypes.CDLL(name) if name else None
+        except OSError:
+            continue
+    return None
+
+
+def _c_math(name: str, x, single: bool):
+    """``name`` of each element of ``x`` by the C library, in float (``single``) or
+    double, as a float32 or float64 array."""
+    import ctypes
+
+    libm = _libm()
+    kind = ctypes.c_float if single else ctypes.c_double
+    fn = getattr(libm, name + ("f" if single else ""), None) if libm is not None else None
+    dtype = np.float32 if single else np.float64
+    if fn is None:
+        ufunc = {"atan": np.arctan, "asinh": np.arcsinh}.get(name) or getattr(np, name, None)
+        if ufunc is None:
+            import math
+            ufunc = np.vectorize(getattr(math, name))
+        return np.asarray(ufunc(x.astype(np.float64))).astype(dtype)
+    fn.restype, fn.argtypes = kind, [kind]
+    return np.array([fn(v) for v in x.astype(dtype).tolist()], dtype=dtype)
 
 
 def _relu(x):
@@ -384,10 +429,11 @@ def unary(op: str, t, mode: str | None = None):
         return None
     with np.errstate(all="ignore"):
         if op in _MATH:
-            out = _MATH[op](x.astype(np.float64))
-            if etype in ("f16", "bf16"):  # computed in float, then rounded to the type
-                out = out.astype(np.float32)
-            if x.dtype.kind in "iu":
+            integral = x.dtype.kind in "iu"
+            if integral and op not in _INT_RESULT:
+                return None
+            out = _c_math(_MATH[op], x, single=etype != "f64" and not integral)
+            if integral:
                 if not np.isfinite(out).all():
                     return None
                 out = _INT_RESULT[op](out)
@@ -413,11 +459,12 @@ def clamp(t, low: float, high: float):
         info = np.iinfo(x.dtype)
         lo = int(max(min(np.ceil(low), info.max), info.min))
         hi = int(max(min(np.floor(high), info.max), info.min))
-        out = np.minimum(np.maximum(x, x.dtype.type(lo)), x.dtype.type(hi))
     else:
         w = x.astype(_compute_dtype(etype))
         lo, hi = in_type(np.array([low]), etype)[0], in_type(np.array([high]), etype)[0]
-        out = np.minimum(np.maximum(w, lo), hi)
+    # OpenVINO's reference: below min is min, else above max is max (min > max: no swap)
+    out = np.where(x < lo, lo, np.where(x > hi, hi, x)) if x.dtype.kind in "iu" \
+        else np.where(w < lo, lo, np.where(w > hi, hi, w))
     return value_of(out, etype)
 
 
@@ -480,3 +527,24 @@ def _group(op: str, g, work):
     if op == "ReduceLogicalOr":
         return bool(np.any(g))
     raise ValueError(op)
+
+
+def matmul(ta, tb, transpose_a: bool, transpose_b: bool):
+    """MatMul of two exact values in their type (a 1-D side is never transposed); the
+    products are summed in the type, in order (reals: float32 accumulation)."""
+    etype = ta.etype
+    if not evaluates("MatMul", etype) or tb.etype != etype:
+        return None
+    x, y = shaped_array(ta), shaped_array(tb)
+    if x is None or y is None:
+        return None
+    work = _compute_dtype(etype)
+    x, y = x.astype(work), y.astype(work)
+    x = x.swapaxes(-1, -2) if transpose_a and x.ndim > 1 else x
+    y = y.swapaxes(-1, -2) if transpose_b and y.ndim > 1 else y
+    with np.errstate(all="ignore"):
+        try:
+            out = np.matmul(x, y)
+        except ValueError:
+            return None
+    return value_of(out, etype)
