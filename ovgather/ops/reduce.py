@@ -194,7 +194,8 @@ def _matmul(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[
 
 def _product_value(a: Tensor, b: Tensor, ta: bool, tb: bool, out: PartialShape):
     """MatMul of two exact values folds (OpenVINO evaluates it; it has no bounds), in
-    the element type (integers wrap, f16 and bf16 through f32). The side already known is asked first: an activation times weights costs no weight read."""
+    the element type (integers wrap, f16 and bf16 through f32). The side already known
+    is asked first: an activation times weights costs no weight read."""
     if any(t.value is None for t in sorted((a, b), key=lambda t: t.pending)):
         return None
     sides = [bound_arrays(t) for t in (a, b)]

@@ -484,6 +484,9 @@ def evaluated(model: ov.Model) -> dict:
         ins = []
         for v in node.input_values():
             ins.append(known.get((v.get_node().get_friendly_name(), v.get_index())))
+        if node.get_type_name() == "ShapeOf" and ins[0] is None:  # it reads the shape only
+            v = node.input_value(0)
+            ins[0] = ov.Tensor(v.get_element_type(), v.get_shape())
         if node.get_type_name() in ("Result", "Parameter") or not ins or None in ins \
                 or any(node.get_output_partial_shape(i).is_dynamic
                        for i in range(node.get_output_size())):

@@ -26,6 +26,9 @@ _REAL_FORMS = {"f64": float, "f32": lambda v: float(np.float32(v)),
                "bf16": lambda v: float(in_type(np.array([v], np.float32), "bf16")[0])}
 
 
+#: the types OpenVINO converts only into the real types that decode them
+_DECODED_ONLY = {t: ("f16", "bf16", "f32") for t in ("nf4", "f4e2m1", "f8e8m0")}
+
 #: the integers each real type holds exactly, and the reals that widen exactly
 _EXACT_INTS = {"f64": 1 << 53, "f32": 1 << 24, "f16": 1 << 11, "bf16": 1 << 8}
 _WIDER = {"f64": ("f64", "f32", "f16", "bf16"), "f32": ("f32", "f16", "bf16"),
@@ -56,7 +59,8 @@ def converted(value: Value | None, src: str, dst: str) -> Value | None:
     >>> converted(((0, 3), (INF, 3)), "i64", "u8"), converted(((0,), (INF,)), "i64", "u32")
     (((0, 3), (255, 3)), ((0,), (9223372036854775807,)))
     """
-    if value is None or (dst not in _INT_FORMS and dst not in _REAL_FORMS):
+    if value is None or (dst not in _INT_FORMS and dst not in _REAL_FORMS) \
+            or (src in _DECODED_ONLY and dst not in _DECODED_ONLY[src]):
         return None
     if not value[0]:
         return value

@@ -104,8 +104,10 @@ DTYPES = {"i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "u
           "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16",
           "bf16": "float32", "f32": "float32", "f64": "float64", "boolean": "bool",
           "u1": "uint8", "u2": "uint8", "u3": "uint8", "u4": "uint8", "u6": "uint8",
-          "i4": "int8"}
-REALS = frozenset({"f16", "bf16", "f32", "f64"})
+          "i4": "int8", "nf4": "float32", "f4e2m1": "float32", "f8e4m3": "float32",
+          "f8e5m2": "float32", "f8e8m0": "float32"}
+REALS = frozenset({"f16", "bf16", "f32", "f64", "nf4", "f4e2m1", "f8e4m3", "f8e5m2",
+                   "f8e8m0"})
 
 
 def exact_array(value, etype: str):
@@ -281,10 +283,11 @@ def _c_mod(a, b):
 
 
 def _floor_mod(a, b):
-    if a.dtype.kind in "iu":
-        q = _int_divide(a, b, floor=True)
-        return None if q is None else a - q * b
-    x, y = a.astype(np.float64), b.astype(np.float64)  # reals: in double, cast back
+    """``x - y * floor(x / y)`` in double, cast back (integers too: an i64 beyond 2^53
+    is rounded on the way, as OpenVINO's reference rounds it)."""
+    if a.dtype.kind in "iu" and (b == 0).any():
+        return None
+    x, y = a.astype(np.float64), b.astype(np.float64)
     return (x - y * np.floor(x / y)).astype(a.dtype)
 
 
@@ -514,10 +517,13 @@ def _group(op: str, g, work):
             else _int_divide(np.array([_kahan(g, work)]), np.array([len(g)], work), False)[0]
     if op == "ReduceProd":
         return np.multiply.reduce(g, dtype=work)
-    if op == "ReduceMax":
-        return np.max(g)
-    if op == "ReduceMin":
-        return np.min(g)
+    if op in ("ReduceMax", "ReduceMin"):  # std::max/std::min from the type's far end
+        big = op == "ReduceMax"
+        info = np.finfo(work) if work.kind == "f" else np.iinfo(work)
+        acc = work.type(info.min if big else info.max)
+        for v in g:
+            acc = v if ((acc < v) if big else (v < acc)) else acc
+        return acc
     if op == "ReduceL1":
         return _kahan(np.abs(g), work)
     if op == "ReduceL2":
@@ -548,3 +554,17 @@ def matmul(ta, tb, transpose_a: bool, transpose_b: bool):
         except ValueError:
             return None
     return value_of(out, etype)
+
+
+def gathered(data, indices, axis: int):
+    """Gather (no batch dims) of an exact value by exact indices along ``axis``;
+    negative indices count from the end; None when one is out of range."""
+    x, idx = shaped_array(data), shaped_array(indices)
+    if x is None or idx is None or idx.dtype.kind not in "iu" or not -x.ndim <= axis < max(
+            x.ndim, 1) or x.ndim == 0:
+        return None
+    n = x.shape[axis]
+    idx = idx.astype(np.int64)
+    if ((idx < -n) | (idx >= n)).any():
+        return None
+    return value_of(np.take(x, idx % max(n, 1), axis=axis), data.etype)
