@@ -7,7 +7,6 @@ package: the walk, ``explain``, ``validate``, the passes all ask it (through
 
 from __future__ import annotations
 
-import math
 import struct
 from functools import lru_cache
 from typing import Any
@@ -172,9 +171,7 @@ def _const_value(G, node, attrs, n: int):
             if etype in UNPACKED:  # the bytes as read: their values, as OpenVINO packs them
                 arr = numeric.unpack(arr, etype, n)
         vals = tuple(arr.reshape(-1).tolist())
-    if vals and isinstance(vals[0], float) and not all(map(math.isfinite, vals)):
-        return None  # inf and nan are no bounds
-    return vals, vals
+    return vals, vals  # one tuple: an exact value (inf and nan too, for the real types)
 
 
 @lru_cache(maxsize=1)

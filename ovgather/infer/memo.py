@@ -1,5 +1,9 @@
 """Shape rules run once per distinct question within one walk.
 
+The question holds each input's element type and its value exactly (``(1, 2)`` of i64
+and ``(1.0, 2.0)`` of f32 are two questions); a question with a large value (kept packed,
+``Tensor.packed``) is not kept: the rule runs.
+
 A model repeats itself: the 44 blocks of a Llama, the blocks of a generated chain, the
 layers of every transformer ask the same rule the same question again and again (a
 MatMul of ``[?,?,64]`` by ``[64,64]``). A rule's answer depends on nothing but the op, its
@@ -21,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ops.core.spec import Attrs, OpSpec
-from ..ops.core.values import Tensor
+from ..ops.core.values import INT_TYPES, Tensor
 
 __all__ = ["RuleMemo"]
 
@@ -42,9 +46,12 @@ class RuleMemo:
             n_outputs: int, ins: list[Tensor]) -> list[Tensor]:
         """``spec.rule`` on ``ins`` and the attribute text ``data``, or its earlier answer
         to the same question. The rule's errors pass through (and are not kept)."""
+        for t in ins:
+            if t._array is not None:  # a large value: asked rarely twice, costly to keep
+                return spec.rule(ins, Attrs.of(data, spec.version, n_outputs), None)
         question = (op, version, n_outputs, tuple(data.items()),
                     tuple([(t.shape, t.etype, t.const, t.parts,
-                            _NOT_READ if t._load is not None else t._value) for t in ins]))
+                            _NOT_READ if t._load is not None else _exactly(t)) for t in ins]))
         answers = self.answers
         try:
             found = answers.get(question)
@@ -53,7 +60,11 @@ class RuleMemo:
         read: tuple[int, ...] = ()
         if type(found) is tuple:  # it depends on the values of inputs not read yet
             read = found
-            question = (question, tuple([ins[i].value for i in read]))
+            for i in read:
+                ins[i].value  # read it  # noqa: B018
+            if any(ins[i]._array is not None for i in read):
+                return spec.rule(ins, Attrs.of(data, spec.version, n_outputs), None)
+            question = (question, tuple([_exactly(ins[i]) for i in read]))
             found = answers.get(question)
         if found is not None:
             return list(found)
@@ -67,7 +78,20 @@ class RuleMemo:
             answers[question] = list(out)
         elif not read:  # the first answer: which inputs it read, then the answer by them
             answers[question] = newly_read
-            answers[(question, tuple([ins[i]._value for i in newly_read]))] = list(out)
+            if any(ins[i]._array is not None for i in newly_read):
+                answers.pop(question)  # a large value was read: ask the rule each time
+            else:
+                answers[(question, tuple([_exactly(ins[i]) for i in newly_read]))] = list(out)
         # else: this time the rule read other inputs too (a path the values chose): the
         # question did not hold them, so the answer is not kept
         return out
+
+
+def _exactly(t: Tensor):
+    """The value of ``t`` as the question holds it: as it is for the integer types; for
+    the others its ``repr`` too, since Python finds ``1 == 1.0`` and ``0.0 == -0.0`` and
+    would take ``(1, 2)`` and ``(1.0, 2.0)`` for one question."""
+    v = t._value
+    if v is None or t.etype in INT_TYPES:
+        return v
+    return v, repr(v)

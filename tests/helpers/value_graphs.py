@@ -23,7 +23,6 @@ import openvino.opset3 as o3
 import openvino.opset6 as o6
 import openvino.opset8 as o8
 import openvino.opset13 as o
-from openvino import passes
 
 from ovgather.infer import all_tensors, check
 from ovgather.ir import read_ir

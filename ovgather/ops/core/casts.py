@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..._lazy import numpy as np
-from .numeric import DTYPES, exact_array, in_type, value_of
+from .numeric import DTYPES, REALS, exact_array, in_type, value_of
 from .values import INF, NINF, Value
 
 __all__ = ["converted"]
@@ -65,7 +65,7 @@ def converted(value: Value | None, src: str, dst: str) -> Value | None:
     if not value[0]:
         return value
     if value[0] == value[1] and src in DTYPES and dst in DTYPES \
-            and (src in _REAL_FORMS or NINF < min(value[0]) and max(value[0]) < INF):
+            and (src in REALS or NINF < min(value[0]) and max(value[0]) < INF):
         arr = exact_array(value, src)  # a folded value: cast in C++'s way, type to type
         if arr is not None:
             return value_of(in_type(arr, dst), dst)

@@ -125,6 +125,17 @@ def exact_array(value, etype: str):
     return arr
 
 
+def exact_array_of(arr, etype: str):
+    """A packed value (int64 or float64 array) as an array of ``etype``'s dtype, None
+    when an element is not a value of the type."""
+    dtype = np.dtype(DTYPES[etype])
+    with np.errstate(all="ignore"):
+        out = arr.astype(dtype)
+    if etype not in REALS and etype != "boolean" and not np.array_equal(out, arr):
+        return None
+    return out
+
+
 def in_type(arr, etype: str):
     """``arr`` as the type holds it: cast with C's wrap-around for integers, rounded to
     nearest even for the reals (bf16 from float32 as OpenVINO's ``bfloat16`` does)."""
@@ -244,7 +255,11 @@ def shaped_array(t):
     dims = t.shape.dims
     if dims is None or any(d.lo != d.hi for d in dims):
         return None
-    arr = exact_array(t.value, t.etype)
+    packed = t.packed
+    if packed is not None and t.etype in DTYPES:  # no tuple built and dropped
+        arr = exact_array_of(packed, t.etype)
+    else:
+        arr = exact_array(t.value, t.etype)
     if arr is None:
         return None
     shape = tuple(d.lo for d in dims)
@@ -436,9 +451,7 @@ def unary(op: str, t, mode: str | None = None):
             if integral and op not in _INT_RESULT:
                 return None
             out = _c_math(_MATH[op], x, single=etype != "f64" and not integral)
-            if integral:
-                if not np.isfinite(out).all():
-                    return None
+            if integral:  # NaN and infinities then cast as C casts them
                 out = _INT_RESULT[op](out)
         elif op == "Round":
             if x.dtype.kind in "iu":
