@@ -113,6 +113,10 @@ def _parse_shape_lenient(text: str) -> PartialShape:
         return PartialShape.of(tuple(dims))
 
 
+#: the packed types, whose bytes only a Convert decodes (bf16 is a number type of its own)
+PACKED = frozenset(UNPACKED) - {"bf16"}
+
+
 def const_tensor(G, node, attrs, data) -> Tensor:
     etype = data.get("element_type") or port_type(attrs["outputs"][0])
     text = data.get("shape")
@@ -127,6 +131,10 @@ def const_tensor(G, node, attrs, data) -> Tensor:
         n = 1
         for d in shape.dims:
             n = n * d.lo if d.lo == d.hi else MAX_VALUE_SIZE + 1
+        if n <= MAX_VALUE_SIZE and etype in PACKED:  # its value is for a Convert only
+            t = Tensor(shape, etype, const=True)
+            t.unpacked = lambda: _const_value(G, node, attrs, n)
+            return t
         if n <= MAX_VALUE_SIZE:
             return Tensor(shape, etype, load=lambda: _const_value(G, node, attrs, n),
                           const=True)

@@ -47,7 +47,8 @@ class RuleMemo:
         """``spec.rule`` on ``ins`` and the attribute text ``data``, or its earlier answer
         to the same question. The rule's errors pass through (and are not kept)."""
         for t in ins:
-            if t._array is not None:  # a large value: asked rarely twice, costly to keep
+            if t._array is not None or t.unpacked is not None:  # a large value (rarely
+                # asked twice, costly to keep) or a packed Const's (not in the question)
                 return spec.rule(ins, Attrs.of(data, spec.version, n_outputs), None)
         question = (op, version, n_outputs, tuple(data.items()),
                     tuple([(t.shape, t.etype, t.const, t.parts,

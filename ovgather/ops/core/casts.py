@@ -35,6 +35,12 @@ _WIDER = {"f64": ("f64", "f32", "f16", "bf16"), "f32": ("f32", "f16", "bf16"),
           "f16": ("f16",), "bf16": ("bf16",)}
 
 
+def _top(etype: str) -> int:
+    """The integer type's maximum (OpenVINO's bounds read it as "no bound")."""
+    bits, signed = _INT_FORMS.get(etype, (64, True))
+    return (1 << (bits - signed)) - 1
+
+
 def _kept(value: Value, src: str, dst: str) -> bool:
     """Whether every element converts to itself: a weight's f16 to f32, shape elements to
     i32. Four scans at C speed spare the walk a cast per element of every decompressed
@@ -65,7 +71,7 @@ def converted(value: Value | None, src: str, dst: str) -> Value | None:
     if not value[0]:
         return value
     if value[0] == value[1] and src in DTYPES and dst in DTYPES \
-            and (src in REALS or NINF < min(value[0]) and max(value[0]) < INF):
+            and (src in REALS or max(value[0]) < _top(src)):
         arr = exact_array(value, src)  # a folded value: cast in C++'s way, type to type
         if arr is not None:
             return value_of(in_type(arr, dst), dst)

@@ -140,12 +140,44 @@ def in_type(arr, etype: str):
     """``arr`` as the type holds it: cast with C's wrap-around for integers, rounded to
     nearest even for the reals (bf16 from float32 as OpenVINO's ``bfloat16`` does)."""
     dtype = DTYPES[etype]
+    arr = np.asarray(arr)
     with np.errstate(all="ignore"):
         if etype == "bf16":
             return _bf16(np.asarray(arr, dtype=np.float32))
         if etype == "boolean":
-            return np.asarray(arr) != 0
-        return np.asarray(arr).astype(dtype)
+            return arr != 0
+        if arr.dtype.kind == "f" and etype not in REALS:
+            return _c_cast(arr, np.dtype(dtype))
+        return arr.astype(dtype)
+
+
+def _c_cast(x, dtype):
+    """Reals to an integer type as x86-64 code casts them (``cvttsd2si``): toward zero;
+    a value out of range gives the "indefinite integer" (the minimum of int32 or
+    int64), 8- to 32-bit types go through int32 (unsigned 32-bit through int64), u64
+    from 2^63 up through ``x - 2^63``."""
+    x = x.astype(np.float64)
+    t = np.trunc(x)
+
+    def through(bits: int):
+        lo, hi = -(2.0 ** (bits - 1)), 2.0 ** (bits - 1)
+        ok = (t >= lo) & (t < hi)
+        wide = np.where(ok, t, 0).astype(np.int64)
+        return np.where(ok, wide, -(1 << (bits - 1))).astype(np.int64)
+
+    if dtype == np.uint64:
+        low = through(64).view(np.uint64)
+        high = (through_shift := np.where(t >= 2.0 ** 63, t - 2.0 ** 63, 0.0))
+        high_ok = (through_shift < 2.0 ** 63)
+        high = np.where(high_ok, through_shift, 0).astype(np.int64).view(np.uint64) \
+            ^ np.uint64(1 << 63)
+        high = np.where(high_ok, high, np.uint64(0))
+        return np.where(t >= 2.0 ** 63, high, low)
+    if dtype == np.int64:
+        return through(64)
+    if dtype == np.uint32:
+        return through(64).astype(np.uint32)
+    return through(32).astype(dtype)
 
 
 def value_of(arr, etype: str):
@@ -298,18 +330,22 @@ def _c_mod(a, b):
 
 
 def _floor_mod(a, b):
-    """``x - y * floor(x / y)`` in double, cast back (integers too: an i64 beyond 2^53
-    is rounded on the way, as OpenVINO's reference rounds it)."""
+    """In double, cast back (an i64 beyond 2^53 is rounded on the way, as OpenVINO's
+    reference rounds it): reals as ``x - y * floor(x / y)``, integers as C's ``fmod``
+    moved to the divisor's sign (what OpenVINO 2026.4 gives, by experiment)."""
     if a.dtype.kind in "iu" and (b == 0).any():
         return None
     x, y = a.astype(np.float64), b.astype(np.float64)
-    return (x - y * np.floor(x / y)).astype(a.dtype)
+    if a.dtype.kind == "f":
+        return x - y * np.floor(x / y)
+    r = np.fmod(x, y)
+    return np.where((r != 0) & ((r < 0) != (y < 0)), r + y, r)
 
 
 def _power(a, b):
     if a.dtype.kind in "iu":  # std::pow on doubles, cast back
         return np.power(a.astype(np.float64), b.astype(np.float64))
-    return np.power(a, b)
+    return _c_math2("pow", a, b, single=a.dtype != np.float64)
 
 
 _BINARY = {
@@ -398,6 +434,22 @@ def _libm():
         except OSError:
             continue
     return None
+
+
+def _c_math2(name: str, x, y, single: bool):
+    """Two-argument ``name`` (``pow``) by the C library, element by element."""
+    import ctypes
+
+    libm = _libm()
+    kind = ctypes.c_float if single else ctypes.c_double
+    fn = getattr(libm, name + ("f" if single else ""), None) if libm is not None else None
+    dtype = np.float32 if single else np.float64
+    x, y = np.broadcast_arrays(x.astype(dtype), y.astype(dtype))
+    if fn is None:
+        return np.power(x.astype(np.float64), y.astype(np.float64)).astype(dtype)
+    fn.restype, fn.argtypes = kind, [kind, kind]
+    out = [fn(u, v) for u, v in zip(x.ravel().tolist(), y.ravel().tolist(), strict=True)]
+    return np.array(out, dtype=dtype).reshape(x.shape)
 
 
 def _c_math(name: str, x, single: bool):
@@ -500,6 +552,13 @@ def _kahan(values, dtype):
     return total
 
 
+def _plain_sum(values, dtype):
+    total = dtype.type(0)
+    for v in values:
+        total = total + v
+    return total
+
+
 def reduce(op: str, t, axes: tuple[int, ...]):
     """The exact value of a reduction as OpenVINO's reference computes it (sums in the
     type with Kahan's compensation for reals; a mean divides the sum by the count in the
@@ -537,10 +596,10 @@ def _group(op: str, g, work):
         for v in g:
             acc = v if ((acc < v) if big else (v < acc)) else acc
         return acc
-    if op == "ReduceL1":
-        return _kahan(np.abs(g), work)
+    if op == "ReduceL1":  # a plain sum, in order
+        return _plain_sum(np.abs(g), work)
     if op == "ReduceL2":
-        return np.sqrt(_kahan(g * g, work))
+        return np.sqrt(_plain_sum(g * g, work))
     if op == "ReduceLogicalAnd":
         return bool(np.all(g))
     if op == "ReduceLogicalOr":

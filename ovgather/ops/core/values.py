@@ -63,9 +63,14 @@ class Tensor:
     set on a 1-D Concat of one-element inputs whose value is unknown, one entry per
     element, the element when that input is a Const, else None (Broadcast reads its
     target from them, as OpenVINO's Broadcast looks through such a Concat).
+
+    A Const of a packed type has no ``value``: OpenVINO reads its bytes as they are where
+    a shape is read from it (a u4 Broadcast target of ``[2,3,4,1]`` is ``[50,20,..]`` and
+    u1 is refused), and decodes them only in a Convert, which reads ``unpacked`` (a
+    zero-argument callable giving the value as OpenVINO unpacks it).
     """
 
-    __slots__ = ("shape", "etype", "_value", "_load", "const", "parts", "_array")
+    __slots__ = ("shape", "etype", "_value", "_load", "const", "parts", "_array", "unpacked")
 
     def __init__(self, shape: PartialShape, etype: str = "dynamic",
                  value: Value | None = None, load=None, const: bool = False) -> None:
@@ -76,6 +81,8 @@ class Tensor:
         self.const = const
         self.parts: tuple[int | None, ...] | None = None
         self._array = None
+        #: a Const of a packed type (u4, nf4, ...): its value, read only by a Convert
+        self.unpacked = None
         if value is not None and len(value[0]) > PACKED_SIZE:
             self._pack()
 
