@@ -12,8 +12,8 @@ that OpenVINO leaves ``?``); a value used as a Broadcast target gives the shape
 ``read_model`` gives, unless ovgather does not know that value (less, never other);
 no layer is ``invalid`` or ``mismatch``. (A Convert of an integer type's maximum is
 cast by ``evaluate`` but read as "no bound" by the bound evaluation that shapes use, and
-that ovgather follows: such cases are compared by their shapes only.) Unknown values are allowed, but their share is
-held below a ceiling so that it cannot grow unseen.
+that ovgather follows: such cases are compared by their shapes only.) Unknown values
+are allowed, but their share is held below a ceiling so that it cannot grow unseen.
 """
 
 from __future__ import annotations
