@@ -622,10 +622,24 @@ def fold(cases: list[Case], path: Path) -> tuple[list[Outcome], list]:
     return out, shape_diffs
 
 
+#: ops whose bound evaluation reads an integer type's maximum as "no bound"
+_AT_MAX = ("Convert", "Divide", "Mod", "FloorMod")
+
+
+def _holds_max(node, known: dict, et: str) -> bool:
+    top = np.iinfo(_NP[et]).max
+    for v in node.input_values()[:2]:
+        t = known.get((v.get_node().get_friendly_name(), v.get_index()))
+        if t is not None and (np.asarray(t.data) == top).any():
+            return True
+    return False
+
+
 def _converts_at_max(model: ov.Model, known: dict) -> set[str]:
-    """The cases with a Convert of a value holding its integer type's maximum: there
-    OpenVINO's ``evaluate`` casts it, while its bound evaluation (what a shape reads, and
-    ovgather follows) takes it for "no bound" and gives the new type's maximum."""
+    """The cases with a Convert (or Divide, Mod, FloorMod) of a value holding its integer
+    type's maximum: there OpenVINO's ``evaluate`` computes with it, while its bound
+    evaluation (what a shape reads, and ovgather follows) takes it for "no bound" (a
+    Convert gives the new type's maximum, a Divide 0)."""
     by_name = {op.get_friendly_name(): op for op in model.get_ops()}
     found = set()
     for name, node in by_name.items():
@@ -633,10 +647,9 @@ def _converts_at_max(model: ov.Model, known: dict) -> set[str]:
             continue
         while node.get_input_size():
             v = node.input_value(0)
-            t = known.get((v.get_node().get_friendly_name(), v.get_index()))
             et = v.get_element_type().get_type_name()
-            if node.get_type_name() == "Convert" and t is not None and et in INTS \
-                    and (np.asarray(t.data) == np.iinfo(_NP[et]).max).any():
+            if node.get_type_name() in _AT_MAX and et in INTS \
+                    and _holds_max(node, known, et):
                 found.add(name)
             node = v.get_node()
     return found

@@ -34,10 +34,12 @@ UNKNOWN_CEILING = 0.30
 def test_values_are_openvinos_bit_for_bit(seed: int, tmp_path) -> None:
     cases = build_cases(seed, CASES)
     outcomes, shape_diffs = fold(cases, tmp_path / f"values{seed}.xml")
-    wrong, extra, unknown, agree = [], [], [], 0
+    wrong, extra, unknown, unknown_at_max, agree = [], [], [], [], 0
     for r in outcomes:
         where = (r.case.name, " -> ".join(r.case.ops))
         if r.at_max:  # OpenVINO's evaluate and its bounds differ there: the shape decides
+            if r.ovgather is None:
+                unknown_at_max.append(r.case.name)
             continue
         if r.openvino is not None and r.ovgather is not None:
             if same_bits(r.openvino, r.ovgather):
@@ -51,7 +53,7 @@ def test_values_are_openvinos_bit_for_bit(seed: int, tmp_path) -> None:
             unknown.append(r.case.name)
     assert wrong == []
     assert extra == []
-    unknown_names = set(unknown)
+    unknown_names = set(unknown) | set(unknown_at_max)
     unexplained = [d for d in shape_diffs
                    if not (d[0].endswith("_shape") and d[0][:-len("_shape")] in unknown_names
                            and d[4] == "ok")]

@@ -301,8 +301,10 @@ def shaped_array(t):
     return arr.reshape(shape) if size == arr.size else None
 
 
-def _at_max(x) -> bool:
-    return bool((x == np.iinfo(x.dtype).max).any())
+#: the binary ops whose value is 0 where an integer input holds its type's maximum, by
+#: the byte sizes of the types where OpenVINO 2026.4 does so (FloorMod of 64-bit types
+#: gives 0 or its value there, as the ops after it decide: no value)
+_ZERO_AT_MAX = {"Divide": (4, 8), "Mod": (4, 8), "FloorMod": (8,)}
 
 
 def _compute_dtype(etype: str) -> str:
@@ -335,6 +337,10 @@ def _floor_mod(a, b):
     moved to the divisor's sign (what OpenVINO 2026.4 gives, by experiment)."""
     if a.dtype.kind in "iu" and (b == 0).any():
         return None
+    if a.dtype.itemsize == 8 and a.dtype.kind in "iu" and (
+            (np.abs(a.astype(np.float64)) >= 2.0 ** 53)
+            | (np.abs(b.astype(np.float64)) >= 2.0 ** 53)).any():
+        return None  # past 2^53 its evaluate and its bounds (what shapes read) differ
     x, y = a.astype(np.float64), b.astype(np.float64)
     if a.dtype.kind == "f":
         return x - y * np.floor(x / y)
@@ -387,8 +393,6 @@ def binary(op: str, ta, tb, mode: str = "numpy", pythondiv: bool = True,
         return None
     if int(np.prod(out_shape)) > limit:
         return None
-    if op == "Divide" and etype not in REALS and (_at_max(a) or _at_max(b)):
-        return None  # OpenVINO reads the type's maximum as "unbounded" there (max/-2 is 0)
     work = _compute_dtype(etype)
     a, b = a.astype(work), b.astype(work)
     with np.errstate(all="ignore"):
@@ -399,6 +403,14 @@ def binary(op: str, ta, tb, mode: str = "numpy", pythondiv: bool = True,
     if out is None:
         return None
     out = np.broadcast_to(out, out_shape)
+    if op in _ZERO_AT_MAX and a.dtype.kind in "iu" and a.dtype.itemsize in _ZERO_AT_MAX[op]:
+        # OpenVINO's bounds read the type's maximum as "no bound", and these ops give 0
+        # there (``max / -2`` is 0 in a shape; measured on 2026.4)
+        top = np.iinfo(a.dtype).max
+        at = (np.broadcast_to(a, out_shape) == top) | (np.broadcast_to(b, out_shape) == top)
+        if op == "FloorMod":  # 0 or the value, by what follows it: not known here
+            return None if at.any() else value_of(out, etype)
+        out = np.where(at, out.dtype.type(0), out)
     return value_of(out, "boolean" if out.dtype == np.bool_ else etype)
 
 
