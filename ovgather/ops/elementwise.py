@@ -273,8 +273,7 @@ def _binary(op: str) -> Rule:
         b = ins[1].value if a is not None else None
         if a is not None and b is not None:
             if a[0] == a[1] and b[0] == b[1]:  # OpenVINO evaluates the op in the type
-                value = numeric.binary(op, ins[0], ins[1], _mode(data),
-                                       data.bool("m_pythondiv", True))
+                value = _exact_binary(op, ins, data)
             elif evaluates(op, ins[0].etype):
                 bounds = real_value_fn if real else value_fn
                 value = _pairwise(ins[0], ins[1], bounds) if bounds is not None else None
@@ -285,6 +284,23 @@ def _binary(op: str) -> Rule:
 
 def _mode(data: Attrs) -> str:
     return data.text("auto_broadcast", "numpy").lower()
+
+
+def _exact_binary(op: str, ins: list[Tensor], data: Attrs) -> Value | None:
+    """The exact value of a binary op as OpenVINO evaluates it: integers of the usual
+    broadcasts in plain Python (a shape computation imports no NumPy), the rest through
+    ``numeric.binary``."""
+    pythondiv = data.bool("m_pythondiv", True)
+    mode = _mode(data)
+    ta, tb = ins[0], ins[1]
+    if ta.etype == tb.etype and mode != "pdpd" and ta.packed is None and tb.packed is None:
+        pairs = _pairs(ta, tb) if mode == "numpy" or ta.shape == tb.shape else None
+        if pairs is not None:
+            value = numeric.py_binary(op, ta.etype, pairs, ta.value[0], tb.value[0],
+                                      pythondiv)
+            if value is not NotImplemented:
+                return value
+    return numeric.binary(op, ta, tb, mode, pythondiv)
 
 
 _COMPARE_FNS = {
@@ -319,7 +335,7 @@ def _logical(op: str) -> Rule:
         value = None
         if a is not None and b is not None:
             if a[0] == a[1] and b[0] == b[1]:
-                value = numeric.binary(op, ins[0], ins[1], _mode(data))
+                value = _exact_binary(op, ins, data)
             elif bounds is not None and evaluates(op, ins[0].etype):
                 value = _pairwise(ins[0], ins[1], bounds, unbounded_unknown=False)
         return [Tensor(_out_shape(ins[:2], data), "boolean", value)]

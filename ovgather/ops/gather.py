@@ -417,11 +417,8 @@ def _value(ins: list[Tensor], axis: int | None, bd: int):
     for the element types Gather evaluates."""
     if not numeric.evaluates("Gather", ins[0].etype) or bd != 0 or axis is None:
         return None
-    exact = numeric.gathered(ins[0], ins[1], axis)
-    if exact is not None or axis not in (0, -1):
-        return exact
-    if ins[0].shape.dims is None or len(ins[0].shape.dims) != 1:
-        return None
+    if axis not in (0, -1) or ins[0].shape.dims is None or len(ins[0].shape.dims) != 1:
+        return numeric.gathered(ins[0], ins[1], axis)
     data = ins[0].value
     idx = exact_ints(ins[1]) if data is not None else None
     if data is None or idx is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..._lazy import numpy as np
-from .numeric import DTYPES, REALS, exact_array, in_type, value_of
+from .numeric import _BITS, DTYPES, REALS, exact_array, in_type, value_of, wrapped
 from .values import INF, NINF, Value
 
 __all__ = ["converted"]
@@ -70,8 +70,21 @@ def converted(value: Value | None, src: str, dst: str) -> Value | None:
         return None
     if not value[0]:
         return value
+    if value[0] == value[1] and src in _BITS and (dst in _BITS or dst == "boolean") \
+            and max(value[0]) < _top(src) and all(type(v) is int for v in value[0]):
+        # a folded value (not bounds: -(2^63-1) is a value here), wrapped as C does
+        ints = tuple([int(v != 0) for v in value[0]] if dst == "boolean"
+                     else [wrapped(v, dst) for v in value[0]])
+        return ints, ints
+    if src in _REAL_FORMS and dst in _REAL_FORMS and _kept(value, src, dst):
+        return value  # a real widened: every element is itself (f16 weights to f32)
     if value[0] == value[1] and src in DTYPES and dst in DTYPES \
+            and (src in REALS or dst in REALS) \
             and (src in REALS or max(value[0]) < _top(src)):
+        if src not in REALS and dst in _EXACT_INTS \
+                and -_EXACT_INTS[dst] <= min(value[0]) and max(value[0]) <= _EXACT_INTS[dst]:
+            reals = tuple([float(v) for v in value[0]])  # exact in the type: no NumPy
+            return reals, reals
         arr = exact_array(value, src)  # a folded value: cast in C++'s way, type to type
         if arr is not None:
             return value_of(in_type(arr, dst), dst)

@@ -281,6 +281,95 @@ def _decoded(codes, etype: str, count: int):
     return codes.astype(UNPACKED[etype])
 
 
+# -- integers in plain Python (no NumPy import for a shape computation) ------------------
+_BITS = {"i8": (8, True), "i16": (16, True), "i32": (32, True), "i64": (64, True),
+         "u8": (8, False), "u16": (16, False), "u32": (32, False), "u64": (64, False)}
+
+
+def wrapped(v: int, etype: str) -> int:
+    """``v`` wrapped into integer type ``etype`` as C wraps it."""
+    bits, signed = _BITS[etype]
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if signed and v >> (bits - 1) else v
+
+
+def _py_divide(a: int, b: int, floor: bool, etype: str):
+    if b == 0 or (_BITS[etype][1] and b == -1 and a == -(1 << (_BITS[etype][0] - 1))):
+        return None
+    q = abs(a) // abs(b)
+    q = q if (a < 0) == (b < 0) else -q
+    return q - 1 if floor and q * b != a and (a < 0) != (b < 0) else q
+
+
+_PY_BINARY = {
+    "Add": lambda a, b: a + b,
+    "Subtract": lambda a, b: a - b,
+    "Multiply": lambda a, b: a * b,
+    "Maximum": lambda a, b: b if a < b else a,
+    "Minimum": lambda a, b: b if b < a else a,
+    "Equal": lambda a, b: int(a == b),
+    "NotEqual": lambda a, b: int(a != b),
+    "Less": lambda a, b: int(a < b),
+    "LessEqual": lambda a, b: int(a <= b),
+    "Greater": lambda a, b: int(a > b),
+    "GreaterEqual": lambda a, b: int(a >= b),
+}
+_PY_LOGICAL = {"LogicalAnd": lambda a, b: a and b, "LogicalOr": lambda a, b: a or b,
+               "LogicalXor": lambda a, b: a != b, "Equal": lambda a, b: a == b,
+               "NotEqual": lambda a, b: a != b}
+_COMPARISONS = frozenset({"Equal", "NotEqual", "Less", "LessEqual", "Greater",
+                          "GreaterEqual"})
+
+
+def py_binary(op: str, etype: str, pairs, a: tuple, b: tuple, pythondiv: bool = True):
+    """Binary ``op`` of two exact integer values in plain Python, C's way, on the element
+    pairs a broadcast combines; NotImplemented for an op or type it leaves to NumPy, None
+    for no value."""
+    if etype == "boolean" and op in _PY_LOGICAL and evaluates(op, etype):
+        fn = _PY_LOGICAL[op]
+        values = tuple([int(fn(bool(a[i]), bool(b[j]))) for i, j in pairs])
+        return values, values
+    if etype not in _BITS:
+        return NotImplemented  # reals, and booleans of other ops: through NumPy
+    if not evaluates(op, etype):
+        return None
+    bits, signed = _BITS[etype]
+    top = (1 << (bits - signed)) - 1
+    low = -(1 << (bits - 1)) if signed else 0
+    for v in (*a, *b):
+        if type(v) is not int or not low <= v <= top:
+            return None
+    fn = _PY_BINARY.get(op)
+    out = []
+    if fn is not None:
+        for i, j in pairs:
+            out.append(fn(a[i], b[j]))
+        if op not in _COMPARISONS:
+            out = [wrapped(v, etype) for v in out]
+    elif op in ("Divide", "Mod", "FloorMod"):
+        zero_at_top = op in _ZERO_AT_MAX and bits // 8 in _ZERO_AT_MAX[op]
+        for i, j in pairs:
+            x, y = a[i], b[j]
+            if zero_at_top and top in (x, y):
+                if op == "FloorMod":
+                    return None
+                out.append(0)
+                continue
+            if op == "FloorMod":
+                if y == 0 or (bits == 64 and max(abs(x), abs(y)) >= 1 << 53):
+                    return None
+                out.append(x % y)
+                continue
+            q = _py_divide(x, y, pythondiv if op == "Divide" else False, etype)
+            if q is None:
+                return None
+            out.append(wrapped(q if op == "Divide" else x - q * y, etype))
+    else:
+        return NotImplemented
+    values = tuple(out)
+    return values, values
+
+
 # -- evaluation ------------------------------------------------------------------------
 def shaped_array(t):
     """``t``'s exact value as an array of its element type and static shape, else None."""
@@ -355,24 +444,24 @@ def _power(a, b):
 
 
 _BINARY = {
-    "Add": np.add,
-    "Subtract": np.subtract,
-    "Multiply": np.multiply,
+    "Add": lambda a, b: a + b,
+    "Subtract": lambda a, b: a - b,
+    "Multiply": lambda a, b: a * b,
     "Maximum": lambda a, b: np.where(a < b, b, a),  # std::max
     "Minimum": lambda a, b: np.where(b < a, b, a),  # std::min
     "Mod": _c_mod,
     "FloorMod": _floor_mod,
     "Power": _power,
     "SquaredDifference": lambda a, b: (a - b) * (a - b),
-    "Equal": np.equal,
-    "NotEqual": np.not_equal,
-    "Less": np.less,
-    "LessEqual": np.less_equal,
-    "Greater": np.greater,
-    "GreaterEqual": np.greater_equal,
-    "LogicalAnd": np.logical_and,
-    "LogicalOr": np.logical_or,
-    "LogicalXor": np.logical_xor,
+    "Equal": lambda a, b: a == b,
+    "NotEqual": lambda a, b: a != b,
+    "Less": lambda a, b: a < b,
+    "LessEqual": lambda a, b: a <= b,
+    "Greater": lambda a, b: a > b,
+    "GreaterEqual": lambda a, b: a >= b,
+    "LogicalAnd": lambda a, b: a & b,
+    "LogicalOr": lambda a, b: a | b,
+    "LogicalXor": lambda a, b: a ^ b,
 }
 
 
@@ -422,7 +511,11 @@ def _round_away(x):
 
 #: how OpenVINO brings a real result back to an integer type, per math op (its
 #: references round some and truncate others: measured on 2026.4)
-_INT_RESULT = {"Sqrt": _round_away, "Exp": np.trunc, "Log": np.trunc, "Sin": np.trunc,
+def _trunc(x):
+    return np.trunc(x)
+
+
+_INT_RESULT = {"Sqrt": _round_away, "Exp": _trunc, "Log": _trunc, "Sin": _trunc,
                "Cos": _round_away, "Tan": _round_away, "Atan": _round_away,
                "Sinh": _round_away, "Cosh": _round_away, "Asinh": _round_away,
                "Tanh": _round_away}
@@ -488,14 +581,19 @@ def _relu(x):
 
 
 _UNARY = {
-    "Negative": np.negative,
+    "Negative": lambda x: -x,
     "Abs": lambda x: x if x.dtype.kind == "u" else np.where(x < 0, -x, x),
     "Relu": _relu,
     "Sign": lambda x: np.sign(x) if x.dtype.kind != "u" else (x > 0).astype(x.dtype),
     "Floor": lambda x: x if x.dtype.kind in "iu" else np.floor(x),
     "Ceiling": lambda x: x if x.dtype.kind in "iu" else np.ceil(x),
-    "LogicalNot": np.logical_not,
+    "LogicalNot": lambda x: ~x,
 }
+
+
+_PY_UNARY = {"Negative": lambda v: -v, "Abs": abs, "Relu": lambda v: v if v > 0 else 0,
+             "Sign": lambda v: (v > 0) - (v < 0), "Floor": lambda v: v,
+             "Ceiling": lambda v: v, "Round": lambda v: v}
 
 
 def unary(op: str, t, mode: str | None = None):
@@ -506,6 +604,15 @@ def unary(op: str, t, mode: str | None = None):
     etype = t.etype
     if not evaluates(op, etype):
         return None
+    if etype in _BITS and op in _PY_UNARY:  # plain Python: no NumPy for a shape value
+        lo, hi = t.value
+        if lo == hi and all(type(v) is int for v in lo):
+            fn = _PY_UNARY[op]
+            values = tuple([wrapped(fn(v), etype) for v in lo])
+            return values, values
+    if etype == "boolean" and op == "LogicalNot":
+        values = tuple([int(not v) for v in t.value[0]])
+        return (values, values) if t.value[0] == t.value[1] else None
     x = exact_array(t.value, etype)
     if x is None:
         return None
@@ -571,12 +678,61 @@ def _plain_sum(values, dtype):
     return total
 
 
+def _py_mean(values: list, etype: str) -> int:
+    total = wrapped(sum(values), etype)
+    q = abs(total) // len(values)
+    return q if total >= 0 else -q
+
+
+def _py_prod(values: list) -> int:
+    out = 1
+    for v in values:
+        out *= v
+    return out
+
+
+_PY_REDUCE = {"ReduceSum": lambda v, t: sum(v), "ReduceProd": lambda v, t: _py_prod(v),
+              "ReduceMax": lambda v, t: max(v), "ReduceMin": lambda v, t: min(v),
+              "ReduceMean": _py_mean, "ReduceL1": lambda v, t: sum(map(abs, v))}
+
+
+def _py_groups(t, axes):
+    """The flat indices each output element reduces, row-major (None: no plain case)."""
+    import itertools
+    import math
+
+    dims = t.shape.dims
+    if dims is None or any(d.lo != d.hi for d in dims) or t.value is None \
+            or t.value[0] != t.value[1] or any(type(v) is not int for v in t.value[0]):
+        return None
+    dims = [d.lo for d in dims]
+    rank = len(dims)
+    moved = sorted({a % rank for a in axes}) if rank else []
+    if math.prod(dims[a] for a in moved) == 0 or math.prod(dims) != len(t.value[0]):
+        return None
+    strides = [math.prod(dims[i + 1:]) for i in range(rank)]
+    kept = [i for i in range(rank) if i not in moved]
+    spans = [sum(k * strides[i] for i, k in zip(moved, at, strict=True))
+             for at in itertools.product(*(range(dims[i]) for i in moved))]
+    return [[base + span for span in spans]
+            for base in (sum(k * strides[i] for i, k in zip(kept, at, strict=True))
+                         for at in itertools.product(*(range(dims[i]) for i in kept)))]
+
+
 def reduce(op: str, t, axes: tuple[int, ...]):
     """The exact value of a reduction as OpenVINO's reference computes it (sums in the
     type with Kahan's compensation for reals; a mean divides the sum by the count in the
     type, so integers truncate), or None."""
     etype = t.etype
-    x = shaped_array(t) if evaluates(op, etype) else None
+    if not evaluates(op, etype):
+        return None
+    if etype in _BITS and t.packed is None and op in _PY_REDUCE:
+        groups = _py_groups(t, axes)
+        if groups is not None:
+            fn, v = _PY_REDUCE[op], t.value[0]
+            values = tuple([wrapped(fn([v[k] for k in g], etype), etype) for g in groups])
+            return values, values
+    x = shaped_array(t)
     if x is None:
         return None
     rank = x.ndim
@@ -642,13 +798,28 @@ def matmul(ta, tb, transpose_a: bool, transpose_b: bool):
 
 def gathered(data, indices, axis: int):
     """Gather (no batch dims) of an exact value by exact indices along ``axis``;
-    negative indices count from the end; None when one is out of range."""
-    x, idx = shaped_array(data), shaped_array(indices)
-    if x is None or idx is None or idx.dtype.kind not in "iu" or not -x.ndim <= axis < max(
-            x.ndim, 1) or x.ndim == 0:
+    negative indices count from the end; None when one is out of range. Plain Python:
+    a shape computation imports no NumPy."""
+    import math
+
+    dims, idx_dims = data.shape.dims, indices.shape.dims
+    v, idx = data.value, indices.value
+    if dims is None or idx_dims is None or not dims or v is None or idx is None \
+            or v[0] != v[1] or idx[0] != idx[1] or not -len(dims) <= axis < len(dims) \
+            or any(d.lo != d.hi for d in (*dims, *idx_dims)):
         return None
-    n = x.shape[axis]
-    idx = idx.astype(np.int64)
-    if ((idx < -n) | (idx >= n)).any():
+    dims = [d.lo for d in dims]
+    axis %= len(dims)
+    if math.prod(dims) != len(v[0]) or math.prod(d.lo for d in idx_dims) != len(idx[0]):
         return None
-    return value_of(np.take(x, idx % max(n, 1), axis=axis), data.etype)
+    n, vals = dims[axis], v[0]
+    if any(type(k) is not int or not -n <= k < n for k in idx[0]):
+        return None
+    inner = math.prod(dims[axis + 1:])
+    out: list = []
+    for outer in range(math.prod(dims[:axis])):
+        for k in idx[0]:
+            base = (outer * n + k % n) * inner
+            out.extend(vals[base:base + inner])
+    values = tuple(out)
+    return values, values
