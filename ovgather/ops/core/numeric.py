@@ -26,12 +26,13 @@ on a type folds nothing, so a Reshape fed by it stays ``?``. This module holds b
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ..._lazy import numpy as np
+from .clib import c_cast, c_math, c_math2
+from .packed import UNPACKED, unpack
 
 __all__ = ["EVALUATES", "evaluates", "DTYPES", "exact_array", "value_of", "in_type",
-           "unpack", "UNPACKED", "REALS"]
+           "unpack", "UNPACKED", "REALS", "py_binary", "wrapped", "binary", "unary", "clamp",
+           "reduce", "matmul", "gathered"]
 
 _I = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 _WIDE = ("i32", "i64", "u32", "u64", "f16", "bf16", "f32")  # the usual IfTypeOf list
@@ -147,37 +148,11 @@ def in_type(arr, etype: str):
         if etype == "boolean":
             return arr != 0
         if arr.dtype.kind == "f" and etype not in REALS:
-            return _c_cast(arr, np.dtype(dtype))
+            return c_cast(arr, np.dtype(dtype))
         return arr.astype(dtype)
 
 
-def _c_cast(x, dtype):
-    """Reals to an integer type as x86-64 code casts them (``cvttsd2si``): toward zero;
-    a value out of range gives the "indefinite integer" (the minimum of int32 or
-    int64), 8- to 32-bit types go through int32 (unsigned 32-bit through int64), u64
-    from 2^63 up through ``x - 2^63``."""
-    x = x.astype(np.float64)
-    t = np.trunc(x)
 
-    def through(bits: int):
-        lo, hi = -(2.0 ** (bits - 1)), 2.0 ** (bits - 1)
-        ok = (t >= lo) & (t < hi)
-        wide = np.where(ok, t, 0).astype(np.int64)
-        return np.where(ok, wide, -(1 << (bits - 1))).astype(np.int64)
-
-    if dtype == np.uint64:
-        low = through(64).view(np.uint64)
-        high = (through_shift := np.where(t >= 2.0 ** 63, t - 2.0 ** 63, 0.0))
-        high_ok = (through_shift < 2.0 ** 63)
-        high = np.where(high_ok, through_shift, 0).astype(np.int64).view(np.uint64) \
-            ^ np.uint64(1 << 63)
-        high = np.where(high_ok, high, np.uint64(0))
-        return np.where(t >= 2.0 ** 63, high, low)
-    if dtype == np.int64:
-        return through(64)
-    if dtype == np.uint32:
-        return through(64).astype(np.uint32)
-    return through(32).astype(dtype)
 
 
 def value_of(arr, etype: str):
@@ -198,87 +173,6 @@ def _bf16(x):
     rounded = ((bits + ((bits & 0x10000) >> 1)) & 0xFFFF0000).astype(np.uint32)
     out = rounded.view(np.float32)
     return np.where(np.isnan(x), x, out)
-
-
-# -- packed types ----------------------------------------------------------------------
-#: what each packed type unpacks to (its values as a NumPy dtype that holds them all)
-UNPACKED = {"u1": "uint8", "u2": "uint8", "u3": "uint8", "u4": "uint8", "u6": "uint8",
-            "i4": "int8", "nf4": "float32", "f4e2m1": "float32", "f8e4m3": "float32",
-            "f8e5m2": "float32", "f8e8m0": "float32", "bf16": "float32"}
-
-#: NF4's sixteen levels (the QLoRA normal-float table), as float32 bits
-_NF4_BITS = (3212836864, 3207739825, 3204868912, 3200922272, 3197215309, 3191682367,
-             3183114353, 0, 1034091263, 1042598627, 1048315101, 1051525946, 1054975160,
-             1058015147, 1060705203, 1065353216)
-
-
-def unpack(raw, etype: str, count: int):
-    """The first ``count`` values of a Const of ``etype`` stored as the bytes ``raw``,
-    laid out as OpenVINO packs them: ``u1`` eight to a byte from the high bit; ``u2``
-    four to a byte from the low bits; the 4-bit types two to a byte, low nibble first;
-    ``u3`` eight values in three bytes (their low two bits four to a byte from the high
-    bits, then their high bits one to a bit from the high bit); ``u6`` four values in
-    three bytes (their low nibbles two to a byte, high nibble first, then their high two
-    bits four to a byte from the high bits).
-
-    >>> unpack(np.array([0b10110000], np.uint8), "u1", 4).tolist()
-    [1, 0, 1, 1]
-    >>> unpack(np.array([0x9F], np.uint8), "i4", 2).tolist()
-    [-1, -7]
-    """
-    b = np.asarray(raw, dtype=np.uint8).reshape(-1)
-    if etype == "u1":
-        out = np.unpackbits(b)
-    elif etype == "u2":
-        out = (b[:, None] >> np.array([0, 2, 4, 6], np.uint8)) & 3
-    elif etype in ("u4", "i4", "nf4", "f4e2m1"):
-        out = np.stack([b & 15, b >> 4], axis=1)
-    elif etype == "u3":
-        g = _groups(b, 3)
-        low = (g[:, :2, None] >> np.array([6, 4, 2, 0], np.uint8)) & 3
-        high = np.unpackbits(g[:, 2:3], axis=1)
-        out = low.reshape(-1, 8) | (high << 2)
-    elif etype == "u6":
-        g = _groups(b, 3)
-        low = (g[:, :2, None] >> np.array([4, 0], np.uint8)) & 15
-        high = (g[:, 2:3] >> np.array([6, 4, 2, 0], np.uint8)) & 3
-        out = low.reshape(-1, 4) | (high << 4)
-    elif etype in ("f8e4m3", "f8e5m2", "f8e8m0", "bf16"):
-        out = b
-    else:
-        raise ValueError(f"{etype} is not a packed type")
-    return _decoded(np.asarray(out).reshape(-1), etype, count)
-
-
-def _groups(b, size: int):
-    """``b`` cut in groups of ``size`` bytes, the last one padded with zeros."""
-    pad = (-len(b)) % size
-    return np.concatenate([b, np.zeros(pad, np.uint8)]).reshape(-1, size)
-
-
-def _decoded(codes, etype: str, count: int):
-    if etype == "bf16":
-        halves = codes[:2 * count].view(np.uint16).astype(np.uint32)
-        return (halves << 16).view(np.float32)
-    codes = codes[:count]
-    if etype == "i4":
-        return (codes.astype(np.int8) ^ 8) - 8
-    if etype == "nf4":
-        return np.array(_NF4_BITS, np.uint32).view(np.float32)[codes]
-    if etype == "f4e2m1":
-        levels = np.array([0, .5, 1, 1.5, 2, 3, 4, 6], np.float32)
-        return np.where(codes & 8, -levels[codes & 7], levels[codes & 7])
-    if etype == "f8e5m2":  # the upper byte of an f16
-        return (codes.astype(np.uint16) << 8).view(np.float16).astype(np.float32)
-    if etype == "f8e4m3":  # OCP E4M3: bias 7, no infinities, S.1111.111 is NaN
-        e, m = (codes >> 3) & 15, (codes & 7).astype(np.float32)
-        mag = np.where(e == 0, m / 8 * 2.0 ** -6, (1 + m / 8) * np.exp2(e.astype(np.float32) - 7))
-        mag = np.where((codes & 0x7F) == 0x7F, np.nan, mag)
-        return np.where(codes & 0x80, -mag, mag).astype(np.float32)
-    if etype == "f8e8m0":  # the exponent of a float32 (0 is 2^-127), 0xFF is NaN
-        bits = np.where(codes == 0, 1 << 22, codes.astype(np.uint32) << 23)
-        return np.where(codes == 255, np.nan, bits.astype(np.uint32).view(np.float32))
-    return codes.astype(UNPACKED[etype])
 
 
 # -- integers in plain Python (no NumPy import for a shape computation) ------------------
@@ -440,7 +334,7 @@ def _floor_mod(a, b):
 def _power(a, b):
     if a.dtype.kind in "iu":  # std::pow on doubles, cast back
         return np.power(a.astype(np.float64), b.astype(np.float64))
-    return _c_math2("pow", a, b, single=a.dtype != np.float64)
+    return c_math2("pow", a, b, single=a.dtype != np.float64)
 
 
 _BINARY = {
@@ -526,56 +420,6 @@ _MATH = {"Sqrt": "sqrt", "Exp": "exp", "Log": "log", "Sin": "sin", "Cos": "cos",
          "Tanh": "tanh", "Erf": "erf"}
 
 
-@lru_cache(maxsize=1)
-def _libm():
-    """The C math library OpenVINO's references call (None where it cannot be found:
-    NumPy's double functions then stand in, which may differ in the last bit)."""
-    import ctypes
-    import ctypes.util
-
-    for name in ("libm.so.6", ctypes.util.find_library("m"), "msvcrt"):
-        try:
-            return ctypes.CDLL(name) if name else None
-        except OSError:
-            continue
-    return None
-
-
-def _c_math2(name: str, x, y, single: bool):
-    """Two-argument ``name`` (``pow``) by the C library, element by element."""
-    import ctypes
-
-    libm = _libm()
-    kind = ctypes.c_float if single else ctypes.c_double
-    fn = getattr(libm, name + ("f" if single else ""), None) if libm is not None else None
-    dtype = np.float32 if single else np.float64
-    x, y = np.broadcast_arrays(x.astype(dtype), y.astype(dtype))
-    if fn is None:
-        return np.power(x.astype(np.float64), y.astype(np.float64)).astype(dtype)
-    fn.restype, fn.argtypes = kind, [kind, kind]
-    out = [fn(u, v) for u, v in zip(x.ravel().tolist(), y.ravel().tolist(), strict=True)]
-    return np.array(out, dtype=dtype).reshape(x.shape)
-
-
-def _c_math(name: str, x, single: bool):
-    """``name`` of each element of ``x`` by the C library, in float (``single``) or
-    double, as a float32 or float64 array."""
-    import ctypes
-
-    libm = _libm()
-    kind = ctypes.c_float if single else ctypes.c_double
-    fn = getattr(libm, name + ("f" if single else ""), None) if libm is not None else None
-    dtype = np.float32 if single else np.float64
-    if fn is None:
-        ufunc = {"atan": np.arctan, "asinh": np.arcsinh}.get(name) or getattr(np, name, None)
-        if ufunc is None:
-            import math
-            ufunc = np.vectorize(getattr(math, name))
-        return np.asarray(ufunc(x.astype(np.float64))).astype(dtype)
-    fn.restype, fn.argtypes = kind, [kind]
-    return np.array([fn(v) for v in x.astype(dtype).tolist()], dtype=dtype)
-
-
 def _relu(x):
     return np.where(x > 0, x, np.zeros_like(x))
 
@@ -621,7 +465,7 @@ def unary(op: str, t, mode: str | None = None):
             integral = x.dtype.kind in "iu"
             if integral and op not in _INT_RESULT:
                 return None
-            out = _c_math(_MATH[op], x, single=etype != "f64" and not integral)
+            out = c_math(_MATH[op], x, single=etype != "f64" and not integral)
             if integral:  # NaN and infinities then cast as C casts them
                 out = _INT_RESULT[op](out)
         elif op == "Round":
