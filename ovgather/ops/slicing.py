@@ -149,8 +149,15 @@ def _sliced_value(t: Tensor, start, stop, step) -> Value | None:
     (b, b2), (e, e2) = start[0], stop[0]
     if b != b2 or e != e2:
         return None
-    idx = range(*slice(b, e, step[0]).indices(len(t.value[0])))
-    return tuple(t.value[0][k] for k in idx), tuple(t.value[1][k] for k in idx)
+    n, k = len(t.value[0]), step[0]
+    if n == 0 or k == 0:
+        return None
+    # OpenVINO clamps the ends as its shape rule does (``_sliced_len``): with a negative
+    # step the start to [0, n-1] (Python's slice would take -2 of 1 element for "none")
+    b = min(max(b + n if b < 0 else b, 0), n - 1 if k < 0 else n)
+    e = min(max(e + n if e < 0 else e, -1 if k < 0 else 0), n)
+    idx = range(b, e, k)
+    return tuple(t.value[0][i] for i in idx), tuple(t.value[1][i] for i in idx)
 
 
 def _strided_slice(ins: list[Tensor], data: Attrs, trace: Trace | None = None):

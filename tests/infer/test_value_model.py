@@ -266,3 +266,25 @@ def test_a_convert_from_f8_or_f4_reaches_no_shape(etype: str, tmp_path) -> None:
     through such a Convert stays ``?``."""
     c = ov.op.Constant(getattr(ov.Type, etype), ov.Shape([2]), [2.0, 4.0])
     _assert_shapes_like_openvino(tmp_path, _as_shape(o.convert(c, "f32")))
+
+
+# -- found by the differential test -----------------------------------------------------
+def test_relu_passes_negative_zero_and_nan(tmp_path) -> None:
+    """Relu is ``x < 0 ? 0 : x``: -0.0 and NaN come out as they went in."""
+    x = o.constant(np.array([-0.0, np.nan, -2.0, 3.5], np.float16))
+    _assert_values_like_openvino(tmp_path, o.relu(x), o.relu(o.convert(x, "bf16")))
+
+
+def test_sigmoid_of_reals_as_openvino(tmp_path) -> None:
+    x = f32(-3.7, 0.0, 0.5, 9.0, -20.0)
+    _assert_values_like_openvino(tmp_path, o.sigmoid(x), o.sigmoid(o.convert(x, "f16")))
+
+
+def test_a_slice_with_a_negative_step_clamps_its_start_as_openvino(tmp_path) -> None:
+    """``x[-2:-2:-2]`` of one element is that element in OpenVINO (the start clamps to
+    0), not Python's empty slice."""
+    import openvino.opset8 as o8
+    x = o.reduce_max(o.constant(np.array([[-1, 126, 127, 5]], np.int64)), i64(1), False)
+    cut = o8.slice(x, i64(-2), i64(-2), i64(-2))
+    _assert_values_like_openvino(tmp_path, cut, o.concat([cut, i64(3, 6)], 0))
+    _assert_shapes_like_openvino(tmp_path, _as_shape(o.concat([cut, i64(2)], 0)))

@@ -421,7 +421,8 @@ _MATH = {"Sqrt": "sqrt", "Exp": "exp", "Log": "log", "Sin": "sin", "Cos": "cos",
 
 
 def _relu(x):
-    return np.where(x > 0, x, np.zeros_like(x))
+    """``x < 0 ? 0 : x``: -0.0 and NaN pass as they are."""
+    return np.where(x < 0, np.zeros_like(x), x)
 
 
 _UNARY = {
@@ -435,7 +436,7 @@ _UNARY = {
 }
 
 
-_PY_UNARY = {"Negative": lambda v: -v, "Abs": abs, "Relu": lambda v: v if v > 0 else 0,
+_PY_UNARY = {"Negative": lambda v: -v, "Abs": abs, "Relu": lambda v: 0 if v < 0 else v,
              "Sign": lambda v: (v > 0) - (v < 0), "Floor": lambda v: v,
              "Ceiling": lambda v: v, "Round": lambda v: v}
 
@@ -461,7 +462,14 @@ def unary(op: str, t, mode: str | None = None):
     if x is None:
         return None
     with np.errstate(all="ignore"):
-        if op in _MATH:
+        if op == "Sigmoid":  # 1 / (1 + exp(-x)) in float (reals only here)
+            if x.dtype.kind in "iu":
+                return None
+            single = etype != "f64"
+            w = x.astype(np.float32 if single else np.float64)
+            e = c_math("exp", -w, single)
+            out = w.dtype.type(1) / (w.dtype.type(1) + e)
+        elif op in _MATH:
             integral = x.dtype.kind in "iu"
             if integral and op not in _INT_RESULT:
                 return None
