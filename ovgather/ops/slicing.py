@@ -273,9 +273,16 @@ def _strided_value(t: Tensor, begin, end, strides, masks) -> Value | None:
     if 0 in masks["shrink_axis"]:
         picks = [b % size] if -size <= b < size else None
     else:
-        b = None if 0 in masks["begin"] else b
-        e = None if 0 in masks["end"] else e
-        picks = list(range(*slice(b, e, strides[0]).indices(size)))
+        k = strides[0]
+        if k == 0 or size == 0:
+            return None
+        # the ends clamped as OpenVINO clamps them (with a negative stride the begin
+        # to [0, size-1]: -5 of 3 elements is the first, not Python's "none")
+        b = (size - 1 if k < 0 else 0) if 0 in masks["begin"] else \
+            min(max(b + size if b < 0 else b, 0), size - 1 if k < 0 else size)
+        e = (-1 if k < 0 else size) if 0 in masks["end"] else \
+            min(max(e + size if e < 0 else e, -1 if k < 0 else 0), size)
+        picks = list(range(b, e, k))
     if picks is None:
         return None
     return tuple(t.value[0][k] for k in picks), tuple(t.value[1][k] for k in picks)

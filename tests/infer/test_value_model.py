@@ -288,3 +288,15 @@ def test_a_slice_with_a_negative_step_clamps_its_start_as_openvino(tmp_path) -> 
     cut = o8.slice(x, i64(-2), i64(-2), i64(-2))
     _assert_values_like_openvino(tmp_path, cut, o.concat([cut, i64(3, 6)], 0))
     _assert_shapes_like_openvino(tmp_path, _as_shape(o.concat([cut, i64(2)], 0)))
+
+
+def test_strided_slice_values_clamp_their_ends_as_openvino(tmp_path) -> None:
+    """Every begin, end, stride and mask on three elements: the value is OpenVINO's
+    (``x[-5:-5:-1]`` is the first element there, not Python's empty slice)."""
+    import itertools
+
+    x = i64(4, 7, 9)
+    outs = [o1.strided_slice(x, i64(b), i64(e), i64(s), [bm], [em])
+            for b, e, s, bm, em in itertools.product((-5, -2, 0, 2, 4), (-5, -1, 0, 1, 5),
+                                                    (1, 2, -1, -2), (0, 1), (0, 1))]
+    _assert_values_like_openvino(tmp_path, *outs)
