@@ -1,9 +1,5 @@
 """Shape rules run once per distinct question within one walk.
 
-The question holds each input's element type and its value exactly (``(1, 2)`` of i64
-and ``(1.0, 2.0)`` of f32 are two questions); a question with a large value (kept packed,
-``Tensor.packed``) is not kept: the rule runs.
-
 A model repeats itself: the 44 blocks of a Llama, the blocks of a generated chain, the
 layers of every transformer ask the same rule the same question again and again (a
 MatMul of ``[?,?,64]`` by ``[64,64]``). A rule's answer depends on nothing but the op, its
@@ -18,6 +14,11 @@ which of those inputs the rule did read (a Reshape reads its target, a MatMul ne
 its weights): later questions read the values of those inputs, and only those, and ask
 again with them. An answer that itself carries a value still to be read (a Convert of a
 Const not read yet) belongs to its layer alone and is not kept.
+
+The question holds each input's element type and its value exactly: ``(1, 2)`` of i64 and
+``(1.0, 2.0)`` of f32 are two questions, and so are ``0.0`` and ``-0.0`` (Python finds
+them equal). A question with a large value (kept packed, ``Tensor.packed``) or a packed
+Const's (``Tensor.unpacked``) is not kept: the rule runs.
 """
 
 from __future__ import annotations
