@@ -300,3 +300,14 @@ def test_strided_slice_values_clamp_their_ends_as_openvino(tmp_path) -> None:
             for b, e, s, bm, em in itertools.product((-5, -2, 0, 2, 4), (-5, -1, 0, 1, 5),
                                                     (1, 2, -1, -2), (0, 1), (0, 1))]
     _assert_values_like_openvino(tmp_path, *outs)
+
+
+def test_the_memo_tells_zero_from_negative_zero(tmp_path) -> None:
+    """``1 / 0.0`` is +inf and ``1 / -0.0`` is -inf: Python finds the two questions'
+    values equal, the rule memo must not."""
+    shapes = []
+    for zero in (0.0, -0.0):
+        inverse = o.divide(f32(1.0), f32(zero))
+        pick = o.select(o.less(inverse, f32(0.0)), i64(3), i64(1))
+        shapes.append(_as_shape(pick))
+    _assert_shapes_like_openvino(tmp_path, *shapes)
