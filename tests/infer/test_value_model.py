@@ -311,3 +311,8 @@ def test_the_memo_tells_zero_from_negative_zero(tmp_path) -> None:
         pick = o.select(o.less(inverse, f32(0.0)), i64(3), i64(1))
         shapes.append(_as_shape(pick))
     _assert_shapes_like_openvino(tmp_path, *shapes)
+
+
+def test_abs_of_negative_zero_is_zero(tmp_path) -> None:
+    x = o.constant(np.array([-0.0, -2.5, 9.0], np.float16))
+    _assert_values_like_openvino(tmp_path, o.abs(x), o.abs(o.convert(x, "f32")))

@@ -427,7 +427,7 @@ def _relu(x):
 
 _UNARY = {
     "Negative": lambda x: -x,
-    "Abs": lambda x: x if x.dtype.kind == "u" else np.where(x < 0, -x, x),
+    "Abs": lambda x: x if x.dtype.kind == "u" else np.abs(x),  # |-0.0| is 0.0
     "Relu": _relu,
     "Sign": lambda x: np.sign(x) if x.dtype.kind != "u" else (x > 0).astype(x.dtype),
     "Floor": lambda x: x if x.dtype.kind in "iu" else np.floor(x),
