@@ -316,3 +316,14 @@ def test_the_memo_tells_zero_from_negative_zero(tmp_path) -> None:
 def test_abs_of_negative_zero_is_zero(tmp_path) -> None:
     x = o.constant(np.array([-0.0, -2.5, 9.0], np.float16))
     _assert_values_like_openvino(tmp_path, o.abs(x), o.abs(o.convert(x, "f32")))
+
+
+def test_real_matmul_sums_in_order(tmp_path) -> None:
+    """MatMul of reals adds the products one by one in float32 (a BLAS's blocked or
+    fused sums round otherwise where terms cancel)."""
+    a = f32(10.0, 3.0, -3.0, 3.5, 9.0, 12.0)
+    a = o.reshape(a, i64(2, 3), False)
+    b = o.constant(np.array([[1e-3, 1.0, 7.0], [-3.7, 3.7, 2049.0], [3.0, -1.0, 65504.0]],
+                            np.float32))
+    _assert_values_like_openvino(tmp_path, o.matmul(a, b, False, False),
+                                 o.matmul(b, a, True, True))

@@ -645,6 +645,15 @@ def matmul(ta, tb, transpose_a: bool, transpose_b: bool):
             out = np.matmul(x, y)
         except ValueError:
             return None
+        if out.dtype.kind == "f":  # the products summed in k's order, each op rounded
+            x2 = x[..., None, :] if x.ndim == 1 else x
+            y2 = y[..., :, None] if y.ndim == 1 else y
+            acc = np.zeros(np.broadcast_shapes(x2.shape[:-1] + (1,), y2.shape[:-2] + (
+                1, y2.shape[-1])), dtype=x.dtype) if x2.shape[-1] else None
+            for k in range(x2.shape[-1]):
+                acc = acc + x2[..., :, k:k + 1] * y2[..., k:k + 1, :]
+            if acc is not None:
+                out = acc.reshape(out.shape)
     return value_of(out, etype)
 
 
