@@ -149,7 +149,7 @@ def in_type(arr, etype: str):
             return arr != 0
         if arr.dtype.kind == "f" and etype not in REALS:
             return c_cast(arr, np.dtype(dtype))
-        if etype == "f16" and arr.dtype.kind in "iu":  # OpenVINO saturates integers
+        if etype == "f16" and arr.dtype == np.int32:  # OpenVINO saturates i32 (only)
             return np.clip(arr.astype(np.float64), -65504.0, 65504.0).astype(dtype)
         return arr.astype(dtype)
 
