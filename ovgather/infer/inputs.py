@@ -179,6 +179,8 @@ def _const_value(G, node, attrs, n: int):
             if etype in UNPACKED:  # the bytes as read: their values, as OpenVINO packs them
                 arr = numeric.unpack(arr, etype, n)
         vals = tuple(arr.reshape(-1).tolist())
+    if data.get("element_type") == "boolean":
+        vals = tuple([int(v) for v in vals])  # 0 and 1, as the ops' values are
     return vals, vals  # one tuple: an exact value (inf and nan too, for the real types)
 
 

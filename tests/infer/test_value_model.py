@@ -337,3 +337,20 @@ def test_integers_converted_to_f16_as_openvino(dtype, tmp_path) -> None:
     x = o.constant(np.array([top - 1, 70000 % top, 65519, 65520, 7], dtype))
     _assert_values_like_openvino(tmp_path, o.convert(x, "f16"),
                                  o.convert(o.convert(x, "f32"), "f16"))
+
+
+def test_boolean_values_convert_and_compute_as_integers(tmp_path) -> None:
+    """A boolean Const converted to u8, then i64, feeds arithmetic (its values are 0
+    and 1, not Python's True and False, which the integer rules refused)."""
+    c = o.constant(np.array([True, True, False, False]))
+    x = o.maximum(o.convert(o.convert(c, "u8"), "i64"), i64(0))
+    _assert_shapes_like_openvino(tmp_path, _as_shape(x))
+    _assert_values_like_openvino(tmp_path, x)
+
+
+def test_a_convert_reads_only_the_elements_at_the_maximum_as_unbounded(tmp_path) -> None:
+    """u64 ``[2^64-1, 2^64-2, 5]`` to i64: the maximum is "no bound" in OpenVINO's bounds,
+    the other elements are cast (2^64-2 is -2), so ``max(x, 0)`` reads ``[?, 0, 5]``."""
+    x = o.constant(np.array([2**64 - 1, 2**64 - 2, 5], np.uint64))
+    target = o.minimum(o.maximum(o.convert(x, "i64"), i64(0)), i64(3))
+    _assert_shapes_like_openvino(tmp_path, _as_shape(target))

@@ -70,11 +70,15 @@ def converted(value: Value | None, src: str, dst: str) -> Value | None:
         return None
     if not value[0]:
         return value
-    if value[0] == value[1] and src in _BITS and (dst in _BITS or dst == "boolean") \
-            and max(value[0]) < _top(src) and all(type(v) is int for v in value[0]):
-        # a folded value (not bounds: -(2^63-1) is a value here), wrapped as C does
+    if value[0] == value[1] and (src in _BITS or src == "boolean") \
+            and (dst in _BITS or dst == "boolean") \
+            and all(type(v) is int or type(v) is bool for v in value[0]):
+        # a folded value (not bounds: -(2^63-1) is a value here), wrapped as C does; an
+        # element at the source type's maximum is "no bound" (the new type's maximum)
+        top, narrow = _top(src), any(_INT_FORMS.get(t, (64,))[0] <= 16 for t in (src, dst))
         ints = tuple([int(v != 0) for v in value[0]] if dst == "boolean"
-                     else [wrapped(v, dst) for v in value[0]])
+                     else [INF if v >= top and not narrow and src != "boolean"
+                           else wrapped(int(v), dst) for v in value[0]])
         return ints, ints
     if src in _REAL_FORMS and dst in _REAL_FORMS and _kept(value, src, dst):
         return value  # a real widened: every element is itself (f16 weights to f32)
@@ -95,7 +99,7 @@ def converted(value: Value | None, src: str, dst: str) -> Value | None:
     top = (1 << (top[0] - top[1])) - 1 if top else INF
     try:
         with np.errstate(all="ignore"):  # an overflow is an OverflowError below, no warning
-            lo, hi = ([INF if v >= min(top, INF) and not narrow else _cast(v, dst)
+            lo, hi = ([INF if (v >= top or v == INF) and not narrow else _cast(v, dst)
                        for v in side] for side in value)
     except (OverflowError, ValueError):
         return None
