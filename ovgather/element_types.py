@@ -92,7 +92,7 @@ INT_TYPES = frozenset({"i64", "i32", "i16", "i8", "u64", "u32", "u16", "u8", "u1
 
 #: The real types whose small constant tensors the walk tracks too (a shape computed
 #: through Convert -> Divide -> Floor -> Convert, as Swin's window partition does).
-FLOAT_VALUE_TYPES = frozenset({"f32", "f64", "f16"})
+FLOAT_VALUE_TYPES = frozenset({"f32", "f64", "f16", "bf16"})
 
 #: Precision text (upper case) → name, with the spellings older IRs use.
 _BY_PRECISION = {e.precision: e.name for e in ELEMENT_TYPES.values()}

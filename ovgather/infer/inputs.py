@@ -7,7 +7,6 @@ package: the walk, ``explain``, ``validate``, the passes all ask it (through
 
 from __future__ import annotations
 
-import math
 import struct
 from functools import lru_cache
 from typing import Any
@@ -15,6 +14,8 @@ from typing import Any
 from ..element_types import FLOAT_VALUE_TYPES, INT_TYPES
 from ..errors import OvgatherError, ShapeError, ShapeParseError
 from ..graph import input_edges
+from ..ops.core import numeric
+from ..ops.core.numeric import UNPACKED
 from ..ops.core.values import MAX_VALUE_SIZE, Tensor
 from ..shapes import INF, Dimension, PartialShape
 from .report import declared_shape, port_type
@@ -112,6 +113,10 @@ def _parse_shape_lenient(text: str) -> PartialShape:
         return PartialShape.of(tuple(dims))
 
 
+#: the packed types, whose bytes only a Convert decodes (bf16 is a number type of its own)
+PACKED = frozenset(UNPACKED) - {"bf16"}
+
+
 def const_tensor(G, node, attrs, data) -> Tensor:
     etype = data.get("element_type") or port_type(attrs["outputs"][0])
     text = data.get("shape")
@@ -121,11 +126,15 @@ def const_tensor(G, node, attrs, data) -> Tensor:
             shape = PartialShape.of(())
     else:
         shape = _parse_shape(text)
-    if (etype in INT_TYPES or etype in FLOAT_VALUE_TYPES or etype == "boolean") \
-            and shape.dims is not None:
+    if (etype in INT_TYPES or etype in FLOAT_VALUE_TYPES or etype == "boolean"
+            or etype in UNPACKED) and shape.dims is not None:
         n = 1
         for d in shape.dims:
             n = n * d.lo if d.lo == d.hi else MAX_VALUE_SIZE + 1
+        if n <= MAX_VALUE_SIZE and etype in PACKED:  # its value is for a Convert only
+            t = Tensor(shape, etype, const=True)
+            t.unpacked = lambda: _const_value(G, node, attrs, n)
+            return t
         if n <= MAX_VALUE_SIZE:
             return Tensor(shape, etype, load=lambda: _const_value(G, node, attrs, n),
                           const=True)
@@ -166,10 +175,13 @@ def _const_value(G, node, attrs, n: int):
         arr = attrs.get("value")
         if arr is None:
             arr = ir.const_value(G, node)
+            etype = data.get("element_type") or port_type(attrs["outputs"][0])
+            if etype in UNPACKED:  # the bytes as read: their values, as OpenVINO packs them
+                arr = numeric.unpack(arr, etype, n)
         vals = tuple(arr.reshape(-1).tolist())
-    if vals and isinstance(vals[0], float) and not all(map(math.isfinite, vals)):
-        return None  # inf and nan are no bounds
-    return vals, vals
+    if data.get("element_type") == "boolean":
+        vals = tuple([int(v) for v in vals])  # 0 and 1, as the ops' values are
+    return vals, vals  # one tuple: an exact value (inf and nan too, for the real types)
 
 
 @lru_cache(maxsize=1)

@@ -14,6 +14,11 @@ which of those inputs the rule did read (a Reshape reads its target, a MatMul ne
 its weights): later questions read the values of those inputs, and only those, and ask
 again with them. An answer that itself carries a value still to be read (a Convert of a
 Const not read yet) belongs to its layer alone and is not kept.
+
+The question holds each input's element type and its value exactly: ``(1, 2)`` of i64 and
+``(1.0, 2.0)`` of f32 are two questions, and so are ``0.0`` and ``-0.0`` (Python finds
+them equal). A question with a large value (kept packed, ``Tensor.packed``) or a packed
+Const's (``Tensor.unpacked``) is not kept: the rule runs.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ops.core.spec import Attrs, OpSpec
-from ..ops.core.values import Tensor
+from ..ops.core.values import INT_TYPES, Tensor
 
 __all__ = ["RuleMemo"]
 
@@ -42,9 +47,13 @@ class RuleMemo:
             n_outputs: int, ins: list[Tensor]) -> list[Tensor]:
         """``spec.rule`` on ``ins`` and the attribute text ``data``, or its earlier answer
         to the same question. The rule's errors pass through (and are not kept)."""
+        for t in ins:
+            if t._array is not None or t.unpacked is not None:  # a large value (rarely
+                # asked twice, costly to keep) or a packed Const's (not in the question)
+                return spec.rule(ins, Attrs.of(data, spec.version, n_outputs), None)
         question = (op, version, n_outputs, tuple(data.items()),
                     tuple([(t.shape, t.etype, t.const, t.parts,
-                            _NOT_READ if t._load is not None else t._value) for t in ins]))
+                            _NOT_READ if t._load is not None else _exactly(t)) for t in ins]))
         answers = self.answers
         try:
             found = answers.get(question)
@@ -53,7 +62,11 @@ class RuleMemo:
         read: tuple[int, ...] = ()
         if type(found) is tuple:  # it depends on the values of inputs not read yet
             read = found
-            question = (question, tuple([ins[i].value for i in read]))
+            for i in read:
+                ins[i].value  # read it  # noqa: B018
+            if any(ins[i]._array is not None for i in read):
+                return spec.rule(ins, Attrs.of(data, spec.version, n_outputs), None)
+            question = (question, tuple([_exactly(ins[i]) for i in read]))
             found = answers.get(question)
         if found is not None:
             return list(found)
@@ -67,7 +80,20 @@ class RuleMemo:
             answers[question] = list(out)
         elif not read:  # the first answer: which inputs it read, then the answer by them
             answers[question] = newly_read
-            answers[(question, tuple([ins[i]._value for i in newly_read]))] = list(out)
+            if any(ins[i]._array is not None for i in newly_read):
+                answers.pop(question)  # a large value was read: ask the rule each time
+            else:
+                answers[(question, tuple([_exactly(ins[i]) for i in newly_read]))] = list(out)
         # else: this time the rule read other inputs too (a path the values chose): the
         # question did not hold them, so the answer is not kept
         return out
+
+
+def _exactly(t: Tensor):
+    """The value of ``t`` as the question holds it: as it is for the integer types; for
+    the others its ``repr`` too, since Python finds ``1 == 1.0`` and ``0.0 == -0.0`` and
+    would take ``(1, 2)`` and ``(1.0, 2.0)`` for one question."""
+    v = t._value
+    if v is None or t.etype in INT_TYPES:
+        return v
+    return v, repr(v)

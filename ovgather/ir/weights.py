@@ -319,7 +319,7 @@ def const_value(G: nx.MultiDiGraph, node: str) -> np.ndarray:
     docstring). Offset and size are checked again against the file as it is now: a
     .bin that shrank meanwhile is a WeightsError.
     """
-    attrs = G.nodes[node]
+    attrs = G._node[node]  # a MultiDiGraph or the reader's LayerGraph
     if attrs.get("value") is not None:
         return np.asarray(attrs["value"])
     try:

@@ -29,8 +29,10 @@ from ..element_types import FLOAT_VALUE_TYPES
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, PartialShape
 from .core import data_checks as checks
+from .core import numeric
 from .core.casts import converted
 from .core.dims import broadcast_shapes
+from .core.numeric import evaluates
 from .core.spec import Attrs, Rule, Trace, specs_of
 from .core.values import (
     INF,
@@ -261,10 +263,7 @@ _REAL_VALUE_FNS = {"Divide": _real_div_bounds, "FloorMod": None}
 
 def _binary(op: str) -> Rule:
     value_fn = _VALUE_FNS.get(op)
-    exact_fn = _exact(_EXACT_FNS[op]) if op in _EXACT_FNS else None
     real_value_fn = _REAL_VALUE_FNS.get(op, value_fn)
-    real = _REAL_EXACT_FNS.get(op, _EXACT_FNS.get(op))
-    real_exact_fn = _exact(real) if real is not None else None
 
     def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
         shape = _out_shape(ins[:2], data)
@@ -274,14 +273,35 @@ def _binary(op: str) -> Rule:
         a = ins[0].value if real or ins[0].etype in INT_TYPES else None
         b = ins[1].value if a is not None else None
         if a is not None and b is not None:
-            exact, bounds = (real_exact_fn, real_value_fn) if real else (exact_fn, value_fn)
-            if exact is not None and a[0] == a[1] and b[0] == b[1]:
-                value = _pairwise(ins[0], ins[1], exact)
-            elif bounds is not None:
-                value = _pairwise(ins[0], ins[1], bounds)
+            if a[0] == a[1] and b[0] == b[1]:  # OpenVINO evaluates the op in the type
+                value = _exact_binary(op, ins, data)
+            elif evaluates(op, ins[0].etype):
+                bounds = real_value_fn if real else value_fn
+                value = _pairwise(ins[0], ins[1], bounds) if bounds is not None else None
         return [Tensor(shape, ins[0].etype, value)]
 
     return rule
+
+
+def _mode(data: Attrs) -> str:
+    return data.text("auto_broadcast", "numpy").lower()
+
+
+def _exact_binary(op: str, ins: list[Tensor], data: Attrs) -> Value | None:
+    """The exact value of a binary op as OpenVINO evaluates it: integers of the usual
+    broadcasts in plain Python (a shape computation imports no NumPy), the rest through
+    ``numeric.binary``."""
+    pythondiv = data.bool("m_pythondiv", True)
+    mode = _mode(data)
+    ta, tb = ins[0], ins[1]
+    if ta.etype == tb.etype and mode != "pdpd" and ta.packed is None and tb.packed is None:
+        pairs = _pairs(ta, tb) if mode == "numpy" or ta.shape == tb.shape else None
+        if pairs is not None:
+            value = numeric.py_binary(op, ta.etype, pairs, ta.value[0], tb.value[0],
+                                      pythondiv)
+            if value is not NotImplemented:
+                return value
+    return numeric.binary(op, ta, tb, mode, pythondiv)
 
 
 _COMPARE_FNS = {
@@ -309,7 +329,6 @@ def _logical(op: str) -> Rule:
     """Comparisons and logical ops: a boolean tensor of the broadcast shape. Exact
     inputs give an exact value (``1``/``0``), as OpenVINO folds them; bounds give bounds
     for Equal only (the others have no bound evaluation: checked on 2026.4.1)."""
-    exact = _exact(lambda a, b: int(_COMPARE_FNS[op](a, b)))
     bounds = _equal_bounds if op == "Equal" else None
 
     def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -317,8 +336,8 @@ def _logical(op: str) -> Rule:
         value = None
         if a is not None and b is not None:
             if a[0] == a[1] and b[0] == b[1]:
-                value = _pairwise(ins[0], ins[1], exact)
-            elif bounds is not None:
+                value = _exact_binary(op, ins, data)
+            elif bounds is not None and evaluates(op, ins[0].etype):
                 value = _pairwise(ins[0], ins[1], bounds, unbounded_unknown=False)
         return [Tensor(_out_shape(ins[:2], data), "boolean", value)]
 
@@ -372,7 +391,9 @@ def _abs(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Ten
     two bounds' absolute values, element by element (so ``|-3..3|`` is ``3``, as
     OpenVINO 2026.4.1 gives it; an unbounded low end stays unbounded, as int64's does)."""
     t, value = ins[0], ins[0].value
-    if value is not None and (t.etype in INT_TYPES or t.etype in FLOAT_VALUE_TYPES):
+    if value is not None and value[0] == value[1]:
+        value = numeric.unary("Abs", t)
+    elif value is not None and evaluates("Abs", t.etype):
         a, b = ([v if v <= NINF else abs(v) for v in side] for side in value)
         value = tuple(map(min, a, b)), tuple(map(max, a, b))
     else:
@@ -388,8 +409,11 @@ def _clamp(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
         low, high = float(data.text("min", "nan")), float(data.text("max", "nan"))
     except ValueError:
         low = high = math.nan
-    if value is None or math.isnan(low) or math.isnan(high) or low > high:
+    if value is None or math.isnan(low) or math.isnan(high) or low > high \
+            or not evaluates("Clamp", t.etype):
         return [Tensor(t.shape, t.etype)]
+    if value[0] == value[1]:
+        return [Tensor(t.shape, t.etype, numeric.clamp(t, low, high))]
     low = NINF if low == -math.inf else low  # the walk's own "no bound"
     high = INF if high == math.inf else high
     if t.etype in INT_TYPES:
@@ -403,17 +427,6 @@ def _clamp(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
 def _flags(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     """IsNaN, IsInf and IsFinite: a boolean of the input's shape."""
     return [Tensor(ins[0].shape, "boolean")]
-
-
-def _logical_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-    """LogicalNot folds an exact value (OpenVINO evaluates it) and bounds nothing."""
-    value = ins[0].value
-    if value is not None and value[0] == value[1]:
-        flipped = tuple(int(not v) for v in value[0])
-        value = flipped, flipped
-    else:
-        value = None
-    return [Tensor(ins[0].shape, "boolean", value)]
 
 
 def _bitwise_not(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -447,6 +460,11 @@ def _hard_sigmoid(ins: list[Tensor], data: Attrs, trace: Trace | None = None) ->
     return [Tensor(ins[0].shape, ins[0].etype)]
 
 
+#: the types whose Convert OpenVINO 2026.4 does not evaluate when it reads a shape (its
+#: ``evaluate`` decodes them, its bound evaluation does not: a Reshape stays ``?``)
+_NO_BOUNDS = frozenset({"f4e2m1", "f8e8m0", "f8e4m3", "f8e5m2"})
+
+
 def _convert(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     """Convert keeps the shape and (OpenVINO evaluates its bounds) the value: each bound
     converted as C++ casts it (integers wrap, reals truncate toward zero), then a bound at
@@ -454,29 +472,14 @@ def _convert(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list
     of 16 bits or fewer (so ``?`` is ``..255`` in u8 and still ``?`` in u32 or f32)."""
     etype = data.text("destination_type", "dynamic")
     src = ins[0]
+    if src.etype in _NO_BOUNDS:
+        return [Tensor(src.shape, etype)]
+    if src.unpacked is not None:  # a packed Const, decoded as OpenVINO unpacks it
+        unpacked = src.unpacked
+        return [Tensor(src.shape, etype, load=lambda: converted(unpacked(), src.etype, etype))]
     if src.pending:  # a Const not read yet (most are weights): converted when asked for
         return [Tensor(src.shape, etype, load=lambda: converted(src.value, src.etype, etype))]
     return [Tensor(src.shape, etype, converted(src.value, src.etype, etype))]
-
-
-def _rounding(fn) -> Rule:
-    """Floor and Ceiling of an exact value (OpenVINO folds them); they have no bound
-    evaluation, so an interval gives no value at all (checked on 2026.4.1: a Reshape
-    whose target goes through Floor of ``8..64`` loses every target element)."""
-
-    def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-        value = ins[0].value
-        if value is not None and value[0] != value[1]:
-            value = None
-        if value is not None:
-            try:
-                value = tuple(tuple(v if abs(v) >= INF else fn(v) for v in side)
-                              for side in value)
-            except (OverflowError, ValueError):
-                value = None
-        return [Tensor(ins[0].shape, ins[0].etype, value)]
-
-    return rule
 
 
 def _convert_like(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
@@ -584,50 +587,17 @@ def _update_elements(out, idx, new, ins: list[Tensor]) -> bool:
     return True
 
 
-def _folding(fn) -> Rule:
-    """A unary op OpenVINO folds on exact values only (no bound evaluation: checked on
-    2026.4.1, ``Negative`` of ``2..8`` gives nothing); the shape is kept."""
+def _folding(op: str) -> Rule:
+    """A one-input op OpenVINO folds on exact values only, in the tensor's type (no bound
+    evaluation: checked on 2026.4.1, ``Negative`` of ``2..8`` gives nothing, nor does
+    Floor of ``8..64``); the shape is kept. The math ops of integers come back rounded
+    or truncated as OpenVINO's references do (``numeric.unary``)."""
 
     def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-        t, value = ins[0], ins[0].value
-        if value is not None and (value[0] != value[1] or any(abs(v) >= INF for v in value[0])
-                                  or (t.etype not in INT_TYPES and
-                                      t.etype not in FLOAT_VALUE_TYPES)):
-            value = None
-        if value is not None:
-            folded = tuple(fn(v) for v in value[0])
-            value = folded, folded
+        t = ins[0]
+        value = numeric.unary(op, t, data.text("mode", "half_to_even").lower()) \
+            if t.value is not None else None
         return [Tensor(t.shape, t.etype, value)]
-
-    return rule
-
-
-_REAL_DTYPES = {"f32": "float32", "f16": "float16", "f64": "float64"}
-
-
-def _away(x: float) -> int:
-    """``x`` rounded half away from zero (C++ ``std::round``)."""
-    return int(math.copysign(math.floor(abs(x) + 0.5), x))
-
-
-def _math(ufunc: str, rounding) -> Rule:
-    """A math op OpenVINO folds on exact values (``Sqrt`` of a converted patch count to a
-    grid side, as ViTs interpolate their position embeddings): reals in the tensor's own
-    precision, integers through a double and ``rounding`` (OpenVINO rounds the result of
-    some of these ops and truncates that of others: measured on 2026.4.1). Bounds give
-    nothing: it has no bound evaluation for them."""
-
-    def rule(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
-        t, value = ins[0], ins[0].value
-        dtype = _REAL_DTYPES.get(t.etype, "float64" if t.etype in INT_TYPES else None)
-        if value is None or dtype is None or value[0] != value[1]:
-            return [Tensor(t.shape, t.etype)]
-        with np.errstate(all="ignore"):
-            out = getattr(np, ufunc)(np.array(value[0], dtype=dtype))
-        if not np.isfinite(out).all():
-            return [Tensor(t.shape, t.etype)]
-        folded = tuple(out.tolist() if t.etype in _REAL_DTYPES else map(rounding, out.tolist()))
-        return [Tensor(t.shape, t.etype, (folded, folded))]
 
     return rule
 
@@ -644,11 +614,11 @@ _RULES: dict[str, Rule] = {
     **{op: _binary(op) for op in BINARY},
     **{op: _logical(op) for op in LOGICAL},
     "Abs": _abs,
-    "Negative": _folding(lambda v: -v),
-    "Relu": _folding(lambda v: max(v, 0)),
-    "Sign": _folding(lambda v: (v > 0) - (v < 0)),
+    **{op: _folding(op) for op in ("Negative", "Relu", "Sign", "Floor", "Ceiling", "Round",
+                                   "LogicalNot", "Sqrt", "Exp", "Log", "Sin", "Cos", "Tan",
+                                   "Atan", "Sinh", "Cosh", "Asinh", "Tanh", "Erf",
+                                   "Sigmoid")},
     "Clamp": _clamp,
-    "LogicalNot": _logical_not,
     "BitwiseNot": _bitwise_not,
     "HardSigmoid": _hard_sigmoid,
     "Softmax": _softmax,
@@ -656,20 +626,12 @@ _RULES: dict[str, Rule] = {
     "IsNaN": _flags,
     "IsInf": _flags,
     "IsFinite": _flags,
-    "Floor": _rounding(math.floor),
-    "Ceiling": _rounding(math.ceil),
     "Convert": _convert,
     "ConvertLike": _convert_like,
     "Select": _select,
     "FakeQuantize": _fake_quantize,
     "BatchNormInference": _batch_norm,
-    # not UNARY's rules: these fold or scatter values
-    **{op: _math(ufunc, rounding) for op, ufunc, rounding in (
-        ("Sqrt", "sqrt", _away), ("Exp", "exp", int), ("Log", "log", int), ("Sin", "sin", int),
-        ("Cos", "cos", _away), ("Tan", "tan", _away), ("Atan", "arctan", _away),
-        ("Sinh", "sinh", _away), ("Cosh", "cosh", _away), ("Asinh", "arcsinh", _away),
-        ("Tanh", "tanh", _away))},
-    # OpenVINO's checks of the updates against the indices and the data first
+    # not UNARY's rules: these scatter values, after OpenVINO's checks of the updates
     "ScatterUpdate": checks.validated(checks.check_scatter_update, _scatter(_update), 4),
     "ScatterNDUpdate": checks.validated(checks.check_scatter_nd, _scatter(_update_nd), 3),
     "ScatterElementsUpdate": checks.validated(checks.check_scatter_elements,

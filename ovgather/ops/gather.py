@@ -48,7 +48,7 @@ from ..shapes import (
     as_partial_shape,
     normalize_axis,
 )
-from .core import inputs, registry
+from .core import inputs, numeric, registry
 from .core.arrays import index_array, prod, reach_message, require_same_batch, table_size
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor, exact_ints, exact_scalar
@@ -413,11 +413,12 @@ def _rule(ins: list[Tensor], attrs: Attrs, trace: Trace | None) -> list[Tensor]:
 def _value(ins: list[Tensor], axis: int | None, bd: int):
     """Gather of a 1-D value by exact indices along axis 0 (negative indices wrap): the
     ``ShapeOf -> Gather`` that OpenVINO evaluates, so that a Reshape fed by it keeps
-    precise bounds."""
-    if bd != 0 or axis not in (0, -1):
+    precise bounds. An exact value of any rank gathers along any axis (OpenVINO folds it),
+    for the element types Gather evaluates."""
+    if not numeric.evaluates("Gather", ins[0].etype) or bd != 0 or axis is None:
         return None
-    if ins[0].shape.dims is None or len(ins[0].shape.dims) != 1:
-        return None
+    if axis not in (0, -1) or ins[0].shape.dims is None or len(ins[0].shape.dims) != 1:
+        return numeric.gathered(ins[0], ins[1], axis)
     data = ins[0].value
     idx = exact_ints(ins[1]) if data is not None else None
     if data is None or idx is None:

@@ -14,10 +14,9 @@ import itertools
 import math
 from typing import TYPE_CHECKING
 
-from .._lazy import numpy as np
-from ..element_types import FLOAT_VALUE_TYPES
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
+from .core import numeric
 from .core.dims import broadcast_shapes, normalize_axis
 from .core.spec import Attrs, Rule, Trace, specs_of
 from .core.values import (
@@ -83,8 +82,9 @@ def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
         return None
     lo, hi = v
     if lo == hi:
-        r = tuple(fn([lo[k] for k in g]) for g in groups)
-        return r, r
+        return numeric.reduce(op, t, axes)
+    if not numeric.evaluates(op, t.etype):
+        return None
     if op not in ("ReduceMax", "ReduceMin", "ReduceProd") or min(lo) < 0:
         return None
     if op == "ReduceProd":
@@ -193,9 +193,9 @@ def _matmul(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[
 
 
 def _product_value(a: Tensor, b: Tensor, ta: bool, tb: bool, out: PartialShape):
-    """MatMul of two exact values folds (OpenVINO evaluates it; it has no bounds):
-    integers exactly, reals in f32. A 1-D side is not transposed, as in OpenVINO. The
-    side already known is asked first: an activation times weights costs no weight read."""
+    """MatMul of two exact values folds (OpenVINO evaluates it; it has no bounds), in
+    the element type (integers wrap, f16 and bf16 through f32). The side already known
+    is asked first: an activation times weights costs no weight read."""
     if any(t.value is None for t in sorted((a, b), key=lambda t: t.pending)):
         return None
     sides = [bound_arrays(t) for t in (a, b)]
@@ -203,12 +203,7 @@ def _product_value(a: Tensor, b: Tensor, ta: bool, tb: bool, out: PartialShape):
     if None in sides or size is None or size > MAX_VALUE_SIZE \
             or any(t.value[0] != t.value[1] for t in (a, b)):
         return None
-    real = a.etype in FLOAT_VALUE_TYPES
-    x, y = (np.asarray(s[0], dtype=np.float32 if real else object) for s in sides)
-    x = x.swapaxes(-1, -2) if ta and x.ndim > 1 else x
-    y = y.swapaxes(-1, -2) if tb and y.ndim > 1 else y
-    folded = np.asarray(np.matmul(x, y)).ravel().tolist()
-    return tuple(folded), tuple(folded)
+    return numeric.matmul(a, b, ta, tb)
 
 
 _RULES: dict[str, Rule] = {

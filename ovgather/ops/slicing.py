@@ -149,8 +149,15 @@ def _sliced_value(t: Tensor, start, stop, step) -> Value | None:
     (b, b2), (e, e2) = start[0], stop[0]
     if b != b2 or e != e2:
         return None
-    idx = range(*slice(b, e, step[0]).indices(len(t.value[0])))
-    return tuple(t.value[0][k] for k in idx), tuple(t.value[1][k] for k in idx)
+    n, k = len(t.value[0]), step[0]
+    if n == 0 or k == 0:
+        return None
+    # OpenVINO clamps the ends as its shape rule does (``_sliced_len``): with a negative
+    # step the start to [0, n-1] (Python's slice would take -2 of 1 element for "none")
+    b = min(max(b + n if b < 0 else b, 0), n - 1 if k < 0 else n)
+    e = min(max(e + n if e < 0 else e, -1 if k < 0 else 0), n)
+    idx = range(b, e, k)
+    return tuple(t.value[0][i] for i in idx), tuple(t.value[1][i] for i in idx)
 
 
 def _strided_slice(ins: list[Tensor], data: Attrs, trace: Trace | None = None):
@@ -266,9 +273,16 @@ def _strided_value(t: Tensor, begin, end, strides, masks) -> Value | None:
     if 0 in masks["shrink_axis"]:
         picks = [b % size] if -size <= b < size else None
     else:
-        b = None if 0 in masks["begin"] else b
-        e = None if 0 in masks["end"] else e
-        picks = list(range(*slice(b, e, strides[0]).indices(size)))
+        k = strides[0]
+        if k == 0 or size == 0:
+            return None
+        # the ends clamped as OpenVINO clamps them (with a negative stride the begin
+        # to [0, size-1]: -5 of 3 elements is the first, not Python's "none")
+        b = (size - 1 if k < 0 else 0) if 0 in masks["begin"] else \
+            min(max(b + size if b < 0 else b, 0), size - 1 if k < 0 else size)
+        e = (-1 if k < 0 else size) if 0 in masks["end"] else \
+            min(max(e + size if e < 0 else e, -1 if k < 0 else 0), size)
+        picks = list(range(b, e, k))
     if picks is None:
         return None
     return tuple(t.value[0][k] for k in picks), tuple(t.value[1][k] for k in picks)

@@ -45,6 +45,8 @@ NINF = -INF
 UNBOUNDED = 2147483647
 #: Tensors with more elements than this are not tracked as values.
 MAX_VALUE_SIZE = 1024
+#: Exact values with more elements than this are kept as a NumPy array (``Tensor._pack``).
+PACKED_SIZE = 64
 
 Value = tuple[tuple[int, ...], tuple[int, ...]]
 
@@ -61,9 +63,14 @@ class Tensor:
     set on a 1-D Concat of one-element inputs whose value is unknown, one entry per
     element, the element when that input is a Const, else None (Broadcast reads its
     target from them, as OpenVINO's Broadcast looks through such a Concat).
+
+    A Const of a packed type has no ``value``: OpenVINO reads its bytes as they are where
+    a shape is read from it (a u4 Broadcast target of ``[2,3,4,1]`` is ``[50,20,..]`` and
+    u1 is refused), and decodes them only in a Convert, which reads ``unpacked`` (a
+    zero-argument callable giving the value as OpenVINO unpacks it).
     """
 
-    __slots__ = ("shape", "etype", "_value", "_load", "const", "parts")
+    __slots__ = ("shape", "etype", "_value", "_load", "const", "parts", "_array", "unpacked")
 
     def __init__(self, shape: PartialShape, etype: str = "dynamic",
                  value: Value | None = None, load=None, const: bool = False) -> None:
@@ -73,6 +80,31 @@ class Tensor:
         self._load = load
         self.const = const
         self.parts: tuple[int | None, ...] | None = None
+        self._array = None
+        #: a Const of a packed type (u4, nf4, ...): its value, read only by a Convert
+        self.unpacked = None
+        if value is not None and len(value[0]) > PACKED_SIZE:
+            self._pack()
+
+    def _pack(self) -> None:
+        """Keep a large exact value as one NumPy array rather than a tuple of Python
+        numbers (8 bytes an element, not 40): a chain of thousands of ops on a
+        1,024-element value would otherwise hold gigabytes for the whole walk."""
+        lo, hi = self._value
+        if lo is not hi and lo != hi:
+            return
+        kinds = set(map(type, lo))
+        if kinds == {int}:
+            try:
+                arr = np.array(lo, dtype=np.int64)
+            except OverflowError:  # u64 values past the int64 range
+                return
+        elif kinds == {float}:
+            arr = np.array(lo, dtype=np.float64)
+        else:
+            return
+        arr.flags.writeable = False
+        self._array, self._value = arr, None
 
     @property
     def pending(self) -> bool:
@@ -83,7 +115,17 @@ class Tensor:
     def value(self) -> Value | None:
         if self._load is not None:
             self._value, self._load = self._load(), None
+            if self._value is not None and len(self._value[0]) > PACKED_SIZE:
+                self._pack()
+        if self._array is not None:  # built on each ask: only the array stays
+            v = tuple(self._array.tolist())
+            return v, v
         return self._value
+
+    @property
+    def packed(self):
+        """The exact value as a flat read-only array when it is kept packed, else None."""
+        return self._array
 
     def __repr__(self) -> str:
         return f"Tensor({self.shape!r}, {self.etype!r}, {self.value!r})"
