@@ -1,7 +1,11 @@
 """Shared test set-up: make ``tools/`` (model generators) and ``tests/helpers/`` (the
-OpenVINO oracles and builders the tests share) importable, and say in one line at the end
+OpenVINO oracles and builders the tests share) importable; say in one line at the end
 why the tests that run the old OpenVINO releases were skipped, if they were
-(``tests/helpers/old_releases.py``)."""
+(``tests/helpers/old_releases.py``).
+
+The README's command runs the suite on two pytest-xdist workers with ``--dist loadfile``:
+each test file on one worker, so that a module-scoped fixture (the old releases' survey,
+the ONNX backend sample, …) runs once, not once per worker."""
 
 import sys
 from pathlib import Path
@@ -22,3 +26,4 @@ def pytest_terminal_summary(terminalreporter) -> None:
         why = reasons[0].split(SKIPPED, 1)[1].lstrip(": ")
         terminalreporter.write_line(f"{len(reasons)} tests that run OpenVINO 2023.0, 2024.0 and "
                                     f"2025.0 skipped: {why}", yellow=True)
+

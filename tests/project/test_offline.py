@@ -47,9 +47,12 @@ def test_an_unwritable_or_disabled_cache_says_so(tmp_path, monkeypatch):
 
 
 def test_the_suite_skips_the_old_release_tests_with_one_line_saying_why(tmp_path):
+    """As the README runs it: on two pytest-xdist workers, whose skips the main process
+    gathers into the one line."""
     env = {**os.environ, **OFFLINE, "OVGATHER_CACHE": str(_unwritable(tmp_path))}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k",
+        [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadfile", "-p",
+         "no:cacheprovider", "-k",
          "nothing_written or seeded_sample or installed_release_reads",
          "tests/passes/test_downgrade.py", "tests/infer/test_target_runtime.py"],
         cwd=ROOT, env=env, capture_output=True, text=True)

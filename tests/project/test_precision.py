@@ -5,9 +5,13 @@ another. A grep over the source text, scripts run in the old releases' venvs inc
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+import pytest
+
+from ovgather.cli import main
 from ovgather.runtime.core import INFERENCE_PRECISION, cpu_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,3 +91,21 @@ def test_the_grep_takes_each_way_of_setting_it():
 
 def test_the_project_compiles_at_the_precision_it_reports():
     assert cpu_config()["INFERENCE_PRECISION_HINT"] == INFERENCE_PRECISION == "f32"
+
+
+@pytest.mark.parametrize("mode", [[], ["--whole-model"], ["--all-layers"]],
+                         ids=["layers", "whole-model", "all-layers"])
+def test_validate_says_at_which_precision_it_ran(mode, capsys):
+    sample = str(ROOT / "ir_samples" / "mixed_ops.xml")
+    assert main(["validate", *mode, sample, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["models"][0]["inference_precision"] == "f32"
+    assert main(["validate", *mode, sample]) == 0
+    said = " ".join(capsys.readouterr().out.split())  # a long line is wrapped
+    assert "(f32 inference)" in said or "compile(s) at f32" in said
+
+
+def test_a_target_runtime_check_says_the_precision_of_its_compile_limits(capsys):
+    sample = str(ROOT / "ir_samples" / "mixed_ops.xml")
+    assert main(["check", sample, "--target-runtime", "2024.0", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)["models"][0]["target_runtime"]
+    assert doc["inference_precision"] == INFERENCE_PRECISION
