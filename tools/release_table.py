@@ -135,7 +135,6 @@ except ImportError:  # releases before 2023.1 keep the API in openvino.runtime
     from openvino.runtime import Core, Tensor, Type, get_version
     version = get_version()
 core = Core()
-F32 = {"INFERENCE_PRECISION_HINT": "f32"}  # not the bf16 a CPU with it gets by default
 weights = Tensor(Type.u8, [64])
 print(version.split("-")[0])
 for line in sys.stdin:
