@@ -162,8 +162,8 @@ def summary_line(report: ProofReport) -> str:
     gathers = any(lp.values is not None for lp in report.layers)
     values = f", {s['values checked']} gather(s) agree with the reference" if gathers else ""
     return (f"{report.path}: {s['layers']} layers (all layers, {len(report.sizes)} input "
-            f"size(s), {s['compiles']} compile(s) at {INFERENCE_PRECISION}{values}): "
-            f"{s['proved']} proved; {counts}")
+            f"size(s), {s['compiles']} compile(s){values}): {s['proved']} proved; {counts} "
+            f"({INFERENCE_PRECISION} inference)")
 
 
 def problem_rows(report: ProofReport) -> Sequence[str]:
