@@ -186,7 +186,10 @@ def run_check(args: argparse.Namespace) -> int:
 def _with_target(release: str | None, report: Any, doc: dict[str, Any]) -> dict[str, Any]:
     if release is None:
         return doc
-    return {**doc, "target_runtime": {"release": release, "problems": [
+    from ..runtime.core import INFERENCE_PRECISION
+
+    return {**doc, "target_runtime": {"release": release, "inference_precision":
+                                      INFERENCE_PRECISION, "problems": [
         p.to_dict() for p in report.target]}}
 
 

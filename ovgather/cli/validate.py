@@ -104,6 +104,8 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def _print_human(report: Any) -> None:
+    from ..runtime.core import INFERENCE_PRECISION
+
     if report.mode == "all-layers":
         _print_proof(report)
         return
@@ -111,7 +113,8 @@ def _print_human(report: Any) -> None:
     counts = ", ".join(f"{s[k]} {k}" for k in ("ok", "mismatch", "invalid", "error", "skipped")
                        if s[k])
     mode = " (whole model)" if report.mode == "whole-model" else ""
-    say_record(f"{report.path}: {s['layers']} gather layers{mode}: {counts or 'none'}")
+    say_record(f"{report.path}: {s['layers']} gather layers{mode}: {counts or 'none'} "
+               f"({INFERENCE_PRECISION} inference)")
     for lv in report.layers:
         if lv.status == "ok":  # notes on ok layers are in --json
             continue

@@ -2,8 +2,9 @@
 ``import ovgather`` and ``ovgather check`` never pay for it), one ``Core``, the compile
 settings, compiling and running with OpenVINO's errors as RuntimeBridgeError.
 
-The CPU plugin computes in bf16 by default on this kind of CPU; every compile here sets
-``INFERENCE_PRECISION_HINT`` to f32 so that float values can be compared with NumPy.
+The CPU plugin computes in bf16 (or f16) by default on CPUs that have it; every compile here
+sets ``INFERENCE_PRECISION_HINT`` to :data:`INFERENCE_PRECISION` (f32), so that float values
+can be compared with NumPy and with the same model run elsewhere, and the reports say so.
 
 Some models end the process inside the plugin's compile, which no ``try`` can catch: every
 compile here is screened first (:func:`compile_crash`, asking the op specs) and refused
@@ -23,8 +24,12 @@ from ..element_types import numpy_dtype
 from ..errors import RuntimeBridgeError, UnsupportedOpError
 from ..ops.core import registry
 
-__all__ = ["openvino", "core", "cpu_config", "compile_model", "compile_crash", "input_tensor",
-           "run_request", "first_line"]
+__all__ = ["INFERENCE_PRECISION", "openvino", "core", "cpu_config", "compile_model",
+           "compile_crash", "input_tensor", "run_request", "first_line"]
+
+#: the inference precision of every compile of ovgather (:func:`cpu_config`), as OpenVINO
+#: names it; what ``validate``, ``compare`` and the release checks report
+INFERENCE_PRECISION = "f32"
 
 
 @functools.cache
@@ -44,10 +49,12 @@ def core() -> Any:
 
 
 def cpu_config(threads: int | None = None) -> dict[str, Any]:
-    """CPU compile properties: f32 inference (not bf16), no snippets (they fuse
+    """CPU compile properties: f32 inference (:data:`INFERENCE_PRECISION`, not the bf16 or
+    f16 the CPU plugin picks by default where the CPU has it), no snippets (they fuse
     element-wise chains, never gathers, and cost a third of the compile time of a
     thousand-layer model), and ``threads`` if given."""
-    config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": "f32", "SNIPPETS_MODE": "DISABLE"}
+    config: dict[str, Any] = {"INFERENCE_PRECISION_HINT": INFERENCE_PRECISION,
+                              "SNIPPETS_MODE": "DISABLE"}
     if threads:
         config["INFERENCE_NUM_THREADS"] = int(threads)
     return config

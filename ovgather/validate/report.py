@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..runtime.core import INFERENCE_PRECISION
+
 __all__ = ["STATUSES", "PROBLEMS", "LayerValidation", "ValidationReport", "PROOF_STATUSES",
            "PROBLEM_STATUSES", "LayerProof", "ProofReport", "summary_line", "problem_rows",
            "declared_rows"]
@@ -78,6 +80,7 @@ class ValidationReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "seed": self.seed, "mode": self.mode,
+                "inference_precision": INFERENCE_PRECISION,
                 "summary": self.summary, "layers": [lv.to_dict() for lv in self.layers]}
 
     def to_json(self, indent: int | None = None) -> str:
@@ -146,7 +149,8 @@ class ProofReport:
                                            for lp in self.layers)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "mode": self.mode, "sizes": self.sizes,
+        return {"path": self.path, "mode": self.mode,
+                "inference_precision": INFERENCE_PRECISION, "sizes": self.sizes,
                 "sizes failed": self.failed, "summary": self.summary,
                 "seconds": round(self.seconds, 3),
                 "layers": [lp.to_dict() for lp in self.layers]}
@@ -158,7 +162,8 @@ def summary_line(report: ProofReport) -> str:
     gathers = any(lp.values is not None for lp in report.layers)
     values = f", {s['values checked']} gather(s) agree with the reference" if gathers else ""
     return (f"{report.path}: {s['layers']} layers (all layers, {len(report.sizes)} input "
-            f"size(s), {s['compiles']} compile(s){values}): {s['proved']} proved; {counts}")
+            f"size(s), {s['compiles']} compile(s){values}): {s['proved']} proved; {counts} "
+            f"({INFERENCE_PRECISION} inference)")
 
 
 def problem_rows(report: ProofReport) -> Sequence[str]:

@@ -29,6 +29,7 @@ import pytest
 from ovgather import errors
 from ovgather.cli import main
 from ovgather.ir import read_ir
+from ovgather.runtime.core import cpu_config
 
 # --------------------------------------------------------------------------------------------
 # The valid starting point: written by OpenVINO, so the test does not depend on ovgather's writer.
@@ -704,7 +705,7 @@ def test_openvino_runs_the_last_duplicate_layer_we_refuse(tiny: tuple[str, bytes
     path.write_text(tiny[0][:end] + evil + tiny[0][end:])
     path.with_suffix(".bin").write_bytes(tiny[1] + np.full(4, 99, np.float32).tobytes())
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
-    got = ov.Core().compile_model(str(path), "CPU")([x])[0]
+    got = ov.Core().compile_model(str(path), "CPU", cpu_config())([x])[0]
     np.testing.assert_array_equal(got, x[[0, 1], [1, 2]] + 99)  # the evil weights
     with pytest.raises(errors.IRStructureError) as info:
         read_ir(path)

@@ -20,6 +20,7 @@ from ovgather.infer import check, infer_shapes
 from ovgather.ir import read_ir
 from ovgather.passes.convert_gather_nd import convert_gather_nd
 from ovgather.passes.reshape import reshape
+from ovgather.runtime.core import cpu_config
 from ovgather.show import to_dot
 from ovgather.validate import validate, validate_whole_model
 
@@ -101,8 +102,8 @@ def test_extract_next_to_a_loop_runs_on_cpu(tmp_path):
     assert check(read_ir(out)).ok
     feeds = {"table": np.arange(12, dtype=np.float32).reshape(3, 4),
              "acc0": np.ones((1, 4), np.float32)}
-    full = CORE.compile_model(CORE.read_model(str(LOOP)), "CPU")(feeds)
-    cut = CORE.compile_model(CORE.read_model(str(out)), "CPU")(feeds)
+    full = CORE.compile_model(CORE.read_model(str(LOOP)), "CPU", cpu_config())(feeds)
+    cut = CORE.compile_model(CORE.read_model(str(out)), "CPU", cpu_config())(feeds)
     assert [np.array_equal(a, b) for a, b in zip(full.to_tuple(), cut.to_tuple(),
                                                    strict=True)] == [True, True]
 
@@ -120,8 +121,8 @@ def test_convert_rewrites_a_gather_nd_in_a_branch_and_runs_the_same(tmp_path):
     H, node = locate(G, "2/then_body/2")
     assert (H.nodes[node]["type"], H.nodes[node]["version"]) == ("GatherND", "opset5")
     x = np.random.default_rng(7).standard_normal((2, 3)).astype(np.float32)
-    before = CORE.compile_model(CORE.read_model(str(IF)), "CPU")
-    after = CORE.compile_model(CORE.read_model(str(out)), "CPU")
+    before = CORE.compile_model(CORE.read_model(str(IF)), "CPU", cpu_config())
+    after = CORE.compile_model(CORE.read_model(str(out)), "CPU", cpu_config())
     for flag in (True, False):
         feeds = {"x": x, "flag": np.array(flag)}
         assert np.array_equal(before(feeds)[0], after(feeds)[0])

@@ -14,6 +14,7 @@ from model_edits import doubled, round_trip
 
 import ovgather as og
 from ovgather.cli import main
+from ovgather.runtime.core import cpu_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "ir_samples/mixed_ops.xml"
@@ -128,7 +129,7 @@ def test_a_model_the_cpu_plugin_cannot_compile_exits_2_naming_it(tmp_path, capsy
     path = tmp_path / "any_rank.xml"
     ov.save_model(model, str(path))
     with pytest.raises(RuntimeError, match="rank"):
-        ov.Core().compile_model(str(path), "CPU")
+        ov.Core().compile_model(str(path), "CPU", cpu_config())
     assert main(["compare", str(path), str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {path}: the CPU plugin could not compile") and \

@@ -25,6 +25,7 @@ import pytest
 from ovgather import errors
 from ovgather.cli import main
 from ovgather.ir import read_ir, write_ir
+from ovgather.runtime.core import cpu_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "ir_samples"
@@ -320,7 +321,7 @@ def test_signal_between_renames_in_place_never_mixes(point: str, tmp_path: Path)
     G = read_ir(src)
     assert {a.get("version") for _, a in G.nodes(data=True) if a["type"] == "GatherND"} == {
         "opset8"}
-    ov.Core().compile_model(str(src), "CPU")
+    ov.Core().compile_model(str(src), "CPU", cpu_config())
 
 
 def test_two_converts_racing_on_one_output_never_mix(tmp_path: Path) -> None:
@@ -350,7 +351,7 @@ def test_two_converts_racing_on_one_output_never_mix(tmp_path: Path) -> None:
     assert G.graph["name"] == read_ir(b_src).graph["name"]
     import openvino as ov
 
-    ov.Core().compile_model(str(out), "CPU")
+    ov.Core().compile_model(str(out), "CPU", cpu_config())
     assert sorted(os.listdir(out.parent)) == ["o.bin", "o.xml"]
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from ovgather import errors
 from ovgather.ir import read_ir, write_ir
+from ovgather.runtime.core import cpu_config
 
 OLD_XML = b'<?xml version="1.0"?>\n<net name="old" version="11"><layers/></net>\n'
 OLD_BIN = b"old weights \x00\x01\x02"
@@ -70,7 +71,7 @@ def run_model(path: Path) -> np.ndarray:
     """OpenVINO's output of the model at ``path`` on a fixed input."""
     import openvino as ov
 
-    compiled = ov.Core().compile_model(str(path), "CPU")
+    compiled = ov.Core().compile_model(str(path), "CPU", cpu_config())
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     return compiled([x])[0]
 

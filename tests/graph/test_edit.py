@@ -28,6 +28,7 @@ from ovgather.rewrite import (
     replace_uses,
     set_const,
 )
+from ovgather.runtime.core import cpu_config
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ["ir_corpus/bert/pytorch_dynamic.xml", "ir_corpus/vit/pytorch_static.xml",
@@ -63,7 +64,7 @@ def _run(path, feed=None):
     model = core.read_model(str(path))
     if feed is None:
         feed = list(_feed(model).values())
-    compiled = core.compile_model(model, "CPU")
+    compiled = core.compile_model(model, "CPU", cpu_config())
     results = compiled(feed)
     outs = {",".join(sorted(o.get_names())): results[o] for o in compiled.outputs}
     return outs, [p.get_any_name() for p in model.inputs], feed

@@ -17,6 +17,7 @@ from ovgather.rewrite import (
     replace_layer,
     unique_name,
 )
+from ovgather.runtime.core import cpu_config
 
 
 def _param(G, name, dims, precision="FP32", element_type="f32"):
@@ -197,7 +198,7 @@ def _layer_named(G, name):
 
 
 def _outputs(ov, path, x):
-    compiled = ov.Core().compile_model(ov.Core().read_model(path), "CPU")
+    compiled = ov.Core().compile_model(ov.Core().read_model(path), "CPU", cpu_config())
     results = compiled([x])
     return {",".join(sorted(o.get_names())): results[o] for o in compiled.outputs}, compiled
 

@@ -23,6 +23,7 @@ from ovgather.cli import main
 from ovgather.infer import check
 from ovgather.infer.walk import _walk
 from ovgather.ir import read_ir, write_ir
+from ovgather.runtime.core import cpu_config
 
 SEEDS = range(6)
 F32 = np.float32
@@ -378,7 +379,7 @@ def test_an_invalid_body_makes_the_layer_invalid(tmp_path: Path) -> None:
 # -- writing -------------------------------------------------------------------------------
 def _run(path: Path, inputs: dict) -> list[np.ndarray]:
     core = ov.Core()
-    compiled = core.compile_model(core.read_model(str(path)), "CPU")
+    compiled = core.compile_model(core.read_model(str(path)), "CPU", cpu_config())
     return [np.asarray(v) for v in compiled(inputs).values()]
 
 

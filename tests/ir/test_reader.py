@@ -20,6 +20,7 @@ from ir_variants import assert_lines_point_at_tags
 from ovgather.errors import UnsupportedOpError
 from ovgather.graph import op_spec
 from ovgather.ir import ELEMENT_TYPES, const_nbytes, const_value, parse_ir, read_ir, write_ir
+from ovgather.runtime.core import cpu_config
 from ovgather.shapes import PartialShape
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -198,7 +199,7 @@ def test_sub_byte_consts_come_back_as_their_packed_bytes(
     out = ov.opset8.result(ov.opset8.convert(c, "i32"))
     path = tmp_path / "packed.xml"
     ov.save_model(ov.Model([out], [], "packed"), str(path), compress_to_fp16=False)
-    expected = CORE.compile_model(CORE.read_model(str(path)), "CPU")([])[0]
+    expected = CORE.compile_model(CORE.read_model(str(path)), "CPU", cpu_config())([])[0]
     G = read_ir(path)
     node = next(n for n in G.nodes if G.nodes[n]["type"] == "Const")
     raw = const_value(G, node)
@@ -212,7 +213,8 @@ def test_sub_byte_consts_come_back_as_their_packed_bytes(
             unpacked = np.where(unpacked > 7, unpacked - 16, unpacked)
     assert np.array_equal(unpacked, expected)
     write_ir(G, tmp_path / "again.xml")
-    again = CORE.compile_model(CORE.read_model(str(tmp_path / "again.xml")), "CPU")([])[0]
+    again = CORE.compile_model(CORE.read_model(str(tmp_path / "again.xml")), "CPU",
+                               cpu_config())([])[0]
     assert np.array_equal(again, expected)
 
 

@@ -19,6 +19,7 @@ from graph_view import node_view
 
 from ovgather.graph import op_spec
 from ovgather.ir import const_value, read_ir, write_ir
+from ovgather.runtime.core import cpu_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "ir_samples").rglob("*.xml"))
@@ -84,8 +85,8 @@ def _rt_info_text(path: Path) -> str:
 
 
 def assert_same_outputs(a: ov.Model, b: ov.Model, inputs: list[np.ndarray]) -> None:
-    out_a = CORE.compile_model(a, "CPU")(inputs)
-    out_b = CORE.compile_model(b, "CPU")(inputs)
+    out_a = CORE.compile_model(a, "CPU", cpu_config())(inputs)
+    out_b = CORE.compile_model(b, "CPU", cpu_config())(inputs)
     assert len(out_a) == len(out_b)
     for x, y in zip(out_a.to_tuple(), out_b.to_tuple(), strict=True):
         assert x.shape == y.shape and x.dtype == y.dtype
@@ -162,7 +163,7 @@ def _sample_inputs(model: ov.Model) -> list[np.ndarray] | None:
     """The first of a few input sizes on which the original sample runs on CPU."""
     if any(p.get_partial_shape().rank.is_dynamic for p in model.get_parameters()):
         return None
-    compiled = CORE.compile_model(model, "CPU")
+    compiled = CORE.compile_model(model, "CPU", cpu_config())
     for size in (3, 2, 1, 4):
         inputs = _inputs_at(model, size, np.random.default_rng(size))
         try:

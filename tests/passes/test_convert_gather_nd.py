@@ -23,6 +23,7 @@ import pytest
 
 from ovgather.ir import read_ir, write_ir
 from ovgather.passes import ConvertGatherND, convert_gather_nd
+from ovgather.runtime.core import cpu_config
 
 CORE = ov.Core()
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,7 +107,7 @@ def _inputs(model: ov.Model, batch, rng) -> dict[str, np.ndarray]:
 
 # ---- the oracle ------------------------------------------------------------------------------
 def _run(model: ov.Model, feeds) -> dict[str, np.ndarray]:
-    compiled = CORE.compile_model(model, "CPU")
+    compiled = CORE.compile_model(model, "CPU", cpu_config())
     results = compiled(feeds)
     return {",".join(sorted(out.get_names())): results[out] for out in compiled.outputs}
 
@@ -409,7 +410,8 @@ def test_convert_every_sample(tmp_path, capsys, sample, to):
     assert _gather_versions(converted) <= {to}
     assert main(["check", str(out)]) == 0, capsys.readouterr().out
     if all(p.get_output_partial_shape(0).rank.is_static for p in converted.get_parameters()):
-        CORE.compile_model(converted, "CPU")  # the CPU plugin refuses dynamic-rank inputs
+        # the CPU plugin refuses dynamic-rank inputs
+        CORE.compile_model(converted, "CPU", cpu_config())
     original = CORE.read_model(ROOT / sample)
     rng, compared = np.random.default_rng(11), 0
     for size in (3, 2, 4):

@@ -18,6 +18,7 @@ from ovgather.cli import main
 from ovgather.ir import read_ir
 from ovgather.passes.reshape import reshape
 from ovgather.passes.reshape_range import probes
+from ovgather.runtime.core import cpu_config
 
 ROOT = Path(__file__).resolve().parents[2]
 VIT = ROOT / "ir_corpus/vit/pytorch_static.xml"
@@ -172,8 +173,8 @@ def test_a_reshape_of_dim_0_that_exits_0_runs_and_keeps_the_old_size(xml, batch,
     if code == 1:  # the refusals are proved by the test above
         assert doc["blocked"]
         return
-    written = CORE.compile_model(str(tmp_path / "out.xml"), "CPU")
-    original = CORE.compile_model(model, "CPU")
+    written = CORE.compile_model(str(tmp_path / "out.xml"), "CPU", cpu_config())
+    original = CORE.compile_model(model, "CPU", cpu_config())
     rng = np.random.default_rng(5)
     for size in ([3] if batch == "3" else [old, 2, 3]):
         feeds = _feeds(model, size, rng)

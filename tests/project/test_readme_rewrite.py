@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 
+from ovgather.runtime.core import cpu_config
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -57,8 +59,8 @@ def test_readme_rewrite_snippet_converts_and_keeps_outputs(tmp_path, monkeypatch
     rng = np.random.default_rng(5)
     feeds = {next(iter(p.get_names())): rng.standard_normal(p.get_shape()).astype(np.float32)
              for p in before.inputs}
-    want = core.compile_model(before, "CPU")(feeds)[0]
-    compiled = core.compile_model(after, "CPU")
+    want = core.compile_model(before, "CPU", cpu_config())(feeds)[0]
+    compiled = core.compile_model(after, "CPU", cpu_config())
     assert compiled.outputs[0].get_names() == before.outputs[0].get_names()
     assert np.array_equal(compiled(feeds)[0], want)
 

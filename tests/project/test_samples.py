@@ -20,6 +20,8 @@ import openvino as ov
 import pytest
 from graph_view import ov_ops
 
+from ovgather.runtime.core import cpu_config
+
 SAMPLES_DIR = ms.DEFAULT_OUT
 ALL = list(ms.SAMPLES.values())
 CORRECT = [s for s in ALL if s.wrong is None]
@@ -124,9 +126,9 @@ def test_sample_reads_and_compiles_on_cpu(sample: ms.Sample, core: ov.Core) -> N
     assert any(op.get_type_name().startswith("Gather") for _, op in ov_ops(model))
     if not sample.compiles:
         with pytest.raises(RuntimeError, match="doesn't support .* dynamic rank"):
-            core.compile_model(model, "CPU")
+            core.compile_model(model, "CPU", cpu_config())
         return
-    compiled = core.compile_model(model, "CPU")
+    compiled = core.compile_model(model, "CPU", cpu_config())
     assert len(compiled.outputs) == len(model.outputs)
 
 
@@ -229,7 +231,8 @@ def test_bool_mask_gather_nd_reads_nonzero_indices() -> None:
 
 
 def test_onnx_examples_give_the_outputs_the_onnx_page_documents(core: ov.Core) -> None:
-    compiled = core.compile_model(core.read_model(SAMPLES_DIR / "onnx_examples.xml"), "CPU")
+    compiled = core.compile_model(core.read_model(SAMPLES_DIR / "onnx_examples.xml"), "CPU",
+                                  cpu_config())
     inputs = {f"ex{n}_data": np.array(example[0], dtype=np.int32)
               for n, example in enumerate(ms.ONNX_EXAMPLES, start=1)}
     results = compiled(inputs)

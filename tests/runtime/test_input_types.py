@@ -13,7 +13,7 @@ import openvino.opset13 as o13
 import pytest
 
 from ovgather.cli import main
-from ovgather.runtime.core import compile_model, run_request
+from ovgather.runtime.core import compile_model, cpu_config, run_request
 
 #: Every element type a Parameter may have that OpenVINO converts to f32, NumPy's included.
 INPUT_TYPES = ("f16", "bf16", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1", "nf4", "u4", "i4",
@@ -54,7 +54,7 @@ def test_an_ir_v10_with_f16_inputs_is_fed_f32_as_openvino_compiles_it(tmp_path, 
     v10 = tmp_path / "v10.xml"
     v10.write_text(v11.read_text().replace('version="11"', 'version="10"', 1))
     (tmp_path / "v10.bin").write_bytes((tmp_path / "v11.bin").read_bytes())
-    compiled = ov.Core().compile_model(str(v10), "CPU")
+    compiled = ov.Core().compile_model(str(v10), "CPU", cpu_config())
     assert compiled.inputs[0].get_element_type() == ov.Type.f32  # the premise
     assert 'element_type="f16"' in v10.read_text()
     for mode in ([], ["--whole-model"], ["--all-layers"]):

@@ -20,6 +20,7 @@ from ovgather.cli import main
 from ovgather.infer import check
 from ovgather.ir import read_ir
 from ovgather.ops.core import registry
+from ovgather.runtime.core import cpu_config
 from ovgather.shapes import Dimension, PartialShape
 from ovgather.validate import all_layers as prove
 from ovgather.validate import input_sizes, prove_all_layers, runner
@@ -125,7 +126,7 @@ def test_every_corpus_model_is_proved_layer_by_layer(path, capsys):
 def _openvino_fails_at(xml: Path, sizes: dict[str, str]) -> str | None:
     """OpenVINO's own error when it runs the IR on inputs of ``sizes`` (no ovgather):
     zeros for integers, random numbers for reals; None when it runs."""
-    compiled = ov.Core().compile_model(str(xml), "CPU")
+    compiled = ov.Core().compile_model(str(xml), "CPU", cpu_config())
     rng = np.random.default_rng(0)
     feeds = {}
     for port in compiled.inputs:
@@ -264,7 +265,7 @@ def _runtime_shape(xml: Path, layer: str, sizes: dict[str, str]) -> str:
     model = ov.Core().read_model(str(xml))
     op = next(o for o in model.get_ops() if o.get_friendly_name() == layer)
     model.add_outputs([op.output(0)])
-    compiled = ov.Core().compile_model(model, "CPU")
+    compiled = ov.Core().compile_model(model, "CPU", cpu_config())
     rng = np.random.default_rng(0)
     feeds = []
     for p in model.get_parameters():

@@ -14,6 +14,7 @@ import openvino.opset15 as o15
 import pytest
 
 from ovgather.ir import read_ir
+from ovgather.runtime.core import cpu_config
 from ovgather.shapes import PartialShape
 from ovgather.validate.runner import size_inputs
 
@@ -69,7 +70,7 @@ def test_the_col2im_size_given_places_every_block_once(tmp_path, data, attrs):
     x = o15.parameter(data, np.float32)
     col = o15.col2im(x, o15.constant(given["size"]), o15.constant(given["kernel"]), **attrs)
     values = np.arange(1, np.prod(data) + 1, dtype=np.float32).reshape(data)
-    out = ov.Core().compile_model(ov.Model([col], [x]), "CPU")(values)[0]
+    out = ov.Core().compile_model(ov.Model([col], [x]), "CPU", cpu_config())(values)[0]
     assert out.shape[-2:] == tuple(given["size"]) and out.sum() == values.sum()
 
 
@@ -113,5 +114,5 @@ def test_the_range_values_given_make_a_small_non_empty_range(tmp_path):
     assert sorted(given) == ["start", "step", "stop"] and given["step"] != 0
     ins = [ov.opset4.constant(given[n]) for n in ("start", "stop", "step")]
     out = ov.Core().compile_model(ov.Model([ov.opset4.range(*ins, "i64")], []),
-                                  "CPU")({})[0]
+                                  "CPU", cpu_config())({})[0]
     assert 0 < out.size <= 16

@@ -20,6 +20,7 @@ from ovgather.errors import UsageError
 from ovgather.extract import extract, neighbourhood, write_extract
 from ovgather.graph import gather_types
 from ovgather.ir import read_ir
+from ovgather.runtime.core import cpu_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "ir_samples").rglob("*.xml"))
@@ -259,8 +260,9 @@ def test_extract_keeps_the_decompression_of_fp16_weights(tmp_path: Path) -> None
     cut = ov.Core().read_model(str(out))
     assert len(cut.get_parameters()) == 1  # x alone: the weights were not cut off
     feed = rng.standard_normal((2, 16)).astype(np.float32)
-    got = ov.Core().compile_model(cut, "CPU")(feed)[0]
-    full_out = ov.Core().compile_model(ov.Core().read_model(str(path)), "CPU")(feed)[0]
+    got = ov.Core().compile_model(cut, "CPU", cpu_config())(feed)[0]
+    whole = ov.Core().read_model(str(path))
+    full_out = ov.Core().compile_model(whole, "CPU", cpu_config())(feed)[0]
     np.testing.assert_allclose(np.maximum(got, 0), full_out, rtol=1e-5, atol=1e-5)
 
 
