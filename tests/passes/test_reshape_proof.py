@@ -22,6 +22,7 @@ from reshape_survey import ROOT, rows_differ
 from ovgather.cli import main
 from ovgather.ir import read_ir
 from ovgather.runtime import from_openvino
+from ovgather.runtime.core import cpu_config
 from ovgather.shapes import PartialShape
 from ovgather.validate.rows import proof_sizes, prove_rows, row_inputs
 from ovgather.validate.sizes import parameter_shapes
@@ -141,9 +142,9 @@ def test_the_proof_names_the_layer_of_a_run_that_fails(built):
 def _padded_rows_differ(original: Path, written: Path) -> float:
     """How far row r of ``written`` run on a batch of 3 is from ``original`` run on row r
     alone, when the rows' attention masks pad different numbers of positions."""
-    core, cpu = ov.Core(), {"INFERENCE_PRECISION_HINT": "f32"}
-    one = core.compile_model(str(original), "CPU", cpu)
-    many = core.compile_model(str(written), "CPU", cpu)
+    core = ov.Core()
+    one = core.compile_model(str(original), "CPU", cpu_config())
+    many = core.compile_model(str(written), "CPU", cpu_config())
     rng = np.random.default_rng(7)
     feed = {"input_ids": rng.integers(0, 300, (3, 12)),
             "decoder_input_ids": rng.integers(0, 300, (3, 5)),

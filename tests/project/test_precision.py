@@ -46,8 +46,8 @@ def unpinned(text: str) -> list[str]:
     properties that set it, or a bare ``compile_model(…)`` that is not the project's
     helper (``ovgather.runtime.core.compile_model``, which compiles with ``cpu_config``)."""
     names = _pinned_names(text)
-    helper = bool(re.search(r"^\s*from (ovgather\.runtime)?\.?core import .*\bcompile_model\b",
-                            text, re.M)) or "def compile_model(" in text
+    helper = bool(re.search(r"^\s*from (ovgather\.runtime\.|\.+runtime\.|\.)?core import "
+                            r".*\bcompile_model\b", text, re.M)) or "def compile_model(" in text
     found = []
     for m in re.finditer(r"(\.)?\bcompile_model\(", text):
         if text[max(0, m.start() - 4):m.start()] == "def ":
