@@ -108,8 +108,8 @@ def _print_human(report: Any) -> None:
         _print_proof(report)
         return
     s = report.summary
-    counts = ", ".join(f"{s[k]} {k}" for k in ("ok", "mismatch", "invalid", "error", "skipped")
-                       if s[k])
+    counts = ", ".join(f"{s[k]} {k}" for k in ("ok", "mismatch", "invalid", "error", "skipped",
+                                               "crashed") if s[k])
     mode = " (whole model)" if report.mode == "whole-model" else ""
     say_record(f"{report.path}: {s['layers']} gather layers{mode}: {counts or 'none'}")
     for lv in report.layers:
@@ -118,6 +118,8 @@ def _print_human(report: Any) -> None:
         where = f"line {lv.line}, " if lv.line is not None else ""
         say(f"  {lv.status:8s} {lv.name} ({where}id {lv.id}, {lv.type} {lv.version}): "
             f"{lv.message}")
+    for line in report.verdicts():
+        say(f"  {line}")
 
 
 def _print_proof(report: Any) -> None:
@@ -129,4 +131,6 @@ def _print_proof(report: Any) -> None:
     for line in [*problem_rows(report), *declared_rows(report)]:
         say(line)
     if report.layers and not report.sizes:  # nothing ran: say why once
-        say(f"  {report.layers[0].message}")
+        say(f"  {next((lp.message for lp in report.layers if lp.status == 'not run'), '')}")
+    for line in report.verdicts():
+        say(f"  {line}")

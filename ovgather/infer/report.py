@@ -13,13 +13,17 @@ from ..errors import UnsupportedOpError
 from ..ops.core import registry
 from ..shapes import Dimension, PartialShape
 
-__all__ = ["STATUSES", "known_ops", "LayerResult", "CheckReport", "rule_words", "dims_fit",
-           "compare_ports", "declared_text", "declared_shape", "port_type"]
+__all__ = ["STATUSES", "PROBLEMS", "known_ops", "LayerResult", "CheckReport", "rule_words",
+           "dims_fit", "compare_ports", "declared_text", "declared_shape", "port_type"]
 
-STATUSES = ("ok", "mismatch", "invalid", "unchecked")
+STATUSES = ("ok", "mismatch", "invalid", "unchecked", "unknown")
+#: The statuses that fail a model's check (exit 1): ``unknown`` is a layer OpenVINO's
+#: reader refuses, so it cannot read the model.
+PROBLEMS = ("mismatch", "invalid", "unknown")
 
 def known_ops() -> list[str]:
-    """The op types whose output shapes ovgather infers (others are ``unchecked``)."""
+    """The op types whose output shapes ovgather infers (others are ``unchecked``, or
+    ``unknown`` when OpenVINO's reader refuses them too)."""
     return sorted({"Parameter", "Const", "Constant", *registry.known_types()})
 
 
@@ -83,8 +87,13 @@ class CheckReport:
 
     @property
     def ok(self) -> bool:
-        """True when no layer is ``mismatch`` or ``invalid`` (unchecked is not a problem)."""
-        return not any(lr.status in ("mismatch", "invalid") for lr in self.layers)
+        """True when no layer is ``mismatch``, ``invalid`` or ``unknown`` (unchecked is not
+        a problem: OpenVINO reads the layer, ovgather only has no rule for it)."""
+        return not any(lr.status in PROBLEMS for lr in self.layers)
+
+    def unread(self) -> list[LayerResult]:
+        """The layers OpenVINO's reader refuses (``unknown``): it cannot read the model."""
+        return [lr for lr in self.layers if lr.status == "unknown"]
 
     def problems(self) -> list[LayerResult]:
         """The layers that are not ``ok``, in walk order."""

@@ -34,6 +34,8 @@ Statuses, per layer:
 ``values differ``  a gather-family layer run alone disagrees with the NumPy reference (or
                    with ovgather's validity rules), as ``validate`` reports it;
 ``unchecked``      ovgather has no rule for the op: nothing to prove;
+``unknown``        OpenVINO's reader refuses the layer (``check``'s ``unknown``): the
+                   model cannot be read, so nothing of it runs;
 ``not run``        the layer produced nothing to compare (no outputs: Assign, Result; a
                    friendly name another layer shares; the size over the memory budget;
                    no size both ovgather's rules and the runtime accept; a layer inside a
@@ -55,6 +57,7 @@ import networkx as nx
 
 from ..errors import OvgatherError
 from ..infer import check
+from ..infer.readable import unread_layers
 from ..shapes import Dimension, PartialShape
 from .gathers import validate
 from .memory import DEFAULT_MEMORY_BUDGET, inputs_bytes, tensor_bytes
@@ -189,7 +192,8 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
     ``memory_budget`` bounds the tensors of one run (inputs and every extra output), as
     it bounds ``validate``'s, which checks the gather-family layers' values after."""
     started = time.perf_counter()
-    report = ProofReport(G.graph.get("xml_path") or G.graph.get("source_path"))
+    report = ProofReport(G.graph.get("xml_path") or G.graph.get("source_path"),
+                         unread=unread_layers(G))
     declared = {lr.id: lr for lr in check(G).layers}
     proofs = {n: _new_proof(G, n, declared.get(n)) for n in G
               if G.nodes[n]["type"] not in _SKIPPED_TYPES}
@@ -462,7 +466,7 @@ def _check_values(G, proofs: Mapping[str, LayerProof], seed: int, budget: int,
         if lp is None:  # a gather inside a body: not run, as every layer there
             continue
         lp.values = {"status": lv.status, "max_error": lv.max_error, "message": lv.message}
-        if lv.status in PROBLEMS and lp.status != "shape differs":
+        if lv.status in PROBLEMS and lp.status not in ("shape differs", "unknown"):
             lp.status = "values differ"
             lp.message = f"run alone against the reference: {lv.status}: {lv.message}"
 
@@ -496,6 +500,9 @@ def _judge(lp: LayerProof, row: Any) -> None:
     """The layer's status from its inferred and real shapes at every size run."""
     if row is None or row.status == "unchecked":
         lp.status = "unchecked"
+        return
+    if row.status == "unknown":  # OpenVINO's reader refuses it: the model cannot be read
+        lp.status, lp.message = "unknown", row.message
         return
     if not lp.declared:
         lp.status, lp.message = "not run", lp.message or "not run: the layer has no outputs"

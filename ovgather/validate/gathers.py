@@ -53,6 +53,7 @@ from ..errors import (
     UsageError,
 )
 from ..infer import infer_shapes, shapes_reaching
+from ..infer.readable import unread_layers
 from ..ops.core import registry
 from ..ops.core.inputs import InputMaker, NoValidInputs, Params, random_data
 from ..ops.core.spec import Attrs, OpSpec
@@ -415,7 +416,7 @@ def validate(
     layers (in graph order, so a seed gives the same inputs however they are split) and
     then judges the finished ones.
     """
-    report = ValidationReport(G.graph.get("xml_path"), seed)
+    report = ValidationReport(G.graph.get("xml_path"), seed, unread=unread_layers(G))
     nodes = gather_layers(G, layers)
     inner = body_gather_rows(G)
     shapes = infer_shapes(G) if nodes or inner else {}

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import OvgatherError, RuntimeBridgeError
 from ..infer import infer_shapes
+from ..infer.readable import unread_layers
 from ..shapes import PartialShape
 from .gathers import body_gather_rows, body_gathers, gather_layers
 from .memory import DEFAULT_MEMORY_BUDGET, inputs_bytes, size_text, whole_run_bytes
@@ -49,7 +50,8 @@ def validate_whole_model(
     dynamic-rank input). Integer and bool inputs are zeros, a valid index for any
     gather; float inputs are random.
     """
-    report = ValidationReport(G.graph.get("xml_path"), seed, mode="whole-model")
+    report = ValidationReport(G.graph.get("xml_path"), seed, mode="whole-model",
+                              unread=unread_layers(G))
     nodes = gather_layers(G, layers)
     skipped = body_gathers(G, layers, infer_shapes(G)) if body_gather_rows(G) else []
     if not nodes:

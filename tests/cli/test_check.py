@@ -58,7 +58,8 @@ def test_json_has_exactly_the_spec_structure(capsys):
     assert list(doc) == ["models"] and len(doc["models"]) == 2
     m = doc["models"][0]
     assert list(m) == ["path", "ir_version", "summary", "layers"]
-    assert m["summary"] == {"layers": 4, "ok": 3, "mismatch": 1, "invalid": 0, "unchecked": 0}
+    assert m["summary"] == {"layers": 4, "ok": 3, "mismatch": 1, "invalid": 0, "unchecked": 0,
+                            "unknown": 0}
     (layer,) = m["layers"]
     assert list(layer) == ["id", "name", "type", "version", "status", "declared", "inferred",
                            "line", "message"]
