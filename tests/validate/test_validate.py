@@ -34,11 +34,11 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("sample", SAMPLES)
 #: samples whose gathers all sit inside bodies: none can run alone, so nothing is proved
 ONLY_IN_BODIES = {"ir_samples/if_gather.xml", "ir_samples/loop_gather.xml"}
 
 
+@pytest.mark.parametrize("sample", SAMPLES)
 def test_validate_exits_0_on_every_sample(sample, capsys, monkeypatch):
     """... unless nothing could be proved (every gather inside a body): exit 1 then."""
     monkeypatch.chdir(ROOT)
