@@ -36,6 +36,8 @@ Statuses, per layer:
 ``unchecked``      ovgather has no rule for the op: nothing to prove;
 ``unknown``        OpenVINO's reader refuses the layer (``check``'s ``unknown``): the
                    model cannot be read, so nothing of it runs;
+``crashed``        the runtime's process died (a signal in native code) in a model cut at
+                   this layer, and in none cut before it (``runner.Runs``);
 ``not run``        the layer produced nothing to compare (no outputs: Assign, Result; a
                    friendly name another layer shares; the size over the memory budget;
                    no size both ovgather's rules and the runtime accept; a layer inside a
@@ -200,12 +202,18 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
     inner = _body_proofs(G, declared)
     ports, why = _ports(G, proofs)
     with xml_file(G) as xml:
-        runs = Runs(xml, {n: G.nodes[n]["name"] for n in proofs}, threads)
+        runs = Runs(xml, {n: G.nodes[n]["name"] for n in proofs}, threads, G=G)
         ran, last_error = _choose_sizes(G, ports, declared, memory_budget, seed, runs)
         broken = _sweep(G, _first_call(G), ports, declared, ran, memory_budget, seed, runs)
         real, more, report.peak_bytes = _run_every_chunk(G, ports, ran, memory_budget,
                                                          seed, runs)
     why.update(more)
+    for (node, i), words in runs.refused.items():
+        why.setdefault(node, f"not run: the CPU plugin refuses an extra output at output {i} "
+                             f"here, even alone: {words}")
+    for node, culprit in runs.after_crash.items():
+        why.setdefault(node, f"not run: it depends on {G.nodes[culprit]['name']}, where the "
+                             "runtime crashed")
     report.compiles = runs.compiles
     for r in ran:
         report.sizes[r.label] = r.t.texts
@@ -224,6 +232,8 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
         if not ran:
             lp.message = last_error or "not run: the runtime ran none of the input sizes tried"
         _judge(lp, declared.get(node))
+        if node in runs.crashed:
+            lp.status, lp.message = "crashed", f"the runtime crashed here: {runs.crashed[node]}"
     report.failed = _blame(G, proofs, declared, broken, ran)
     _check_values(G, proofs, seed, memory_budget, threads)
     report.layers = [lp for node, lp in proofs.items()
@@ -466,7 +476,7 @@ def _check_values(G, proofs: Mapping[str, LayerProof], seed: int, budget: int,
         if lp is None:  # a gather inside a body: not run, as every layer there
             continue
         lp.values = {"status": lv.status, "max_error": lv.max_error, "message": lv.message}
-        if lv.status in PROBLEMS and lp.status not in ("shape differs", "unknown"):
+        if lv.status in PROBLEMS and lp.status not in ("shape differs", "unknown", "crashed"):
             lp.status = "values differ"
             lp.message = f"run alone against the reference: {lv.status}: {lv.message}"
 
