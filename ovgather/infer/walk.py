@@ -9,7 +9,8 @@ output port with the dims the IR declares (docs/cli.md):
 ``ok``         declared and inferred are compatible in OpenVINO's sense (same rank, each
                pair of dims can be equal; a declared ``-1`` fits anything, and a port
                with no ``<dim>`` may stand for a dynamic rank, which fits anything);
-``mismatch``   the declared dims contradict the inferred ones;
+``mismatch``   the declared dims contradict the inferred ones, on an output port, or on
+               an input port against what its producer gives (both layers named);
 ``invalid``    the layer's inputs or attributes break the op's rules (an attribute of
                the wrong kind, ``batch_dims="x"``, is reported here too, never raised);
 ``unchecked``  OpenVINO reads the op but ovgather has no rule for it; its declared
@@ -63,7 +64,15 @@ from .bodies import BodyRuns, infer_nested
 from .inputs import const_tensor, parameter_tensor, tensors_reaching
 from .memo import RuleMemo
 from .readable import cannot_read
-from .report import CheckReport, LayerResult, compare_ports, declared_shape, dims_fit, port_type
+from .report import (
+    CheckReport,
+    LayerResult,
+    compare_ports,
+    declared_shape,
+    declared_text,
+    dims_fit,
+    port_type,
+)
 
 __all__ = ["check", "infer_shapes", "input_tensors", "all_tensors", "body_runs"]
 
@@ -148,21 +157,19 @@ def _check(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
 
 
 def _check_layers(G, shapes, nodes, append, **walk) -> None:
-    """``walk``: ``params``, ``nested`` and ``capture`` as :func:`_walk` takes them (bodies)."""
+    """``walk``: ``params``, ``nested``, ``capture`` and ``produced`` as :func:`_walk`
+    takes them (bodies)."""
     fits: dict[tuple, bool] = {}  # the same declared dims and shape meet again and again
-    for node, status, tensors, message in _walk(G, shapes, **walk):
+    produced: dict[str, dict[int, Tensor]] | None = walk.pop("produced", None)
+    if produced is None:  # a body's run passes the dict it reads its results from
+        produced = {}
+    pred = G._pred
+    for node, status, tensors, message in _walk(G, shapes, produced, **walk):
         attrs = nodes[node]
         outputs = attrs["outputs"]
         if len(outputs) == 1 and len(tensors) == 1:  # the usual layer
             declared, inferred = [outputs[0]["dims"]], [tensors[0].shape]
-            pair = (declared[0], inferred[0])
-            try:
-                fit = fits.get(pair)
-                if fit is None:
-                    fit = fits[pair] = dims_fit(*pair)
-            except TypeError:  # dims given as a list (a graph built in Python)
-                fit = dims_fit(*pair)
-            if status == "ok" and not fit:
+            if status == "ok" and not _fit(fits, declared[0], inferred[0]):
                 status, message = compare_ports(declared, inferred, attrs)
         else:
             declared = [p["dims"] for p in outputs]
@@ -172,8 +179,48 @@ def _check_layers(G, shapes, nodes, append, **walk) -> None:
                     if not dims_fit(d, s):
                         status, message = compare_ports(declared, inferred, attrs)
                         break
+        if status in ("ok", "mismatch") and attrs["inputs"]:
+            contradiction = _input_contradiction(nodes, attrs, pred[node], produced, fits)
+            if contradiction:
+                message = f"{message}; {contradiction}" if message else contradiction
+                status = "mismatch"
         append(LayerResult(node, attrs["name"], attrs["type"], attrs.get("version"), status,
                            declared, inferred, attrs.get("line"), message))
+
+
+def _fit(fits: dict[tuple, bool], dims: tuple[int, ...], shape: PartialShape) -> bool:
+    """``dims_fit``, remembered per pair (a model repeats the same pairs)."""
+    pair = (dims, shape)
+    try:
+        fit = fits.get(pair)
+        if fit is None:
+            fit = fits[pair] = dims_fit(dims, shape)
+    except TypeError:  # dims given as a list (a graph built in Python)
+        fit = dims_fit(dims, shape)
+    return fit
+
+
+def _input_contradiction(nodes, attrs, preds, produced, fits) -> str:
+    """Where a declared input-port dim contradicts the shape its producer gives (inferred,
+    or declared where the producer has no rule), both layers named: an IR that says two
+    things of one tensor. Ports without ``<dim>`` declare nothing."""
+    ports = {p["id"]: p.get("dims") for p in attrs["inputs"]}
+    for u, keyed in preds.items():
+        outs = produced.get(u) or {}
+        for from_port, to_port in keyed:
+            dims, tensor = ports.get(to_port), outs.get(from_port)
+            if not dims or tensor is None or _fit(fits, dims, tensor.shape):
+                continue
+            own = next((p["dims"] for p in nodes[u]["outputs"] if p["id"] == from_port), None)
+            if own and not _fit(fits, own, tensor.shape) and _fit(fits, dims, declared_shape(own)):
+                continue  # it repeats its producer's declared dims: the producer's mismatch
+            here = "" if attrs.get("line") is None else f" (line {attrs['line']})"
+            producer = nodes[u]
+            there = "" if producer.get("line") is None else f", line {producer['line']}"
+            return (f"input {to_port}{here} declares {declared_text(dims, tensor.shape)}, but "
+                    f"its producer {producer['name']} (id {u}{there}) gives {tensor.shape} at "
+                    f"output {from_port}")
+    return ""
 
 
 # -- the walk ------------------------------------------------------------------------------

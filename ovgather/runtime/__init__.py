@@ -9,9 +9,9 @@ from .cases import OpCase, OpRun, build_model, known_crash, run_cases
 from .core import cpu_config, openvino
 from .interop import ONNX_SUFFIXES, from_openvino, load_model, to_openvino
 from .models import ModelRun, OutputShapes, run_model_with_outputs
-from .worker import RuntimeCrash, Worker, run_split, shared_worker
+from .worker import RuntimeCrash, Worker, Workers, run_split, shared_worker, shared_workers
 
 __all__ = ["OpCase", "OpRun", "openvino", "cpu_config", "build_model", "run_cases",
            "known_crash", "ModelRun", "run_model_with_outputs", "OutputShapes",
            "from_openvino", "to_openvino", "load_model", "ONNX_SUFFIXES", "RuntimeCrash",
-           "Worker", "run_split", "shared_worker"]
+           "Worker", "Workers", "run_split", "shared_worker", "shared_workers"]

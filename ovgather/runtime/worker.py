@@ -33,7 +33,8 @@ from typing import Any
 
 from ..errors import RuntimeBridgeError
 
-__all__ = ["RuntimeCrash", "Worker", "run_split", "shared_worker", "child_main"]
+__all__ = ["RuntimeCrash", "Worker", "Workers", "run_split", "shared_worker", "shared_workers",
+           "child_main"]
 
 
 class RuntimeCrash(RuntimeBridgeError):
@@ -139,21 +140,57 @@ class Worker:
         self._proc = self._conn = None
 
 
-_SHARED: list[Worker] = []
+class Workers:
+    """A few :class:`Worker` children taking calls side by side, each call in the first
+    one free (OpenVINO compiles without the GIL in the caller's threads; across
+    processes the same holds). A child is started only when every other one is busy."""
+
+    def __init__(self, size: int) -> None:
+        self.children = [Worker() for _ in range(max(1, size))]
+        self._free = list(self.children)
+        self._cond = threading.Condition()
+
+    def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """:meth:`Worker.call` in a free child."""
+        with self._cond:
+            while not self._free:
+                self._cond.wait()
+            child = self._free.pop(0)
+        try:
+            return child.call(fn, *args, **kwargs)
+        finally:
+            with self._cond:
+                self._free.insert(0, child)  # a started child before an idle one
+                self._cond.notify()
+
+    def close(self) -> None:
+        for child in self.children:
+            child.close()
 
 
-def shared_worker() -> Worker:
-    """The worker of this process's runtime proofs, started on first use and stopped at
-    exit (one child for a whole ``validate``, every mode)."""
+#: the children of this process's runtime proofs (``validate``'s two compiling threads)
+SHARED_SIZE = 2
+_SHARED: list[Workers] = []
+
+
+def shared_workers() -> Workers:
+    """The workers of this process's runtime proofs, started on first use and stopped at
+    exit (the same children for a whole ``validate``, every mode)."""
     if not _SHARED:
         import atexit
 
-        _SHARED.append(Worker())
+        _SHARED.append(Workers(SHARED_SIZE))
         atexit.register(_SHARED[0].close)
     return _SHARED[0]
 
 
-def run_split(worker: Worker, fn: Callable[..., list[Any]], items: Sequence[Any],
+def shared_worker() -> Worker:
+    """One child of :func:`shared_workers`, for work that keeps state there between calls
+    (a compiled model run at several sizes)."""
+    return shared_workers().children[0]
+
+
+def run_split(worker: Worker | Workers, fn: Callable[..., list[Any]], items: Sequence[Any],
               *args: Any, **kwargs: Any) -> list[Any]:
     """``fn(items, *args, **kwargs)`` (one result per item) run in ``worker``; when the
     child dies on the group it is split in halves and each run again, down to single

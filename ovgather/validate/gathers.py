@@ -403,8 +403,8 @@ def run_isolated(cases: Sequence[runtime.OpCase], *, batch_size: int, threads: i
     """``runtime.run_cases`` in the runtime's worker process: a group the runtime crashes
     on is split until the cases that crash it alone are found; each of those is an
     ``OpRun`` with ``crashed`` naming the group it ran in, the others run as usual."""
-    runs = runtime.run_split(runtime.shared_worker(), RUN_CASES, cases,
-                             batch_size=batch_size, threads=threads, workers=WORKERS)
+    runs = runtime.run_split(runtime.shared_workers(), RUN_CASES, cases,
+                             batch_size=batch_size, threads=threads, workers=1)
     out = []
     for case, run in zip(cases, runs, strict=True):
         if isinstance(run, runtime.RuntimeCrash):
