@@ -176,12 +176,21 @@ def _print_target(release: str | None, problems: list[Any] | None) -> None:
 
 
 def _check_reshaped(G: Any, shapes: dict[str, str]) -> Any:
-    """check with --shape, plus which layers the overrides change and which stop them."""
+    """check with --shape, answering "does the model run at these shapes?": dims declared
+    for the old input shapes are changes, not mismatches (``follow_resize``), invalid
+    layers come first, and ``reshape`` says which layers the overrides change, which stop
+    them and whether every layer's rule holds at the new shapes (``runs``)."""
     from ..infer import check
+    from ..infer.report import follow_resize
     from ..passes.reshape import reshape_effect
 
     report = check(G, shapes)
-    report.reshape = reshape_effect(G, shapes, after=report)
+    original = check(G)
+    effect = reshape_effect(G, shapes, after=report)
+    follow_resize(report, original)
+    broken = [lr for lr in report.layers if lr.status in ("invalid", "unknown")]
+    effect["runs"] = not broken
+    report.reshape = effect
     return report
 
 
@@ -193,6 +202,11 @@ def _with_reshape(report: Any, doc: dict[str, Any]) -> dict[str, Any]:
 def _print_reshape(effect: dict[str, Any] | None) -> None:
     if effect is None:
         return
+    blocked = [row for row in effect["stopped"] if row["status"] == "invalid"]
+    say("at the new shapes: every layer's rule holds, so the model runs there"
+        if effect["runs"] else
+        f"at the new shapes the model does not run: {len(blocked) or 'a'} layer(s) break "
+        f"({', '.join(row['name'] for row in blocked[:5]) or 'see above'})")
     say(f"--shape changes {len(effect['changed'])} layer(s):")
     for row in effect["changed"]:
         say(f"  {row['name']} ({row['type']}): {' '.join(row['before'])} -> "

@@ -14,7 +14,8 @@ from ..ops.core import registry
 from ..shapes import Dimension, PartialShape
 
 __all__ = ["STATUSES", "PROBLEMS", "known_ops", "LayerResult", "CheckReport", "rule_words",
-           "dims_fit", "compare_ports", "declared_text", "declared_shape", "port_type"]
+           "dims_fit", "compare_ports", "follow_resize", "declared_text", "declared_shape",
+           "port_type"]
 
 STATUSES = ("ok", "mismatch", "invalid", "unchecked", "unknown")
 #: The statuses that fail a model's check (exit 1): ``unknown`` is a layer OpenVINO's
@@ -110,6 +111,25 @@ class CheckReport:
         return json.dumps(self.to_dict(all_layers), indent=indent)
 
 
+
+
+def follow_resize(report: CheckReport, original: CheckReport) -> list[LayerResult]:
+    """``check --shape``: make the layers of ``report`` (the check at new input shapes)
+    whose declared dims contradict it only because the inputs were resized ``ok``: at the
+    original input shapes (``original``) they were ``ok``, so their dims follow the old
+    inputs, and what changed is listed as a change, not a mismatch. Invalid layers are put
+    first (what stops the model at the new shapes), the rest keep walk order. Returns the
+    layers made ``ok``."""
+    before = {lr.id: lr.status for lr in original.layers}
+    followed = []
+    for lr in report.layers:
+        if lr.status == "mismatch" and before.get(lr.id) == "ok":
+            lr.status = "ok"
+            lr.message = (f"the declared {' '.join(lr.declared)} follow the original input "
+                          f"shapes; at the new ones OpenVINO gives {' '.join(lr.inferred)}")
+            followed.append(lr)
+    report.layers.sort(key=lambda lr: lr.status != "invalid")
+    return followed
 
 
 # -- comparison --------------------------------------------------------------------------
