@@ -207,6 +207,7 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
         broken = _sweep(G, _first_call(G), ports, declared, ran, memory_budget, seed, runs)
         real, more, report.peak_bytes = _run_every_chunk(G, ports, ran, memory_budget,
                                                          seed, runs)
+        runs.close()
     why.update(more)
     for (node, i), words in runs.refused.items():
         why.setdefault(node, f"not run: the CPU plugin refuses an extra output at output {i} "

@@ -128,6 +128,11 @@ def shapes_in_worker(xml: str, wanted: Sequence[tuple[str, int]], threads: int |
     return shapes, runner.compiles - before, runner.partial_shapes
 
 
+def drop_held() -> None:
+    """Run in the runtime's worker: let go of the model :func:`shapes_in_worker` holds."""
+    _HELD.clear()
+
+
 class Runs:
     """The extra-output models of one proof, compiled once per chunk of ports and run at
     every size, in the runtime's worker process (one model held there at a time).
@@ -247,6 +252,10 @@ class Runs:
         if rest:
             out = {**out, **self._run(rest, True, sizes, feed)}
         return out
+
+    def close(self) -> None:
+        """Free the model the worker holds for this proof (its compiled model's memory)."""
+        self.worker.call(drop_held)
 
     def partial_shapes(self, part: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
         """OpenVINO's partial shape of each port of ``part``, as read."""
