@@ -66,8 +66,10 @@ def _size(text: str) -> int:
 def run_validate(args: argparse.Namespace) -> int:
     """Validate every model, printing each one's result as soon as it is done."""
     from ..errors import OvgatherError
+    from ..runtime import shared_workers
     from ..validate import gather_layers, prove_all_layers, validate, validate_whole_model
 
+    shared_workers().start()  # the runtime's processes start while the first model is read
     reports, code = [], EXIT_OK
     for path in args.models:
         name = os.path.basename(path)

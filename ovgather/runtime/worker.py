@@ -103,6 +103,13 @@ class Worker:
         self._proc.stdout.close()
         self.starts += 1
 
+    def start(self) -> None:
+        """Start the child now, without waiting for it: it imports OpenVINO while the
+        caller reads and plans (the first call then finds it ready)."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._start()
+
     def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)`` run in the child; its exception raised here; a
         :class:`RuntimeCrash` when the child dies meanwhile."""
@@ -122,16 +129,13 @@ class Worker:
         raise value
 
     def close(self) -> None:
-        """Stop the child (it finishes the call it is running first)."""
+        """Stop the child: it holds nothing to save, so it is killed rather than waited
+        for (OpenVINO's teardown there takes half a second)."""
         with self._lock:
             if self._proc is None:
                 return
-            try:
-                self._conn[0].send(None)
-                self._proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                self._proc.kill()
-                self._proc.wait()
+            self._proc.kill()
+            self._proc.wait()
             self._drop()
 
     def _drop(self) -> None:
@@ -162,6 +166,11 @@ class Workers:
             with self._cond:
                 self._free.insert(0, child)  # a started child before an idle one
                 self._cond.notify()
+
+    def start(self) -> None:
+        """Start the first child now (:meth:`Worker.start`); the others start when two
+        calls run at once."""
+        self.children[0].start()
 
     def close(self) -> None:
         for child in self.children:
@@ -220,6 +229,9 @@ def child_main() -> None:
     requests = Connection(os.dup(0), writable=False)
     replies = Connection(os.dup(1), readable=False)
     os.dup2(2, 1)
+    from .core import openvino
+
+    openvino()  # every call needs it: imported while the caller is still busy
     _serve(requests, replies)
 
 
