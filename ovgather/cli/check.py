@@ -148,7 +148,8 @@ def _with_hook(work, hook):
 
 
 def run_check(args: argparse.Namespace) -> int:
-    """Check every model; exit 1 when a layer is mismatch or invalid, 2 on unusable input."""
+    """Check every model; exit 1 when a layer is mismatch, invalid or unknown (OpenVINO
+    cannot read it), 2 on unusable input."""
     release = args.target_runtime
     if release is not None:
         from ..ops.core.releases import release_of
@@ -208,12 +209,21 @@ def _print_target(release: str | None, problems: list[Any] | None) -> None:
 
 
 def _check_reshaped(G: Any, shapes: dict[str, str]) -> Any:
-    """check with --shape, plus which layers the overrides change and which stop them."""
+    """check with --shape, answering "does the model run at these shapes?": dims declared
+    for the old input shapes are changes, not mismatches (``follow_resize``), invalid
+    layers come first, and ``reshape`` says which layers the overrides change, which stop
+    them and whether every layer's rule holds at the new shapes (``runs``)."""
     from ..infer import check
+    from ..infer.report import follow_resize
     from ..passes.reshape import reshape_effect
 
     report = check(G, shapes)
-    report.reshape = reshape_effect(G, shapes, after=report)
+    original = check(G)
+    effect = reshape_effect(G, shapes, after=report)
+    follow_resize(report, original)
+    broken = [lr for lr in report.layers if lr.status in ("invalid", "unknown")]
+    effect["runs"] = not broken
+    report.reshape = effect
     return report
 
 
@@ -225,6 +235,11 @@ def _with_reshape(report: Any, doc: dict[str, Any]) -> dict[str, Any]:
 def _print_reshape(effect: dict[str, Any] | None) -> None:
     if effect is None:
         return
+    blocked = [row for row in effect["stopped"] if row["status"] == "invalid"]
+    say("at the new shapes: every layer's rule holds, so the model runs there"
+        if effect["runs"] else
+        f"at the new shapes the model does not run: {len(blocked) or 'a'} layer(s) break "
+        f"({', '.join(row['name'] for row in blocked[:5]) or 'see above'})")
     say(f"--shape changes {len(effect['changed'])} layer(s):")
     for row in effect["changed"]:
         say(f"  {row['name']} ({row['type']}): {' '.join(row['before'])} -> "
@@ -258,25 +273,41 @@ def _print_report(report: Any, all_layers: bool) -> None:
     if rows:
         _table(("status", "layer", "id", "type", "declared", "inferred", "line", "why"), [(
             lr.status, lr.name, lr.id, f"{lr.type}/{lr.version}", " ".join(lr.declared),
-            NO_SHAPE if lr.status == "invalid" else " ".join(lr.inferred),
+            NO_SHAPE if lr.status in _NO_RULE_RAN else " ".join(lr.inferred),
             "" if lr.line is None else str(lr.line), lr.message,
         ) for lr in rows])
     s = report.summary
     verdict = "OK" if report.ok else "PROBLEMS"
+    unknown = f", {s['unknown']} unknown" if s["unknown"] else ""
     say_record(f"{report.path}: {verdict}: {s['layers']} layers, {s['ok']} ok, {s['mismatch']} "
-        f"mismatch, {s['invalid']} invalid, {s['unchecked']} unchecked")
+        f"mismatch, {s['invalid']} invalid, {s['unchecked']} unchecked{unknown}")
+    _print_unread(report.unread())
+
+
+def _print_unread(unread: list[Any]) -> None:
+    """The model's verdict when OpenVINO's reader refuses layers: it cannot read it."""
+    if not unread:
+        return
+    from ..infer.readable import READER_RELEASE
+
+    named = ", ".join(f"{lr.name} ({lr.type}/{lr.version}, id {lr.id}"
+                      f"{'' if lr.line is None else f', line {lr.line}'})" for lr in unread[:5])
+    more = f" and {len(unread) - 5} more" if len(unread) > 5 else ""
+    say(f"  OpenVINO {READER_RELEASE} cannot read this model: it refuses {named}{more}")
 
 
 #: the inferred column of an invalid layer: its rule failed, so it has no inferred shape
+#: (nor has a layer OpenVINO cannot read: the reader refuses it before any rule)
 NO_SHAPE = "—"
+_NO_RULE_RAN = ("invalid", "unknown")
 
 
 def _infer_rows(report: Any) -> list[tuple[str, ...]]:
     symbolic = getattr(report, "symbolic", None)
     rows = []
     for lr in report.layers:
-        if lr.status == "invalid":
-            shown, note = NO_SHAPE, f"invalid: {lr.message}"
+        if lr.status in _NO_RULE_RAN:
+            shown, note = NO_SHAPE, f"{lr.status}: {lr.message}"
         else:
             shown = " ".join(lr.inferred) if lr.inferred else "(no outputs)"
             note = ("unchecked: op not known, declared dims kept"
@@ -291,7 +322,7 @@ def _infer_rows(report: Any) -> list[tuple[str, ...]]:
 def _symbolic_text(lr: Any, syms: list | None) -> str:
     """The symbolic column: a dim the names prove static where the inferred one is
     dynamic shows both, ``? (=4)``."""
-    if syms is None or lr.status == "invalid":
+    if syms is None or lr.status in _NO_RULE_RAN:
         return NO_SHAPE
     ports = []
     for shape, sym in zip(lr.inferred_shapes, syms, strict=False):
@@ -315,10 +346,10 @@ def _infer_doc(report: Any) -> dict[str, Any]:
     layers = []
     for lr in report.layers:
         doc = {"id": lr.id, "name": lr.name, "type": lr.type, "version": lr.version,
-               "inferred": None if lr.status == "invalid" else lr.inferred}
+               "inferred": None if lr.status in _NO_RULE_RAN else lr.inferred}
         if symbolic is not None:
             syms = symbolic.get(lr.id)
-            doc["symbolic"] = None if syms is None or lr.status == "invalid" else \
+            doc["symbolic"] = None if syms is None or lr.status in _NO_RULE_RAN else \
                 [str(s) for s in syms]
         layers.append({**doc, "status": lr.status, "line": lr.line, "message": lr.message})
     return {"path": report.path, "ir_version": report.ir_version, "layers": layers}
@@ -339,7 +370,8 @@ def _check_with_symbols(symbols: dict[str, str]):
 
 
 def run_infer(args: argparse.Namespace) -> int:
-    """Print every layer's inferred output shapes; exit 1 when a layer is invalid."""
+    """Print every layer's inferred output shapes; exit 1 when a layer is invalid or
+    OpenVINO cannot read one (``unknown``)."""
     from ..infer import check
 
     work = check
@@ -348,6 +380,6 @@ def run_infer(args: argparse.Namespace) -> int:
     reports, code = _each_model(args, work, _print_infer)
     if args.json and reports:
         print_json({"models": [_infer_doc(r) for r in reports]})
-    if code == EXIT_OK and any(lr.status == "invalid" for r in reports for lr in r.layers):
+    if code == EXIT_OK and any(lr.status in _NO_RULE_RAN for r in reports for lr in r.layers):
         code = EXIT_PROBLEM
     return code

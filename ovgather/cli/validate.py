@@ -66,8 +66,10 @@ def _size(text: str) -> int:
 def run_validate(args: argparse.Namespace) -> int:
     """Validate every model, printing each one's result as soon as it is done."""
     from ..errors import OvgatherError
+    from ..runtime import shared_workers
     from ..validate import gather_layers, prove_all_layers, validate, validate_whole_model
 
+    shared_workers().start()  # the runtime's processes start while the first model is read
     reports, code = [], EXIT_OK
     for path in args.models:
         name = os.path.basename(path)
@@ -110,8 +112,8 @@ def _print_human(report: Any) -> None:
         _print_proof(report)
         return
     s = report.summary
-    counts = ", ".join(f"{s[k]} {k}" for k in ("ok", "mismatch", "invalid", "error", "skipped")
-                       if s[k])
+    counts = ", ".join(f"{s[k]} {k}" for k in ("ok", "mismatch", "invalid", "error", "skipped",
+                                               "crashed") if s[k])
     mode = " (whole model)" if report.mode == "whole-model" else ""
     say_record(f"{report.path}: {s['layers']} gather layers{mode}: {counts or 'none'} "
                f"({INFERENCE_PRECISION} inference)")
@@ -121,6 +123,8 @@ def _print_human(report: Any) -> None:
         where = f"line {lv.line}, " if lv.line is not None else ""
         say(f"  {lv.status:8s} {lv.name} ({where}id {lv.id}, {lv.type} {lv.version}): "
             f"{lv.message}")
+    for line in report.verdicts():
+        say(f"  {line}")
 
 
 def _print_proof(report: Any) -> None:
@@ -132,4 +136,6 @@ def _print_proof(report: Any) -> None:
     for line in [*problem_rows(report), *declared_rows(report)]:
         say(line)
     if report.layers and not report.sizes:  # nothing ran: say why once
-        say(f"  {report.layers[0].message}")
+        say(f"  {next((lp.message for lp in report.layers if lp.status == 'not run'), '')}")
+    for line in report.verdicts():
+        say(f"  {line}")

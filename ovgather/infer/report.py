@@ -13,13 +13,18 @@ from ..errors import UnsupportedOpError
 from ..ops.core import registry
 from ..shapes import Dimension, PartialShape
 
-__all__ = ["STATUSES", "known_ops", "LayerResult", "CheckReport", "rule_words", "dims_fit",
-           "compare_ports", "declared_text", "declared_shape", "port_type"]
+__all__ = ["STATUSES", "PROBLEMS", "known_ops", "LayerResult", "CheckReport", "rule_words",
+           "dims_fit", "compare_ports", "follow_resize", "declared_text", "declared_shape",
+           "port_type"]
 
-STATUSES = ("ok", "mismatch", "invalid", "unchecked")
+STATUSES = ("ok", "mismatch", "invalid", "unchecked", "unknown")
+#: The statuses that fail a model's check (exit 1): ``unknown`` is a layer OpenVINO's
+#: reader refuses, so it cannot read the model.
+PROBLEMS = ("mismatch", "invalid", "unknown")
 
 def known_ops() -> list[str]:
-    """The op types whose output shapes ovgather infers (others are ``unchecked``)."""
+    """The op types whose output shapes ovgather infers (others are ``unchecked``, or
+    ``unknown`` when OpenVINO's reader refuses them too)."""
     return sorted({"Parameter", "Const", "Constant", *registry.known_types()})
 
 
@@ -83,8 +88,13 @@ class CheckReport:
 
     @property
     def ok(self) -> bool:
-        """True when no layer is ``mismatch`` or ``invalid`` (unchecked is not a problem)."""
-        return not any(lr.status in ("mismatch", "invalid") for lr in self.layers)
+        """True when no layer is ``mismatch``, ``invalid`` or ``unknown`` (unchecked is not
+        a problem: OpenVINO reads the layer, ovgather only has no rule for it)."""
+        return not any(lr.status in PROBLEMS for lr in self.layers)
+
+    def unread(self) -> list[LayerResult]:
+        """The layers OpenVINO's reader refuses (``unknown``): it cannot read the model."""
+        return [lr for lr in self.layers if lr.status == "unknown"]
 
     def problems(self) -> list[LayerResult]:
         """The layers that are not ``ok``, in walk order."""
@@ -101,6 +111,25 @@ class CheckReport:
         return json.dumps(self.to_dict(all_layers), indent=indent)
 
 
+
+
+def follow_resize(report: CheckReport, original: CheckReport) -> list[LayerResult]:
+    """``check --shape``: make the layers of ``report`` (the check at new input shapes)
+    whose declared dims contradict it only because the inputs were resized ``ok``: at the
+    original input shapes (``original``) they were ``ok``, so their dims follow the old
+    inputs, and what changed is listed as a change, not a mismatch. Invalid layers are put
+    first (what stops the model at the new shapes), the rest keep walk order. Returns the
+    layers made ``ok``."""
+    before = {lr.id: lr.status for lr in original.layers}
+    followed = []
+    for lr in report.layers:
+        if lr.status == "mismatch" and before.get(lr.id) == "ok":
+            lr.status = "ok"
+            lr.message = (f"the declared {' '.join(lr.declared)} follow the original input "
+                          f"shapes; at the new ones OpenVINO gives {' '.join(lr.inferred)}")
+            followed.append(lr)
+    report.layers.sort(key=lambda lr: lr.status != "invalid")
+    return followed
 
 
 # -- comparison --------------------------------------------------------------------------

@@ -4,7 +4,9 @@ OpenVINO's IR reader looks each layer up by its ``type`` in the opset its ``vers
 and parses every element type the layer carries; an older release refuses the first layer
 whose pair or type it does not know and names only that one. This module names all of them,
 from the release table of ``ops/core/releases.py`` (generated from the releases
-themselves), plus the layers the release's CPU plugin is known to refuse to compile.
+themselves), plus the layers the release's CPU plugin is known to refuse to compile. A
+layer the newest reader refuses (``readable.refusal``: ``check`` calls it ``unknown``) is
+refused by every release.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ..ops.core.releases import (
     reads_type,
     release_of,
 )
+from .readable import refusal
 
 __all__ = ["TargetProblem", "target_problems", "unread_types", "op_refused"]
 
@@ -90,8 +93,11 @@ def _read_reasons(release: str, attrs: dict) -> list[str]:
     """Why ``release``'s reader refuses this layer: its (type, opset) pair, then each
     element type it cannot parse, each named once."""
     reasons = []
+    why = refusal(attrs["type"], attrs.get("version"))
+    if why is not None:  # the newest reader refuses it: so does every older one
+        reasons.append(f"OpenVINO {release} cannot read this layer: {why}")
     op, number, wanted, built = _versions(release, attrs)
-    if wanted is not None:
+    if why is None and wanted is not None:
         if built is None:
             reasons.append(_no_op_words(release, op, number))
         elif built != wanted and (attrs.get("data") or {}).get("rounding_type") == "ceil_torch":

@@ -9,15 +9,21 @@ output port with the dims the IR declares (docs/cli.md):
 ``ok``         declared and inferred are compatible in OpenVINO's sense (same rank, each
                pair of dims can be equal; a declared ``-1`` fits anything, and a port
                with no ``<dim>`` may stand for a dynamic rank, which fits anything);
-``mismatch``   the declared dims contradict the inferred ones;
+``mismatch``   the declared dims contradict the inferred ones, on an output port, or on
+               an input port against what its producer gives (both layers named);
 ``invalid``    the layer's inputs or attributes break the op's rules (an attribute of
                the wrong kind, ``batch_dims="x"``, is reported here too, never raised);
-``unchecked``  ovgather does not know the op; its declared dims are kept.
+``unchecked``  OpenVINO reads the op but ovgather has no rule for it; its declared
+               dims are kept;
+``unknown``    OpenVINO's reader refuses the layer (no opset it has holds its type and
+               version: ``readable.cannot_read``), so it cannot read the model at all;
+               its declared dims are kept and the model's verdict fails.
 
 An invalid layer does not stop the walk: its outputs fall back to the declared dims, as
-do those of unchecked layers (their ``inferred`` texts are those declared dims, the shapes
-the walk carries on with). Malformed shape *text* in a Parameter or Const (``2,x``) is
-not a layer status but an IRStructureError: such an IR cannot be used at all.
+do those of unchecked and unknown layers (their ``inferred`` texts are those declared
+dims, the shapes the walk carries on with). Malformed shape *text* in a Parameter or
+Const (``2,x``) is not a layer status but an IRStructureError: such an IR cannot be used
+at all.
 
 Small integer tensors travel with their value bounds (see ``ops/core/values.py``) so that
 ``ShapeOf → Gather → Concat → Reshape`` ends in the shape OpenVINO gives.
@@ -31,7 +37,7 @@ Small integer tensors travel with their value bounds (see ``ops/core/values.py``
 >>> _ = G.add_edge("0", "1", key=(0, 0), from_port=0, to_port=0)
 >>> report = check(G)
 >>> report.summary
-{'layers': 2, 'ok': 2, 'mismatch': 0, 'invalid': 0, 'unchecked': 0}
+{'layers': 2, 'ok': 2, 'mismatch': 0, 'invalid': 0, 'unchecked': 0, 'unknown': 0}
 >>> str(infer_shapes(G, shapes={"x": "[2,5]"})["1"][0])
 '[2,5]'
 """
@@ -57,7 +63,16 @@ from ..shapes import PartialShape, ShapeLike, as_partial_shape
 from .bodies import BodyRuns, infer_nested
 from .inputs import const_tensor, parameter_tensor, tensors_reaching
 from .memo import RuleMemo
-from .report import CheckReport, LayerResult, compare_ports, declared_shape, dims_fit, port_type
+from .readable import cannot_read
+from .report import (
+    CheckReport,
+    LayerResult,
+    compare_ports,
+    declared_shape,
+    declared_text,
+    dims_fit,
+    port_type,
+)
 
 __all__ = ["check", "infer_shapes", "input_tensors", "all_tensors", "body_runs"]
 
@@ -142,21 +157,19 @@ def _check(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
 
 
 def _check_layers(G, shapes, nodes, append, **walk) -> None:
-    """``walk``: ``params``, ``nested`` and ``capture`` as :func:`_walk` takes them (bodies)."""
+    """``walk``: ``params``, ``nested``, ``capture`` and ``produced`` as :func:`_walk`
+    takes them (bodies)."""
     fits: dict[tuple, bool] = {}  # the same declared dims and shape meet again and again
-    for node, status, tensors, message in _walk(G, shapes, **walk):
+    produced: dict[str, dict[int, Tensor]] | None = walk.pop("produced", None)
+    if produced is None:  # a body's run passes the dict it reads its results from
+        produced = {}
+    pred = G._pred
+    for node, status, tensors, message in _walk(G, shapes, produced, **walk):
         attrs = nodes[node]
         outputs = attrs["outputs"]
         if len(outputs) == 1 and len(tensors) == 1:  # the usual layer
             declared, inferred = [outputs[0]["dims"]], [tensors[0].shape]
-            pair = (declared[0], inferred[0])
-            try:
-                fit = fits.get(pair)
-                if fit is None:
-                    fit = fits[pair] = dims_fit(*pair)
-            except TypeError:  # dims given as a list (a graph built in Python)
-                fit = dims_fit(*pair)
-            if status == "ok" and not fit:
+            if status == "ok" and not _fit(fits, declared[0], inferred[0]):
                 status, message = compare_ports(declared, inferred, attrs)
         else:
             declared = [p["dims"] for p in outputs]
@@ -166,8 +179,48 @@ def _check_layers(G, shapes, nodes, append, **walk) -> None:
                     if not dims_fit(d, s):
                         status, message = compare_ports(declared, inferred, attrs)
                         break
+        if status in ("ok", "mismatch") and attrs["inputs"]:
+            contradiction = _input_contradiction(nodes, attrs, pred[node], produced, fits)
+            if contradiction:
+                message = f"{message}; {contradiction}" if message else contradiction
+                status = "mismatch"
         append(LayerResult(node, attrs["name"], attrs["type"], attrs.get("version"), status,
                            declared, inferred, attrs.get("line"), message))
+
+
+def _fit(fits: dict[tuple, bool], dims: tuple[int, ...], shape: PartialShape) -> bool:
+    """``dims_fit``, remembered per pair (a model repeats the same pairs)."""
+    pair = (dims, shape)
+    try:
+        fit = fits.get(pair)
+        if fit is None:
+            fit = fits[pair] = dims_fit(dims, shape)
+    except TypeError:  # dims given as a list (a graph built in Python)
+        fit = dims_fit(dims, shape)
+    return fit
+
+
+def _input_contradiction(nodes, attrs, preds, produced, fits) -> str:
+    """Where a declared input-port dim contradicts the shape its producer gives (inferred,
+    or declared where the producer has no rule), both layers named: an IR that says two
+    things of one tensor. Ports without ``<dim>`` declare nothing."""
+    ports = {p["id"]: p.get("dims") for p in attrs["inputs"]}
+    for u, keyed in preds.items():
+        outs = produced.get(u) or {}
+        for from_port, to_port in keyed:
+            dims, tensor = ports.get(to_port), outs.get(from_port)
+            if not dims or tensor is None or _fit(fits, dims, tensor.shape):
+                continue
+            own = next((p["dims"] for p in nodes[u]["outputs"] if p["id"] == from_port), None)
+            if own and not _fit(fits, own, tensor.shape) and _fit(fits, dims, declared_shape(own)):
+                continue  # it repeats its producer's declared dims: the producer's mismatch
+            here = "" if attrs.get("line") is None else f" (line {attrs['line']})"
+            producer = nodes[u]
+            there = "" if producer.get("line") is None else f", line {producer['line']}"
+            return (f"input {to_port}{here} declares {declared_text(dims, tensor.shape)}, but "
+                    f"its producer {producer['name']} (id {u}{there}) gives {tensor.shape} at "
+                    f"output {from_port}")
+    return ""
 
 
 # -- the walk ------------------------------------------------------------------------------
@@ -176,7 +229,7 @@ def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
           params: dict[str, Tensor] | None = None, nested: dict | None = None,
           capture: BodyRuns | None = None):
     """Yield ``(node, status, output tensors, message)`` in topological order; status is
-    ``ok`` (to be compared), ``invalid`` or ``unchecked``. ``produced`` collects every
+    ``ok`` (to be compared), ``invalid``, ``unchecked`` or ``unknown``. ``produced`` collects every
     output tensor; with ``until`` the walk stops before that node. ``params`` gives
     Parameter nodes their tensors instead of ``shapes`` (a body run by its layer);
     ``nested`` collects the checked layers of bodies by the id of the layer holding them;
@@ -194,23 +247,12 @@ def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
             return
         attrs = nodes[node]
         outputs = attrs["outputs"]
-        try:
-            status, tensors = _infer_layer(G, node, attrs, pred[node], produced, overrides,
-                                           memo, nested, capture)
-            message = ""
-        except (ShapeError, UnsupportedOpError) as err:
-            if isinstance(err, ShapeParseError):  # malformed shape text: the IR is unusable
-                raise IRStructureError(
-                    f"a {attrs['type']}'s shape attribute must be OpenVINO shape text: "
-                    f"{err.message}", file=G.graph.get("xml_path"), line=attrs.get("line"),
-                    layer_name=attrs["name"], layer_id=node) from err
-            status, tensors, message = "invalid", None, err.message
-        except IndexError:  # a rule asked for an input the layer does not have
-            status, tensors = "invalid", None
-            message = (f"a {attrs['type']} layer needs more inputs than the "
-                       f"{len(attrs['inputs'])} it has")
-        except NotImplementedError:  # a rule still being written elsewhere
-            status, tensors, message = "unchecked", None, "no shape rule yet"
+        unread = cannot_read(attrs["type"], attrs.get("version"))
+        if unread is None:
+            status, tensors, message = _run_rule(G, node, attrs, pred[node], produced,
+                                                 overrides, memo, nested, capture)
+        else:  # the reader refuses the model: the layer keeps its declared dims
+            status, tensors, message = "unknown", None, unread
         if tensors is None or len(tensors) < len(outputs):
             fallback = [Tensor(declared_shape(p["dims"]), port_type(p)) for p in outputs]
             if tensors is None:
@@ -226,6 +268,29 @@ def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
         else:
             produced[node] = {p["id"]: t for p, t in zip(outputs, tensors, strict=False)}
             yield node, status, tensors[:len(outputs)], message
+
+
+def _run_rule(G, node, attrs, preds, produced, overrides, memo, nested, capture):
+    """``(status, tensors, message)`` of a layer the reader builds: its rule's answer, or
+    ``invalid`` (tensors None) when the rule rejects it, ``unchecked`` when it has none."""
+    try:
+        status, tensors = _infer_layer(G, node, attrs, preds, produced, overrides, memo,
+                                       nested, capture)
+        message = ""
+    except (ShapeError, UnsupportedOpError) as err:
+        if isinstance(err, ShapeParseError):  # malformed shape text: the IR is unusable
+            raise IRStructureError(
+                f"a {attrs['type']}'s shape attribute must be OpenVINO shape text: "
+                f"{err.message}", file=G.graph.get("xml_path"), line=attrs.get("line"),
+                layer_name=attrs["name"], layer_id=node) from err
+        status, tensors, message = "invalid", None, err.message
+    except IndexError:  # a rule asked for an input the layer does not have
+        status, tensors = "invalid", None
+        message = (f"a {attrs['type']} layer needs more inputs than the "
+                   f"{len(attrs['inputs'])} it has")
+    except NotImplementedError:  # a rule still being written elsewhere
+        status, tensors, message = "unchecked", None, "no shape rule yet"
+    return status, tensors, message
 
 
 def _topological_order(G: nx.MultiDiGraph) -> list[str]:

@@ -145,7 +145,7 @@ def _known_ranks(d, i, axis: int | None, b: int, check: Checks) -> tuple:
                    "the axis is not a constant: only the batch dims and the rank are known")
         return (*batch, *(DYNAMIC,) * (out_rank - len(batch)))
     check.require(len(d) > 0, "data must have rank at least 1 to gather along a known axis",
-                  "rank 0")  # OpenVINO would write one dim past the output
+                  lambda: f"rank {len(d)}")  # at rank 0 OpenVINO would write past the output
     if b >= 0:
         out = (*batch, *d[b:axis], *i[b:], *d[axis + 1 :])
     else:
@@ -160,14 +160,20 @@ def _known_ranks(d, i, axis: int | None, b: int, check: Checks) -> tuple:
     return out
 
 
+def _compared(b: int, limit: int) -> str:
+    """``2 <= 4`` or ``5 > 4``: the comparison that holds, as a step of ``explain`` says it."""
+    return f"{b} <= {limit}" if b <= limit else f"{b} > {limit}"
+
+
 def _batch(d, i, b: int, out_rank: int, check: Checks) -> list:
     """The first ``b`` dims of data and indices, merged; empty when ``b <= 0``."""
     batch = []
     for n in range(b):
         check.require(n < len(d), "batch_dims must not exceed the rank of data",
-                      lambda: f"{b} > {len(d)}")  # only when the axis is unknown
+                      lambda: _compared(b, len(d)))  # only when the axis is unknown
         check.require(n < out_rank, "batch_dims must not exceed the output rank "
-                      "rank(data) + rank(indices) - 1 - batch_dims", lambda: f"{b} > {out_rank}")
+                      "rank(data) + rank(indices) - 1 - batch_dims",
+                      lambda: _compared(b, out_rank))
         merged = d[n].merge(i[n])
         check.require(merged is not None, "the leading batch_dims dims of data and indices "
                       "must match", lambda n=n: f"dim {n}: {d[n]} in data, {i[n]} in indices")

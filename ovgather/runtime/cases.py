@@ -68,13 +68,16 @@ class OpRun:
     """What the runtime returned for one :class:`OpCase`.
 
     ``partial_shape`` is OpenVINO's output partial shape at build time (from the
-    Parameters' partial shapes); ``output`` the computed tensor, or None with ``error``.
+    Parameters' partial shapes); ``output`` the computed tensor, or None with ``error``
+    (and ``crashed`` when the runtime's process died on the case: ``worker``).
     """
 
     output: np.ndarray | None = None
     partial_shape: str | None = None
     error: str | None = None
     note: str | None = None
+    #: the runtime's process died running this case alone (``error`` says how)
+    crashed: bool = False
 
 
 def _spec(case: OpCase) -> OpSpec:

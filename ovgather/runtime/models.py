@@ -56,6 +56,16 @@ def _with_outputs(model: Any, wanted: Sequence[tuple[str, int]]
     return by_name, asked, slot
 
 
+def _cut(model: Any, by_name: Mapping[str, Any], asked: Sequence[tuple[str, int]]
+         ) -> tuple[Any, dict[tuple[str, int], int]]:
+    """A model of ``model``'s Parameters whose only outputs are ``asked``, and the result
+    slot of each."""
+    ov = openvino()
+    results = [ov.opset1.result(by_name[n].output(i)) for n, i in asked]
+    return (ov.Model(results, list(model.get_parameters()), f"{model.get_friendly_name()}-cut"),
+            {key: k for k, key in enumerate(asked)})
+
+
 def _reshape_to(model: Any, shapes: Mapping[Any, tuple[int, ...]], xml_path: str) -> None:
     """Reshape the Parameters (their outputs, keys of ``shapes``) to static shapes."""
     if not shapes:
@@ -104,7 +114,9 @@ class OutputShapes:
     position)`` of ``wanted``, compiled once and run on one set of inputs after another:
     ``shapes(feeds)`` gives each output's shape as text (``[2,3]``); ``asked`` lists the
     outputs added (a layer whose friendly name is not unique cannot be asked for);
-    ``partial_shapes`` gives OpenVINO's partial shape of each, as read.
+    ``partial_shapes`` gives OpenVINO's partial shape of each, as read. With ``cut`` the
+    model's own outputs (and state writes) are dropped: it ends at the asked outputs, so
+    only the layers they depend on run (how a crash is traced to its layer).
 
     The model is compiled as it is, its dynamic dims dynamic, so every input size runs on
     the same compiled model; only when the CPU plugin refuses a dynamic rank is it
@@ -116,10 +128,13 @@ class OutputShapes:
     """
 
     def __init__(self, xml_path: str, wanted: Sequence[tuple[str, int]], *,
-                 threads: int | None = None, ranks_only: bool = False) -> None:
+                 threads: int | None = None, ranks_only: bool = False,
+                 cut: bool = False) -> None:
         self.xml_path, self.threads, self.compiles = xml_path, threads, 0
         self.model = read_model(xml_path)
         by_name, self.asked, self._slot = _with_outputs(self.model, wanted)
+        if cut:
+            self.model, self._slot = _cut(self.model, by_name, self.asked)
         self.partial_shapes = {(n, i): str(by_name[n].get_output_partial_shape(i))
                                for n, i in self.asked}
         self._params = list(self.model.get_parameters())

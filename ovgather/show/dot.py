@@ -45,6 +45,7 @@ STATUS_COLOURS = {
     "mismatch": "#fdb863",
     "invalid": "#d6604d",
     "unchecked": "#e0e0e0",
+    "unknown": "#b2abd2",
 }
 
 
@@ -155,7 +156,7 @@ def _node_line(G: nx.MultiDiGraph, n: str, row: dict[str, Any],
     if attrs.get("bodies"):  # a TensorIterator, Loop or If is drawn as one node
         text += "\n" + _bodies_text(attrs)
     text += "".join(f"\n{line}" for line in folded or ())
-    if st in ("mismatch", "invalid"):
+    if st in ("mismatch", "invalid", "unknown"):
         text += f"\n{st}"
     bold = ", penwidth=2.5" if attrs["type"] in gather_types() else ""
     return (f'  "n{n}" [label={_quote(text)}, fillcolor="{STATUS_COLOURS.get(st, "#ffffff")}", '

@@ -42,7 +42,7 @@ MIN_BLOCK = 3
 _KEPT_TYPES = ("Parameter", "Result", "ReadValue", "Assign")
 #: Layers of a decompression chain: the folded line then says "weights".
 _DECOMPRESSION = ("Convert", "Subtract", "Multiply")
-_BAD = ("mismatch", "invalid")
+_BAD = ("mismatch", "invalid", "unknown")
 
 
 def block_paths(name: str) -> list[str]:

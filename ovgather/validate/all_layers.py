@@ -34,6 +34,10 @@ Statuses, per layer:
 ``values differ``  a gather-family layer run alone disagrees with the NumPy reference (or
                    with ovgather's validity rules), as ``validate`` reports it;
 ``unchecked``      ovgather has no rule for the op: nothing to prove;
+``unknown``        OpenVINO's reader refuses the layer (``check``'s ``unknown``): the
+                   model cannot be read, so nothing of it runs;
+``crashed``        the runtime's process died (a signal in native code) in a model cut at
+                   this layer, and in none cut before it (``runner.Runs``);
 ``not run``        the layer produced nothing to compare (no outputs: Assign, Result; a
                    friendly name another layer shares; the size over the memory budget;
                    no size both ovgather's rules and the runtime accept; a layer inside a
@@ -55,6 +59,7 @@ import networkx as nx
 
 from ..errors import OvgatherError
 from ..infer import check
+from ..infer.readable import unread_layers
 from ..shapes import Dimension, PartialShape
 from .gathers import validate
 from .memory import DEFAULT_MEMORY_BUDGET, inputs_bytes, tensor_bytes
@@ -189,19 +194,27 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
     ``memory_budget`` bounds the tensors of one run (inputs and every extra output), as
     it bounds ``validate``'s, which checks the gather-family layers' values after."""
     started = time.perf_counter()
-    report = ProofReport(G.graph.get("xml_path") or G.graph.get("source_path"))
+    report = ProofReport(G.graph.get("xml_path") or G.graph.get("source_path"),
+                         unread=unread_layers(G))
     declared = {lr.id: lr for lr in check(G).layers}
     proofs = {n: _new_proof(G, n, declared.get(n)) for n in G
               if G.nodes[n]["type"] not in _SKIPPED_TYPES}
     inner = _body_proofs(G, declared)
     ports, why = _ports(G, proofs)
     with xml_file(G) as xml:
-        runs = Runs(xml, {n: G.nodes[n]["name"] for n in proofs}, threads)
+        runs = Runs(xml, {n: G.nodes[n]["name"] for n in proofs}, threads, G=G)
         ran, last_error = _choose_sizes(G, ports, declared, memory_budget, seed, runs)
         broken = _sweep(G, _first_call(G), ports, declared, ran, memory_budget, seed, runs)
         real, more, report.peak_bytes = _run_every_chunk(G, ports, ran, memory_budget,
                                                          seed, runs)
+        runs.close()
     why.update(more)
+    for (node, i), words in runs.refused.items():
+        why.setdefault(node, f"not run: the CPU plugin refuses an extra output at output {i} "
+                             f"here, even alone: {words}")
+    for node, culprit in runs.after_crash.items():
+        why.setdefault(node, f"not run: it depends on {G.nodes[culprit]['name']}, where the "
+                             "runtime crashed")
     report.compiles = runs.compiles
     for r in ran:
         report.sizes[r.label] = r.t.texts
@@ -220,6 +233,8 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
         if not ran:
             lp.message = last_error or "not run: the runtime ran none of the input sizes tried"
         _judge(lp, declared.get(node))
+        if node in runs.crashed:
+            lp.status, lp.message = "crashed", f"the runtime crashed here: {runs.crashed[node]}"
     report.failed = _blame(G, proofs, declared, broken, ran)
     _check_values(G, proofs, seed, memory_budget, threads)
     report.layers = [lp for node, lp in proofs.items()
@@ -462,7 +477,7 @@ def _check_values(G, proofs: Mapping[str, LayerProof], seed: int, budget: int,
         if lp is None:  # a gather inside a body: not run, as every layer there
             continue
         lp.values = {"status": lv.status, "max_error": lv.max_error, "message": lv.message}
-        if lv.status in PROBLEMS and lp.status != "shape differs":
+        if lv.status in PROBLEMS and lp.status not in ("shape differs", "unknown", "crashed"):
             lp.status = "values differ"
             lp.message = f"run alone against the reference: {lv.status}: {lv.message}"
 
@@ -496,6 +511,9 @@ def _judge(lp: LayerProof, row: Any) -> None:
     """The layer's status from its inferred and real shapes at every size run."""
     if row is None or row.status == "unchecked":
         lp.status = "unchecked"
+        return
+    if row.status == "unknown":  # OpenVINO's reader refuses it: the model cannot be read
+        lp.status, lp.message = "unknown", row.message
         return
     if not lp.declared:
         lp.status, lp.message = "not run", lp.message or "not run: the layer has no outputs"

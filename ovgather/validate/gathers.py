@@ -26,7 +26,8 @@ outside what the runtime defines); ``error`` (the runtime refused or failed on a
 ovgather accepts); ``skipped`` (cannot be run: an element type NumPy cannot hold, an
 axis that is not a constant, a layer inside a TensorIterator, Loop or If body, which
 cannot get an extra model output: those are listed last, by path). Only ``mismatch``,
-``invalid`` and ``error`` are problems.
+``invalid`` and ``error`` are problems; so is ``crashed`` (the runtime's process died
+running the layer alone: ``run_isolated``).
 
 The library never prints; ``progress`` callbacks let the CLI draw a bar.
 """
@@ -53,6 +54,7 @@ from ..errors import (
     UsageError,
 )
 from ..infer import infer_shapes, shapes_reaching
+from ..infer.readable import unread_layers
 from ..ops.core import registry
 from ..ops.core.inputs import InputMaker, NoValidInputs, Params, random_data
 from ..ops.core.spec import Attrs, OpSpec
@@ -354,6 +356,9 @@ def _judge(plan: _Plan, run: runtime.OpRun, reference: Callable[..., np.ndarray]
     res, case = plan.result, plan.case
     assert case is not None
     res.runtime_partial_shape = run.partial_shape
+    if run.crashed:
+        res.status, res.message = "crashed", f"the runtime crashed here: {run.error}"
+        return
     if run.error is not None or run.output is None:
         res.status, res.message = "error", f"the CPU plugin failed: {run.error}"
         return
@@ -387,6 +392,35 @@ def _judge(plan: _Plan, run: runtime.OpRun, reference: Callable[..., np.ndarray]
         res.status, res.message = "mismatch", "; ".join(problems + notes)
 
 
+# -- running, isolated ---------------------------------------------------------------------------
+#: What the worker process runs a group of cases with (``runtime.run_cases``; a test puts
+#: one there that crashes the process on a marked case).
+RUN_CASES: Callable[..., list[runtime.OpRun]] = runtime.run_cases
+
+
+def run_isolated(cases: Sequence[runtime.OpCase], *, batch_size: int, threads: int | None,
+                 progress: Callable[[int], None] | None = None) -> list[runtime.OpRun]:
+    """``runtime.run_cases`` in the runtime's worker process: a group the runtime crashes
+    on is split until the cases that crash it alone are found; each of those is an
+    ``OpRun`` with ``crashed`` naming the group it ran in, the others run as usual."""
+    runs = runtime.run_split(runtime.shared_workers(), RUN_CASES, cases,
+                             batch_size=batch_size, threads=threads, workers=1)
+    out = []
+    for case, run in zip(cases, runs, strict=True):
+        if isinstance(run, runtime.RuntimeCrash):
+            group = [c.label for c in run.group]
+            others = [name for name in group if name != case.label]
+            beside = (f"; it ran in a group of {len(group)} with {', '.join(others[:8])}"
+                      f"{' …' if len(others) > 8 else ''}, which run without it"
+                      if others else "")
+            run = runtime.OpRun(error=f"{run.message} running this layer alone{beside}",
+                                crashed=True)
+        out.append(run)
+    if progress is not None:
+        progress(len(cases))
+    return out
+
+
 # -- entry points ------------------------------------------------------------------------------
 def validate(
     G: nx.MultiDiGraph,
@@ -415,7 +449,7 @@ def validate(
     layers (in graph order, so a seed gives the same inputs however they are split) and
     then judges the finished ones.
     """
-    report = ValidationReport(G.graph.get("xml_path"), seed)
+    report = ValidationReport(G.graph.get("xml_path"), seed, unread=unread_layers(G))
     nodes = gather_layers(G, layers)
     inner = body_gather_rows(G)
     shapes = infer_shapes(G) if nodes or inner else {}
@@ -438,8 +472,8 @@ def validate(
                 if id(p) not in kept and p.cost:
                     budget.release(p)
             pending.append((runnable, pool.submit(
-                runtime.run_cases, [p.case for p in runnable], batch_size=size,
-                threads=threads, progress=progress, workers=1)))
+                run_isolated, [p.case for p in runnable], batch_size=size,
+                threads=threads, progress=progress)))
             chunk.clear()
 
         def judge_oldest() -> bool:

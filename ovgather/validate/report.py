@@ -13,16 +13,16 @@ from typing import Any
 
 from ..runtime.core import INFERENCE_PRECISION
 
-__all__ = ["STATUSES", "PROBLEMS", "LayerValidation", "ValidationReport", "PROOF_STATUSES",
-           "PROBLEM_STATUSES", "LayerProof", "ProofReport", "summary_line", "problem_rows",
-           "declared_rows"]
+__all__ = ["STATUSES", "PROBLEMS", "model_verdicts", "LayerValidation", "ValidationReport",
+           "PROOF_STATUSES", "PROBLEM_STATUSES", "LayerProof", "ProofReport", "summary_line",
+           "problem_rows", "declared_rows"]
 
-STATUSES = ("ok", "mismatch", "invalid", "error", "skipped")
-PROBLEMS = ("mismatch", "invalid", "error")
+STATUSES = ("ok", "mismatch", "invalid", "error", "skipped", "crashed")
+PROBLEMS = ("mismatch", "invalid", "error", "crashed")
 PROOF_STATUSES = ("ok", "looser", "shape differs", "fails at a size", "values differ",
-                  "unchecked", "not run")
+                  "unchecked", "not run", "crashed", "unknown")
 #: The statuses that fail the proof (exit 1).
-PROBLEM_STATUSES = ("shape differs", "fails at a size", "values differ")
+PROBLEM_STATUSES = ("shape differs", "fails at a size", "values differ", "crashed", "unknown")
 
 
 @dataclass
@@ -64,6 +64,8 @@ class ValidationReport:
     layers: list[LayerValidation] = field(default_factory=list)
     #: the most bytes of tensors validate estimated it held at once (not in the JSON)
     peak_bytes: int = 0
+    #: the layers OpenVINO's reader refuses (``infer.readable``): it cannot read the model
+    unread: list[Any] = field(default_factory=list)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -71,9 +73,19 @@ class ValidationReport:
         return {"layers": len(self.layers), **{status: counts[status] for status in STATUSES}}
 
     @property
+    def nothing_proved(self) -> bool:
+        """There were gather layers to prove and not one of them was proved ``ok``."""
+        return bool(self.layers) and not any(lv.status == "ok" for lv in self.layers)
+
+    @property
     def ok(self) -> bool:
-        """True when no layer disagrees with the runtime (skipped layers are not problems)."""
-        return not self.problems()
+        """True when no layer disagrees with the runtime, OpenVINO reads the model and
+        something was proved (skipped layers are not problems, unless all are)."""
+        return not self.problems() and not self.unread and not self.nothing_proved
+
+    def verdicts(self) -> list[str]:
+        """What fails the model beside its layers' statuses, in words."""
+        return model_verdicts(self.unread, self.nothing_proved, "gather layer")
 
     def problems(self) -> list[LayerValidation]:
         return [lv for lv in self.layers if lv.status in PROBLEMS]
@@ -81,7 +93,9 @@ class ValidationReport:
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "seed": self.seed, "mode": self.mode,
                 "inference_precision": INFERENCE_PRECISION,
-                "summary": self.summary, "layers": [lv.to_dict() for lv in self.layers]}
+                "summary": self.summary, "unread": [u.to_dict() for u in self.unread],
+                "nothing_proved": self.nothing_proved,
+                "layers": [lv.to_dict() for lv in self.layers]}
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps({"models": [self.to_dict()]}, indent=indent)
@@ -129,6 +143,17 @@ class ProofReport:
     #: sizes inside the dims' bounds the runtime failed at, by label: ``sizes`` (by
     #: Parameter), ``message`` (the runtime's error), ``layers`` (the names blamed)
     failed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the layers OpenVINO's reader refuses (``infer.readable``): it cannot read the model
+    unread: list[Any] = field(default_factory=list)
+
+    @property
+    def nothing_proved(self) -> bool:
+        """There were layers to prove and the runtime proved not one."""
+        return bool(self.layers) and self.summary["proved"] == 0
+
+    def verdicts(self) -> list[str]:
+        """What fails the model beside its layers' statuses, in words."""
+        return model_verdicts(self.unread, self.nothing_proved, "layer")
 
     @property
     def summary(self) -> dict[str, int]:
@@ -142,18 +167,37 @@ class ProofReport:
 
     @property
     def ok(self) -> bool:
-        """No layer's shape or values differ and the model runs at every size tried
-        that ran at some size (a size the runtime fails at is a problem even when no
-        layer can be named)."""
-        return not self.failed and not any(lp.status in PROBLEM_STATUSES
-                                           for lp in self.layers)
+        """No layer's shape or values differ, none crashed the runtime, OpenVINO reads the
+        model, something was proved, and the model runs at every size tried that ran at
+        some size (a size the runtime fails at is a problem even when no layer can be
+        named)."""
+        return not self.failed and not self.unread and not self.nothing_proved and not any(
+            lp.status in PROBLEM_STATUSES for lp in self.layers)
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "mode": self.mode,
                 "inference_precision": INFERENCE_PRECISION, "sizes": self.sizes,
                 "sizes failed": self.failed, "summary": self.summary,
+                "unread": [u.to_dict() for u in self.unread],
+                "nothing_proved": self.nothing_proved,
                 "seconds": round(self.seconds, 3),
                 "layers": [lp.to_dict() for lp in self.layers]}
+
+
+def model_verdicts(unread: Sequence[Any], nothing_proved: bool, what: str) -> list[str]:
+    """The lines that fail a model as a whole: OpenVINO cannot read it (the layers it
+    refuses named), or the proof proved nothing it set out to prove."""
+    lines = []
+    if unread:
+        from ..infer.readable import READER_RELEASE
+
+        named = ", ".join(u.words() for u in unread[:5])
+        more = f" and {len(unread) - 5} more" if len(unread) > 5 else ""
+        lines.append(f"OpenVINO {READER_RELEASE} cannot read this model: it refuses "
+                     f"{named}{more}")
+    if nothing_proved:
+        lines.append(f"nothing proved: not one {what} was proved on the runtime")
+    return lines
 
 
 def summary_line(report: ProofReport) -> str:

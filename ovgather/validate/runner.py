@@ -14,14 +14,14 @@ import numpy as np
 
 from .. import runtime
 from ..element_types import element_type_name, is_integral_number, numpy_dtype
-from ..errors import UnsupportedOpError
+from ..errors import RuntimeBridgeError, UnsupportedOpError
 from ..graph.schema import input_edges
 from ..infer import check
 from ..ops.core import registry
 from ..ops.core.spec import Attrs
 from ..shapes import PartialShape
 
-__all__ = ["Runs", "feeds", "size_inputs", "fits", "xml_file"]
+__all__ = ["Runs", "feeds", "size_inputs", "fits", "xml_file", "shapes_in_worker"]
 
 
 def fits(shape: Sequence[int], inferred: PartialShape) -> bool:
@@ -103,48 +103,163 @@ def _inferred(G: nx.MultiDiGraph, rows: Mapping[str, Any], node: str,
     return shape.to_list() if shape.is_static else None
 
 
+#: What the worker process runs a chunk with (:func:`shapes_in_worker`; a test puts one
+#: there that crashes the process on a marked layer).
+RUN_SHAPES: Any = None
+
+#: in the worker process: the one extra-output model held (key, ``runtime.OutputShapes``)
+_HELD: list[Any] = []
+
+
+def shapes_in_worker(xml: str, wanted: Sequence[tuple[str, int]], threads: int | None,
+                     ranks_only: bool, cut: bool, sizes: Mapping[str, Sequence[int]] | None,
+                     feed: tuple | None) -> tuple[dict[tuple[str, int], str], int, dict]:
+    """Run in the runtime's worker: the model with extra outputs at ``wanted`` (held
+    between calls, one at a time), run at ``sizes`` on ``feeds(*feed)`` (no run when
+    ``sizes`` is None): the real shapes, the compiles it took, OpenVINO's partial shapes."""
+    key = (xml, tuple(wanted), threads, ranks_only, cut)
+    if not _HELD or _HELD[0][0] != key:
+        _HELD.clear()
+        _HELD.append((key, runtime.OutputShapes(xml, list(wanted), threads=threads,
+                                                ranks_only=ranks_only, cut=cut)))
+    runner = _HELD[0][1]
+    before = runner.compiles
+    shapes = {} if sizes is None else runner.shapes(sizes, lambda: feeds(*feed))
+    return shapes, runner.compiles - before, runner.partial_shapes
+
+
+def drop_held() -> None:
+    """Run in the runtime's worker: let go of the model :func:`shapes_in_worker` holds."""
+    _HELD.clear()
+
+
 class Runs:
     """The extra-output models of one proof, compiled once per chunk of ports and run at
-    every size; one held at a time. ``names`` maps a node to its friendly name;
-    ``ranks_only`` is ``runtime.OutputShapes``'s (reshape only the dynamic-rank inputs);
-    ``compiles`` counts the compiles."""
+    every size, in the runtime's worker process (one model held there at a time).
+    ``names`` maps a node to its friendly name; ``ranks_only`` is
+    ``runtime.OutputShapes``'s (reshape only the dynamic-rank inputs); ``compiles``
+    counts the compiles; ``G``, the graph, lets a crash be traced to its layer.
+
+    Two failures are worked around rather than taken as the model's:
+
+    - the CPU plugin refuses a compile with many extra outputs (``leaf_names.find``…)
+      that it takes without them: the chunk is proved in halves, down to single ports;
+      a port refused alone is in ``refused`` with the plugin's words;
+    - the runtime's process dies (a signal in native code): the chunk is run in models
+      cut at its ports (only what they depend on runs), and the first port whose cut
+      model crashes, with every cut model ending before it running, is in ``crashed``;
+      the ports after it in ``after_crash`` (by node: the node that crashed), and the
+      others are run without it.
+    """
 
     def __init__(self, xml: str, names: Mapping[str, str], threads: int | None, *,
-                 ranks_only: bool = False) -> None:
+                 ranks_only: bool = False, G: nx.MultiDiGraph | None = None) -> None:
         self.xml, self.names, self.threads, self.ranks_only = xml, names, threads, ranks_only
-        self.key: tuple | None = None
-        self.runner: Any = None
+        self.G = G
         self.compiles = 0
+        self.worker = runtime.shared_worker()
+        self.refused: dict[tuple[str, int], str] = {}
+        self.crashed: dict[str, str] = {}
+        self.after_crash: dict[str, str] = {}
+        self._bare: dict[tuple, str | None] = {}
 
-    def _held(self, part: Sequence[tuple[str, int]]) -> Any:
-        key = tuple(part)
-        if key != self.key:
-            self.key, self.runner = None, None
-            self.runner = runtime.OutputShapes(
-                self.xml, [(self.names[n], i) for n, i in part], threads=self.threads,
-                ranks_only=self.ranks_only)
-            self.key = key
-        return self.runner
+    def _call(self, part: Sequence[tuple[str, int]], cut: bool, sizes, feed) -> tuple:
+        fn = RUN_SHAPES or shapes_in_worker
+        shapes, compiles, partial = self.worker.call(
+            fn, self.xml, [(self.names[n], i) for n, i in part], self.threads,
+            self.ranks_only, cut, sizes, feed)
+        self.compiles += compiles
+        return shapes, partial
 
     def shapes(self, part: Sequence[tuple[str, int]], sizes: Mapping[str, PartialShape],
                seed: int, k: int, types: Mapping[str, str],
                given: Mapping[str, np.ndarray] | None = None) -> dict[tuple[str, int], str]:
         """The real shape of each port of ``part`` at ``sizes`` (on the inputs
         :func:`feeds` makes for them, ``given`` among them); a port the runtime cannot be
-        asked for is left out."""
-        runner = self._held(part)
-        before = runner.compiles
-        try:
-            shapes = runner.shapes({n: [d.lo for d in v.dims] for n, v in sizes.items()},
-                                   lambda: feeds(sizes, types, seed, k, given))
-        finally:
-            self.compiles += runner.compiles - before
-        return {(n, i): shapes[self.names[n], i] for n, i in part
+        asked for, refuses alone or cannot reach past a crash is left out."""
+        concrete = {n: [d.lo for d in v.dims] for n, v in sizes.items()}
+        feed = (sizes, types, seed, k, given)
+        gone = set(self.crashed) | set(self.after_crash)
+        kept = [p for p in part if p[0] not in gone]
+        if not kept:
+            return {}
+        shapes = self._run(kept, bool(gone), concrete, feed)
+        return {(n, i): shapes[self.names[n], i] for n, i in kept
                 if (self.names[n], i) in shapes}
+
+    def _run(self, part: list[tuple[str, int]], cut: bool, sizes, feed) -> dict:
+        try:
+            return self._call(part, cut, sizes, feed)[0]
+        except runtime.RuntimeCrash as crash:
+            if self.G is None:
+                raise
+            return self._trace_crash(part, crash, sizes, feed)
+        except RuntimeBridgeError as err:
+            if len(part) < 2 or "could not compile" not in err.message \
+                    or self._bare_refused(sizes, feed):
+                raise
+        half, out = len(part) // 2, {}
+        for piece in (part[:half], part[half:]):  # the plugin refuses so many outputs
+            try:
+                out.update(self._run(piece, cut, sizes, feed))
+            except RuntimeBridgeError as err:
+                for port in piece:
+                    self.refused.setdefault(port, err.message)
+        return out
+
+    def _bare_refused(self, sizes, feed) -> str | None:
+        """Why the model fails to compile or run with none of the extra outputs, or None."""
+        key = repr(sizes)
+        if key not in self._bare:
+            try:
+                self._call([], False, sizes, feed)
+                self._bare[key] = None
+            except RuntimeBridgeError as err:
+                self._bare[key] = err.message
+        return self._bare[key]
+
+    def _trace_crash(self, part: list[tuple[str, int]], crash: Exception, sizes,
+                     feed) -> dict:
+        """Find the first port of ``part`` (in graph order) whose cut model crashes: a
+        binary search over cut models ending at a prefix of ``part``."""
+        ran: dict[int, dict] = {}
+
+        def crashes(k: int) -> bool:
+            try:
+                ran[k] = self._call(part[:k], True, sizes, feed)[0]
+                return False
+            except runtime.RuntimeCrash:
+                return True
+
+        if not crashes(len(part)):  # only the model's own outputs crash it
+            return ran[len(part)]
+        lo, hi = 1, len(part)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if crashes(mid):
+                hi = mid
+            else:
+                lo = mid + 1
+        culprit = part[hi - 1][0]
+        self.crashed[culprit] = (f"{crash} in a model ending at this layer, and in none "
+                                 f"ending before it (of {len(part)} layers run together)")
+        for node in nx.descendants(self.G, culprit):
+            self.after_crash.setdefault(node, culprit)
+        out = ran.get(hi - 1) if hi > 1 else {}
+        if out is None:
+            out = self._run(part[:hi - 1], True, sizes, feed)
+        rest = [p for p in part[hi:] if p[0] != culprit and p[0] not in self.after_crash]
+        if rest:
+            out = {**out, **self._run(rest, True, sizes, feed)}
+        return out
+
+    def close(self) -> None:
+        """Free the model the worker holds for this proof (its compiled model's memory)."""
+        self.worker.call(drop_held)
 
     def partial_shapes(self, part: Sequence[tuple[str, int]]) -> dict[tuple[str, int], str]:
         """OpenVINO's partial shape of each port of ``part``, as read."""
-        known = self._held(part).partial_shapes
+        known = self._call(list(part), False, None, None)[1]
         return {(n, i): known[self.names[n], i] for n, i in part
                 if (self.names[n], i) in known}
 

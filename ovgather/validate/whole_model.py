@@ -17,6 +17,7 @@ from .. import runtime
 from ..element_types import element_type_name, numpy_dtype
 from ..errors import OvgatherError, RuntimeBridgeError
 from ..infer import infer_shapes
+from ..infer.readable import unread_layers
 from ..shapes import PartialShape
 from .gathers import body_gather_rows, body_gathers, gather_layers
 from .memory import DEFAULT_MEMORY_BUDGET, inputs_bytes, size_text, whole_run_bytes
@@ -51,7 +52,8 @@ def validate_whole_model(
     dynamic-rank input). Integer and bool inputs are zeros, a valid index for any
     gather; float inputs are random.
     """
-    report = ValidationReport(G.graph.get("xml_path"), seed, mode="whole-model")
+    report = ValidationReport(G.graph.get("xml_path"), seed, mode="whole-model",
+                              unread=unread_layers(G))
     nodes = gather_layers(G, layers)
     skipped = body_gathers(G, layers, infer_shapes(G)) if body_gather_rows(G) else []
     if not nodes:

@@ -51,13 +51,13 @@ def test_validate_skips_body_gathers_and_says_why(run):
     assert all(lv.status == "skipped" and lv.message.startswith("inside an If branch")
                for lv in rows.values())
     assert rows["pick/else_body/cols_g8"].inferred_partial_shape == "[2,2]"
-    assert report.ok
+    assert report.nothing_proved and not report.ok  # none could run: nothing proved
 
 
 def test_validate_layer_option_takes_a_body_path(capsys):
     code = main(["validate", str(LOOP), "--layer", "row_loop/body/pick_row_g8", "--json"])
     model = json.loads(capsys.readouterr().out)["models"][0]
-    assert code == 0 and model["summary"]["skipped"] == 1
+    assert code == 1 and model["summary"]["skipped"] == 1 and model["nothing_proved"]
     assert model["layers"][0]["id"] == "4/body/6"
     assert "inside a Loop body" in model["layers"][0]["message"]
 

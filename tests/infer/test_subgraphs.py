@@ -352,13 +352,16 @@ def test_check_exits_0_and_lists_body_layers(tmp_path: Path, capsys, builder) ->
     assert doc["models"][0]["summary"]["layers"] == len(names)
 
 
-def test_a_custom_op_inside_a_body_stays_unchecked(tmp_path: Path) -> None:
+def test_a_custom_op_inside_a_body_is_unknown_as_openvino_cannot_read_it(tmp_path: Path
+                                                                        ) -> None:
     path = _saved(tmp_path, loop_model(np.random.default_rng(0)))
     _plant(path, "gath", 'type="Gather" version="opset8"', 'type="MyGather" version="custom"')
     report = check(read_ir(path))
     (lr,) = [lr for lr in report.layers if lr.name.endswith("/gath")]
-    assert lr.status == "unchecked" and lr.type == "MyGather"
-    assert report.ok
+    assert lr.status == "unknown" and lr.type == "MyGather"
+    assert not report.ok
+    with pytest.raises(RuntimeError, match="MyGather"):
+        ov.Core().read_model(str(path))
 
 
 def test_an_invalid_body_makes_the_layer_invalid(tmp_path: Path) -> None:

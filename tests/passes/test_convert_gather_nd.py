@@ -506,3 +506,25 @@ def test_static_round_trip_gives_back_the_original_graph(tmp_path, start, there)
     write_ir(G, tmp_path / "c.xml")
     assert_same_outputs(CORE.read_model(tmp_path / "a.xml"), CORE.read_model(tmp_path / "c.xml"),
                         "static", 3)
+
+
+@pytest.mark.parametrize("sample", ["gather_nd8_bd2", "gather_nd8_bd3", "gather_nd5_bd2",
+                                    "gather_nd5_bd3", "gather_nd8_bd0", "mixed_ops"])
+@pytest.mark.parametrize("to", ["opset5", "opset8"])
+def test_output_tensor_names_stay_on_what_produces_the_output(sample, to, tmp_path):
+    """As OpenVINO reads both models: every output keeps its tensor names, and the layer
+    producing it keeps the friendly name the original's producer had."""
+    path = ROOT / "ir_samples" / f"{sample}.xml"
+    G = read_ir(path)
+    convert_gather_nd(G, to=to)
+    write_ir(G, tmp_path / "out.xml")
+    before, after = CORE.read_model(str(path)), CORE.read_model(tmp_path / "out.xml")
+
+    def outputs(model):
+        return sorted((sorted(r.input_value(0).get_names()),
+                       r.input_value(0).get_node().get_friendly_name())
+                      for r in model.get_results())
+
+    assert outputs(after) == outputs(before)
+    gathers = [n for n in after.get_ordered_ops() if n.get_type_name() == "GatherND"]
+    assert all(n.get_type_info().version_id == to for n in gathers)

@@ -51,12 +51,14 @@ def test_colours_follow_the_check_status() -> None:
     assert "declared [4096,1]" in to_dot(G)  # the contradicted edge shows both shapes
 
 
-def test_invalid_and_unchecked_layers_get_their_colours(tmp_path: Path) -> None:
+def test_invalid_unchecked_and_unknown_layers_get_their_colours(tmp_path: Path) -> None:
     G = read_ir(ROOT / "ir_samples" / "gather_nd8_bd2.xml")
     gnd = next(n for n in G if G.nodes[n]["type"] == "GatherND")
     G.nodes[gnd]["data"]["batch_dims"] = "3"  # b + k = 4 > rank D: invalid
     assert dot_nodes(to_dot(G))[gnd][1] == STATUS_COLOURS["invalid"]
-    G.nodes[gnd]["type"] = "MyCustomOp"  # an op ovgather does not know
+    G.nodes[gnd]["type"] = "MyCustomOp"  # an op OpenVINO's reader does not know
+    assert dot_nodes(to_dot(G))[gnd][1] == STATUS_COLOURS["unknown"]
+    G.nodes[gnd]["type"], G.nodes[gnd]["version"] = "GroupedMatMul", "opset17"  # no rule
     assert dot_nodes(to_dot(G))[gnd][1] == STATUS_COLOURS["unchecked"]
 
 
