@@ -251,8 +251,13 @@ def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
         if unread is None:
             status, tensors, message = _run_rule(G, node, attrs, pred[node], produced,
                                                  overrides, memo, nested, capture)
-        else:  # the reader refuses the model: the layer keeps its declared dims
-            status, tensors, message = "unknown", None, unread
+        else:  # the reader refuses the model, unless a loaded extension provides the op
+            status = None
+            if "op_shapes" in G.graph and openvino_type(attrs["type"]) is None:
+                status, tensors, message = _run_rule(G, node, attrs, pred[node], produced,
+                                                     overrides, memo, nested, capture)
+            if status not in ("ok", "invalid"):  # the layer keeps its declared dims
+                status, tensors, message = "unknown", None, unread
         if tensors is None or len(tensors) < len(outputs):
             fallback = [Tensor(declared_shape(p["dims"]), port_type(p)) for p in outputs]
             if tensors is None:

@@ -140,3 +140,19 @@ def test_check_without_the_extension_fails_naming_its_op_types(xml, capsys):
     G = read_ir(str(xml))
     for op in {a["type"] for _, a in G.nodes(data=True) if a.get("version") == "extension"}:
         assert op in out
+
+
+def test_an_extension_does_not_make_a_real_op_in_a_wrong_opset_readable(tmp_path, capsys):
+    # the extension provides its own op types; an Add written as opset17 stays unreadable
+    sample = Path(__file__).resolve().parents[2] / "ir_samples" / "mixed_ops.xml"
+    text = sample.read_text().replace('type="Add" version="opset1"',
+                                      'type="Add" version="opset17"', 1)
+    xml = tmp_path / "add17.xml"
+    xml.write_text(text)
+    xml.with_suffix(".bin").write_bytes(sample.with_suffix(".bin").read_bytes())
+    with pytest.raises(RuntimeError):
+        ov.Core().read_model(str(xml))
+    code = main(["check", str(xml), "--json", "--extension", "openvino_tokenizers"])
+    doc = json.loads(capsys.readouterr().out)["models"][0]
+    assert code == 1 and doc["summary"]["unknown"] == 1
+    assert [layer["type"] for layer in doc["layers"] if layer["status"] == "unknown"] == ["Add"]
