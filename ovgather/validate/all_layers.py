@@ -471,14 +471,15 @@ def _check_values(G, proofs: Mapping[str, LayerProof], seed: int, budget: int,
                   threads: int | None) -> None:
     """``validate``'s value check of every gather-family layer (run alone on random valid
     indices against the NumPy reference): a problem there makes the layer ``values
-    differ`` unless its shape already differs."""
+    differ`` (``crashed`` when the runtime crashed on it) unless its shape already differs."""
     for lv in validate(G, seed=seed, memory_budget=budget, threads=threads).layers:
         lp = proofs.get(lv.id)
         if lp is None:  # a gather inside a body: not run, as every layer there
             continue
         lp.values = {"status": lv.status, "max_error": lv.max_error, "message": lv.message}
         if lv.status in PROBLEMS and lp.status not in ("shape differs", "unknown", "crashed"):
-            lp.status = "values differ"
+            # a runtime that crashed on the layer alone proved nothing of its values
+            lp.status = "crashed" if lv.status == "crashed" else "values differ"
             lp.message = f"run alone against the reference: {lv.status}: {lv.message}"
 
 
