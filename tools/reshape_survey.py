@@ -78,7 +78,13 @@ def _feeds(model: ov.Model, batch: int, rng: np.random.Generator) -> dict[str, n
         shape = [batch, *inp.get_partial_shape().to_shape()[1:]]
         dtype = inp.get_element_type().to_dtype()
         if "mask" in inp.get_any_name():
-            feeds[inp.get_any_name()] = np.ones(shape, dtype)
+            # ones with a different number of padded positions per row: a batched model
+            # that masks every row with one row's mask computes other rows
+            mask = np.ones(shape, dtype)
+            if len(shape) == 2 and shape[1] > 1:
+                for r in range(shape[0]):
+                    mask[r, shape[1] - r % shape[1]:] = 0
+            feeds[inp.get_any_name()] = mask
         elif dtype.kind in "iub":
             feeds[inp.get_any_name()] = rng.integers(0, 2, shape).astype(dtype)
         else:
@@ -111,7 +117,9 @@ def _rows_mismatch(one: ov.CompiledModel, many: ov.CompiledModel, model: ov.Mode
             want = np.concatenate([_boxes_of(row[i], 0) for row in rows])
         if out.shape != want.shape:
             return f"batch {batch}, output {i}: shape {out.shape}, rows give {want.shape}"
-        if not np.allclose(out, want, rtol=2e-3, atol=2e-3, equal_nan=True):
+        # f32 tolerance, absolute per unit of the output's magnitude (a batch reorders sums)
+        scale = float(np.nanmax(np.abs(want))) if want.size and want.dtype.kind == "f" else 1.0
+        if not np.allclose(out, want, rtol=1e-3, atol=1e-4 * max(scale, 1e-6), equal_nan=True):
             nans = int(np.isnan(out).sum() - np.isnan(want).sum())
             worst = float(np.nanmax(np.abs(out - want))) if nans == 0 else float("nan")
             return (f"batch {batch}, output {i}: rows differ by up to {worst:.3g}"
