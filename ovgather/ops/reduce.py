@@ -10,7 +10,6 @@ not constants the rank is still known under ``keep_dims`` or when there is one a
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import TYPE_CHECKING
 
@@ -77,7 +76,7 @@ def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
     if fn is None or v is None or not v[0] or size != len(v[0]) \
             or not all(isinstance(a, int) for a in axes):
         return None
-    groups = _groups([d.lo for d in t.shape.dims], axes)
+    groups = numeric.reduction_groups([d.lo for d in t.shape.dims], axes)
     if groups is None:
         return None
     lo, hi = v
@@ -95,25 +94,6 @@ def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
         tuple(fn([hi[k] for k in g]) for g in groups)
 
 
-def _groups(dims: list[int], axes: tuple[int, ...]) -> list[list[int]] | None:
-    """The flat indices each output element of a reduction over ``axes`` reads, in
-    output order; None when one reads nothing (a reduced dim of 0).
-
-    >>> _groups([2, 3], (0,))
-    [[0, 3], [1, 4], [2, 5]]
-    """
-    rank = len(dims)
-    moved = sorted({a % rank for a in axes}) if rank else []
-    if math.prod(dims[a] for a in moved) == 0:
-        return None
-    # plain Python on these few elements: numpy's import alone costs a small check more
-    strides = [math.prod(dims[i + 1:]) for i in range(rank)]
-    kept = [i for i in range(rank) if i not in moved]
-    spans = [sum(k * strides[i] for i, k in zip(moved, at, strict=True))
-             for at in itertools.product(*(range(dims[i]) for i in moved))]
-    return [[base + span for span in spans]
-            for base in (sum(k * strides[i] for i, k in zip(kept, at, strict=True))
-                         for at in itertools.product(*(range(dims[i]) for i in kept)))]
 
 
 def _clip_prod(values) -> int:

@@ -32,7 +32,7 @@ from .packed import UNPACKED, unpack
 
 __all__ = ["EVALUATES", "evaluates", "DTYPES", "exact_array", "value_of", "in_type",
            "unpack", "UNPACKED", "REALS", "py_binary", "wrapped", "binary", "unary", "clamp",
-           "reduce", "matmul", "gathered"]
+           "reduce", "reduction_groups", "matmul", "gathered"]
 
 _I = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 _WIDE = ("i32", "i64", "u32", "u64", "f16", "bf16", "f32")  # the usual IfTypeOf list
@@ -550,20 +550,21 @@ _PY_REDUCE = {"ReduceSum": lambda v, t: sum(v), "ReduceProd": lambda v, t: _py_p
               "ReduceMean": _py_mean, "ReduceL1": lambda v, t: sum(map(abs, v))}
 
 
-def _py_groups(t, axes):
-    """The flat indices each output element reduces, row-major (None: no plain case)."""
+def reduction_groups(dims: list[int], axes: tuple[int, ...]) -> list[list[int]] | None:
+    """The flat indices each output element of a reduction over ``axes`` reads, in
+    output order; None when one reads nothing (a reduced dim of 0).
+
+    >>> reduction_groups([2, 3], (0,))
+    [[0, 3], [1, 4], [2, 5]]
+    """
     import itertools
     import math
 
-    dims = t.shape.dims
-    if dims is None or any(d.lo != d.hi for d in dims) or t.value is None \
-            or t.value[0] != t.value[1] or any(type(v) is not int for v in t.value[0]):
-        return None
-    dims = [d.lo for d in dims]
     rank = len(dims)
     moved = sorted({a % rank for a in axes}) if rank else []
-    if math.prod(dims[a] for a in moved) == 0 or math.prod(dims) != len(t.value[0]):
+    if math.prod(dims[a] for a in moved) == 0:
         return None
+    # plain Python on these few elements: numpy's import alone costs a small check more
     strides = [math.prod(dims[i + 1:]) for i in range(rank)]
     kept = [i for i in range(rank) if i not in moved]
     spans = [sum(k * strides[i] for i, k in zip(moved, at, strict=True))
@@ -571,6 +572,20 @@ def _py_groups(t, axes):
     return [[base + span for span in spans]
             for base in (sum(k * strides[i] for i, k in zip(kept, at, strict=True))
                          for at in itertools.product(*(range(dims[i]) for i in kept)))]
+
+
+def _py_groups(t, axes):
+    """The flat indices each output element reduces, row-major (None: no plain case)."""
+    import math
+
+    dims = t.shape.dims
+    if dims is None or any(d.lo != d.hi for d in dims) or t.value is None \
+            or t.value[0] != t.value[1] or any(type(v) is not int for v in t.value[0]):
+        return None
+    dims = [d.lo for d in dims]
+    if math.prod(dims) != len(t.value[0]):
+        return None
+    return reduction_groups(dims, axes)
 
 
 def reduce(op: str, t, axes: tuple[int, ...]):
