@@ -26,6 +26,9 @@ on a type folds nothing, so a Reshape fed by it stays ``?``. This module holds b
 
 from __future__ import annotations
 
+import itertools
+import math
+
 from ..._lazy import numpy as np
 from .clib import c_cast, c_math, c_math2
 from .packed import UNPACKED, unpack
@@ -557,9 +560,6 @@ def reduction_groups(dims: list[int], axes: tuple[int, ...]) -> list[list[int]] 
     >>> reduction_groups([2, 3], (0,))
     [[0, 3], [1, 4], [2, 5]]
     """
-    import itertools
-    import math
-
     rank = len(dims)
     moved = sorted({a % rank for a in axes}) if rank else []
     if math.prod(dims[a] for a in moved) == 0:
@@ -576,8 +576,6 @@ def reduction_groups(dims: list[int], axes: tuple[int, ...]) -> list[list[int]] 
 
 def _py_groups(t, axes):
     """The flat indices each output element reduces, row-major (None: no plain case)."""
-    import math
-
     dims = t.shape.dims
     if dims is None or any(d.lo != d.hi for d in dims) or t.value is None \
             or t.value[0] != t.value[1] or any(type(v) is not int for v in t.value[0]):
@@ -678,8 +676,6 @@ def gathered(data, indices, axis: int):
     """Gather (no batch dims) of an exact value by exact indices along ``axis``;
     negative indices count from the end; None when one is out of range. Plain Python:
     a shape computation imports no NumPy."""
-    import math
-
     dims, idx_dims = data.shape.dims, indices.shape.dims
     v, idx = data.value, indices.value
     if dims is None or idx_dims is None or not dims or v is None or idx is None \
