@@ -1,15 +1,10 @@
 """The scatter ops and ReverseSequence against OpenVINO on seeded random shapes: updates
 built around the shape OpenVINO expects (one dim changed, a rank off, intervals, dynamic
 dims and ranks), known and unknown axes; both must infer the same shape or both refuse.
-Then the ScatterUpdate of a Loop body whose updates do not fit: OpenVINO's reader refuses
-the IR, and so must ``check``."""
+(The same checks inside a Loop body, against read_model and reshape: test_body_checks.py.)"""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-import numpy as np
 import openvino as ov
 import openvino.opset1 as ov1
 import openvino.opset3 as ov3
@@ -133,120 +128,3 @@ def test_reverse_sequence_merges_the_batch_with_the_lengths():
                 {"batch_axis": "0", "seq_axis": "1"})
     from op_diff import ours, theirs
     assert ours(case) == theirs(case) == "[4,?,?]"
-
-
-LOOP_IR = """<?xml version="1.0"?>
-<net name="loop_scatter" version="11">
- <layers>
-  <layer id="0" name="x" type="Parameter" version="opset1">
-   <data shape="2,15376" element_type="f32"/>
-   <output><port id="0" precision="FP32"><dim>2</dim><dim>15376</dim></port></output>
-  </layer>
-  <layer id="1" name="u" type="Parameter" version="opset1">
-   <data shape="1,{cols}" element_type="f32"/>
-   <output><port id="0" precision="FP32"><dim>1</dim><dim>{cols}</dim></port></output>
-  </layer>
-  <layer id="2" name="trip" type="Const" version="opset1">
-   <data element_type="i64" shape="" offset="0" size="8"/>
-   <output><port id="0" precision="I64"/></output>
-  </layer>
-  <layer id="3" name="cond" type="Const" version="opset1">
-   <data element_type="boolean" shape="" offset="8" size="1"/>
-   <output><port id="0" precision="BOOL"/></output>
-  </layer>
-  <layer id="4" name="loop" type="Loop" version="opset5">
-   <input>
-    <port id="0" precision="I64"/>
-    <port id="1" precision="BOOL"/>
-    <port id="2" precision="FP32"><dim>2</dim><dim>15376</dim></port>
-    <port id="3" precision="FP32"><dim>1</dim><dim>{cols}</dim></port>
-   </input>
-   <output><port id="4" precision="FP32"><dim>2</dim><dim>15376</dim></port></output>
-   <port_map>
-    <input external_port_id="2" internal_layer_id="0"/>
-    <input external_port_id="3" internal_layer_id="1"/>
-    <output external_port_id="4" internal_layer_id="5"/>
-    <output external_port_id="-1" internal_layer_id="7" purpose="execution_condition"/>
-   </port_map>
-   <back_edges><edge from-layer="5" to-layer="0"/></back_edges>
-   <body>
-    <layers>
-     <layer id="0" name="data" type="Parameter" version="opset1">
-      <data shape="?,15376" element_type="f32"/>
-      <output><port id="0" precision="FP32"><dim>-1</dim><dim>15376</dim></port></output>
-     </layer>
-     <layer id="1" name="upd" type="Parameter" version="opset1">
-      <data shape="1,{cols}" element_type="f32"/>
-      <output><port id="0" precision="FP32"><dim>1</dim><dim>{cols}</dim></port></output>
-     </layer>
-     <layer id="2" name="idx" type="Const" version="opset1">
-      <data element_type="i32" shape="1" offset="9" size="4"/>
-      <output><port id="0" precision="I32"><dim>1</dim></port></output>
-     </layer>
-     <layer id="3" name="axis" type="Const" version="opset1">
-      <data element_type="i32" shape="" offset="13" size="4"/>
-      <output><port id="0" precision="I32"/></output>
-     </layer>
-     <layer id="4" name="scatter" type="ScatterUpdate" version="opset3">
-      <input>
-       <port id="0" precision="FP32"><dim>-1</dim><dim>15376</dim></port>
-       <port id="1" precision="I32"><dim>1</dim></port>
-       <port id="2" precision="FP32"><dim>1</dim><dim>{cols}</dim></port>
-       <port id="3" precision="I32"/>
-      </input>
-      <output><port id="4" precision="FP32"><dim>-1</dim><dim>15376</dim></port></output>
-     </layer>
-     <layer id="5" name="out" type="Result" version="opset1">
-      <input><port id="0" precision="FP32"><dim>-1</dim><dim>15376</dim></port></input>
-     </layer>
-     <layer id="6" name="go" type="Const" version="opset1">
-      <data element_type="boolean" shape="" offset="8" size="1"/>
-      <output><port id="0" precision="BOOL"/></output>
-     </layer>
-     <layer id="7" name="go_out" type="Result" version="opset1">
-      <input><port id="0" precision="BOOL"/></input>
-     </layer>
-    </layers>
-    <edges>
-     <edge from-layer="0" from-port="0" to-layer="4" to-port="0"/>
-     <edge from-layer="2" from-port="0" to-layer="4" to-port="1"/>
-     <edge from-layer="1" from-port="0" to-layer="4" to-port="2"/>
-     <edge from-layer="3" from-port="0" to-layer="4" to-port="3"/>
-     <edge from-layer="4" from-port="4" to-layer="5" to-port="0"/>
-     <edge from-layer="6" from-port="0" to-layer="7" to-port="0"/>
-    </edges>
-   </body>
-  </layer>
-  <layer id="5" name="y" type="Result" version="opset1">
-   <input><port id="0" precision="FP32"><dim>2</dim><dim>15376</dim></port></input>
-  </layer>
- </layers>
- <edges>
-  <edge from-layer="2" from-port="0" to-layer="4" to-port="0"/>
-  <edge from-layer="3" from-port="0" to-layer="4" to-port="1"/>
-  <edge from-layer="0" from-port="0" to-layer="4" to-port="2"/>
-  <edge from-layer="1" from-port="0" to-layer="4" to-port="3"/>
-  <edge from-layer="4" from-port="4" to-layer="5" to-port="0"/>
- </edges>
-</net>
-"""
-
-
-@pytest.mark.parametrize("cols", [15376, 30752])
-def test_a_scatter_in_a_loop_body_is_checked_as_openvino_reads_it(tmp_path, cols):
-    xml = tmp_path / "loop.xml"
-    xml.write_text(LOOP_IR.format(cols=cols))
-    (tmp_path / "loop.bin").write_bytes(
-        np.array([2], np.int64).tobytes() + b"\x01" + np.array([0, 0], np.int32).tobytes())
-    try:
-        ov.Core().read_model(str(xml))
-        openvino_reads = True
-    except RuntimeError as err:
-        openvino_reads = False
-        assert "Updates shape must have appropriate dimensions" in str(err)
-    done = subprocess.run([sys.executable, "-m", "ovgather", "check", str(xml)],
-                          capture_output=True, text=True)
-    assert openvino_reads == (cols == 15376)
-    assert done.returncode == (0 if openvino_reads else 1), done.stdout + done.stderr
-    if not openvino_reads:
-        assert "scatter" in done.stdout and "invalid" in done.stdout
