@@ -31,8 +31,8 @@ __all__ = ["OnnxRuntimeLayers", "onnxruntime"]
 MISSING = ("ONNX Runtime is not installed, and --ref onnxruntime needs it: "
            "pip install 'ovgather[onnxruntime]'")
 
-#: session option: the folder external data locations are relative to, for a model given
-#: to ONNX Runtime as bytes
+#: session option (ONNX Runtime 1.21 on): the folder external data locations are relative
+#: to, for a model given to ONNX Runtime as bytes
 EXTERNAL_FOLDER = "session.model_external_initializers_file_folder_path"
 
 
@@ -80,6 +80,7 @@ class OnnxRuntimeLayers:
                                      file=str(self.path)) from err
         self._outputs = tuple(_node_outputs(self._model.graph))
         self._sessions: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+        self._types: dict[str, int] | None = None  # shape inference's, on first need
 
     def outputs(self) -> Sequence[LayerOutput]:
         """Every output of every node of the main graph, in topological order."""
@@ -115,7 +116,9 @@ class OnnxRuntimeLayers:
 
     def _new_session(self, names: Iterable[str]) -> Any:
         _, ort = onnxruntime()
-        model = exposed(self._model, names)
+        if self._types is None:
+            self._types = inferred_types(self._model)
+        model = exposed(self._model, names, self._types)
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         options.add_session_config_entry(EXTERNAL_FOLDER, str(self.path.resolve().parent))
@@ -129,43 +132,39 @@ class OnnxRuntimeLayers:
                                      f"({first_line(err)})", file=str(self.path)) from err
 
 
-def exposed(model: Any, names: Iterable[str]) -> Any:
+def exposed(model: Any, names: Iterable[str], types: Mapping[str, int] | None = None) -> Any:
     """A copy of ``model`` whose graph outputs also include the tensors ``names``, each
-    typed as ``onnx.shape_inference`` types it. An output it cannot type (an op of a domain
-    it has no schema for) goes in untyped: ONNX Runtime types it from the node's kernel."""
+    with its element type from ``types`` (:func:`inferred_types` when not given). An output
+    without one (an op of a domain ONNX has no schema for) goes in untyped: ONNX Runtime
+    types it from the node's kernel."""
     onnx, _ = onnxruntime()
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     present = {v.name for v in copy.graph.output}
     missing = [n for n in names if n not in present]
-    if not missing:
-        return copy
-    types = _inferred_types(copy)
+    if missing and types is None:
+        types = inferred_types(model)
     for name in missing:
         info = copy.graph.output.add()
-        if name in types:
-            info.CopyFrom(types[name])
         info.name = name
+        if name in types:
+            info.type.tensor_type.elem_type = types[name]
     return copy
 
 
-def _inferred_types(model: Any) -> dict[str, Any]:
-    """The ValueInfo of every tensor of the main graph that shape inference can type
-    (shapes dropped: an exposed output must not be held to a shape inference guessed)."""
+def inferred_types(model: Any) -> dict[str, int]:
+    """The element type (``onnx.TensorProto`` code) of every tensor of the main graph that
+    ``onnx.shape_inference`` can type. Shapes are left out: an exposed output must not be
+    held to a shape that inference guessed."""
     onnx, _ = onnxruntime()
     try:
         inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
     except Exception:  # inference gives up on some models; untyped outputs still run
         return {}
     graph = inferred.graph
-    types = {}
-    for info in (*graph.value_info, *graph.output, *graph.input):
-        if info.type.HasField("tensor_type") and info.type.tensor_type.elem_type:
-            typed = onnx.ValueInfoProto()
-            typed.name = info.name
-            typed.type.tensor_type.elem_type = info.type.tensor_type.elem_type
-            types[info.name] = typed
-    return types
+    return {info.name: info.type.tensor_type.elem_type
+            for info in (*graph.value_info, *graph.output, *graph.input)
+            if info.type.HasField("tensor_type") and info.type.tensor_type.elem_type}
 
 
 def _node_outputs(graph: Any) -> list[LayerOutput]:
