@@ -121,6 +121,7 @@ class OnnxRuntimeLayers:
         model = exposed(self._model, names, self._types)
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        options.log_severity_level = 3  # its warnings are no output of ovgather; errors raise
         options.add_session_config_entry(EXTERNAL_FOLDER, str(self.path.resolve().parent))
         if self.threads:
             options.intra_op_num_threads = int(self.threads)
