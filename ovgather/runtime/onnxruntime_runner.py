@@ -28,8 +28,8 @@ from .layer_outputs import LayerOutput
 __all__ = ["OnnxRuntimeLayers", "onnxruntime"]
 
 #: the one line a user reads when the extra is not installed
-MISSING = ("ONNX Runtime is not installed, and --ref onnxruntime needs it: "
-           "pip install 'ovgather[onnxruntime]'")
+MISSING = ("running an .onnx model on ONNX Runtime (--ref onnxruntime) needs onnxruntime "
+           "and onnx, which are not installed: pip install 'ovgather[onnxruntime]'")
 
 #: session option (ONNX Runtime 1.21 on): the folder external data locations are relative
 #: to, for a model given to ONNX Runtime as bytes
@@ -95,6 +95,8 @@ class OnnxRuntimeLayers:
             wanted: Sequence[LayerOutput]) -> dict[LayerOutput, np.ndarray]:
         """Run once on ``feeds`` with the ``wanted`` outputs exposed; their values."""
         names = tuple(dict.fromkeys(_tensor(o) for o in wanted))
+        if not names:
+            return {}
         session = self._session(names)
         try:
             values = session.run(list(names), dict(feeds))

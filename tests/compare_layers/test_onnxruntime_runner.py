@@ -239,6 +239,7 @@ def test_one_session_per_set_of_outputs() -> None:
     feeds = seeded_feeds(path)
     assert np.array_equal(layers.run(feeds, outs[-1:])[outs[-1]],
                           layers.run(feeds, outs)[outs[-1]])
+    assert layers.run(feeds, []) == {}
 
 
 def test_external_data_is_read_beside_the_model(tmp_path: Path, core: ov.Core,
