@@ -3,84 +3,30 @@
 The SARIF log is validated against OASIS' SARIF 2.1.0 JSON schema (tests/data/sarif/), and
 every result must point at the XML line of its layer, found here with lxml's ``sourceline``
 in the tampered file itself; the JUnit XML is read by ``junitparser``, as a CI dashboard
-reads it. The samples are copies of ir_samples/ with known faults put in: a declared dim
-changed (``mismatch``), a Const's shape changed so that a MatMul's inner dims differ
-(``invalid``), a layer turned into an op no opset holds (``unknown``), and a declared dim
-changed on a layer inside a Loop's body.
+reads it. The samples are copies of ir_samples/ with known faults put in
+(tests/helpers/tampered_irs.py): a mismatch, an invalid and an unknown layer, and a mismatch
+inside a Loop's body.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import shutil
 from pathlib import Path
 
 import jsonschema
 import junitparser
 import pytest
-from lxml import etree
+from tampered_irs import CLEAN, FAULTS, ROOT, layer_line, write_samples
 
 from ovgather.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "ir_samples"
 SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif" / "sarif-schema-2.1.0.json").read_text())
-CLEAN = "gather_nd8_bd3"
-
-#: sample -> {layer path id: (status, how the layer is tampered)}; a path id names a layer
-#: inside a body as check does: "4/body/6" is layer 6 of the body of layer 4
-FAULTS = {
-    "mixed_ops": {"26": "mismatch", "8": "invalid", "16": "unknown"},
-    "loop_gather": {"4/body/6": "mismatch"},
-}
-
-
-def _layer(root: etree._Element, path_id: str) -> etree._Element:
-    parts = path_id.split("/")
-    layer = root.find(f"layers/layer[@id='{parts[0]}']")
-    for body, inner in zip(parts[1::2], parts[2::2], strict=True):
-        layer = layer.find(f"{body}/layers/layer[@id='{inner}']")
-    assert layer is not None, path_id
-    return layer
-
-
-def _tamper_mixed_ops(root: etree._Element) -> None:
-    out = _layer(root, "26").find("output/port")  # Gather [?,2,8] declared [?,2,9]
-    out[2].text = str(int(out[2].text) + 1)
-    weights = _layer(root, "7")  # the MatMul's weights [24,16] become [23,16]: inner dims differ
-    data = weights.find("data")
-    data.set("shape", "23, 16")
-    data.set("size", str(23 * 16 * 4))
-    weights.find("output/port")[0].text = "23"
-    _layer(root, "8").find("input/port[@id='1']")[0].text = "23"
-    turn = _layer(root, "16")  # Transpose becomes an op OpenVINO's reader refuses
-    turn.set("type", "SuperReLU")
-    turn.set("version", "opset17")
-
-
-def _tamper_loop_gather(root: etree._Element) -> None:
-    out = _layer(root, "4/body/6").find("output/port")  # inside the Loop body: [1,4] -> [1,5]
-    out[1].text = str(int(out[1].text) + 1)
-
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory) -> Path:
     """A folder with the tampered copies and a clean sample, each with its .bin."""
-    folder = tmp_path_factory.mktemp("ci_formats")
-    for name, tamper in (("mixed_ops", _tamper_mixed_ops), ("loop_gather", _tamper_loop_gather),
-                         (CLEAN, None)):
-        shutil.copy(SAMPLES / f"{name}.bin", folder / f"{name}.bin")
-        tree = etree.parse(str(SAMPLES / f"{name}.xml"))
-        if tamper is not None:
-            tamper(tree.getroot())
-        tree.write(str(folder / f"{name}.xml"), xml_declaration=True, encoding="UTF-8")
-    return folder
-
-
-def _line(folder: Path, name: str, path_id: str) -> int:
-    """The XML line of the layer, read from the file as written."""
-    return _layer(etree.parse(str(folder / f"{name}.xml")).getroot(), path_id).sourceline
+    return write_samples(tmp_path_factory.mktemp("ci_formats"))
 
 
 def _run(args: list[str], capsys) -> tuple[int, str, str]:
@@ -119,7 +65,7 @@ def test_sarif_validates_and_marks_the_xml_line_of_every_bad_layer(models, capsy
         assert where["uriBaseId"] == "%SRCROOT%"
         found[where["uri"], result["properties"]["layerId"]] = (
             result["ruleId"], physical["region"]["startLine"])
-    expected = {(f"{name}.xml", path_id): (status, _line(models, name, path_id))
+    expected = {(f"{name}.xml", path_id): (status, layer_line(models, name, path_id))
                 for name, faults in FAULTS.items() for path_id, status in faults.items()}
     assert found == expected
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == models.as_uri() + "/"
@@ -185,7 +131,7 @@ def test_target_runtime_problems_are_results_of_their_own_rule(models, capsys):
     target = [r for r in log["runs"][0]["results"] if r["ruleId"] == "target-runtime"]
     assert "target-runtime" in rules and len(target) == 1
     region = target[0]["locations"][0]["physicalLocation"]["region"]
-    assert region["startLine"] == _line(models, "mixed_ops", "16")
+    assert region["startLine"] == layer_line(models, "mixed_ops", "16")
     assert "2023.0" in target[0]["message"]["text"]
 
 
@@ -210,7 +156,7 @@ def test_junit_has_a_test_case_per_model_and_one_failure_listing_its_layers(mode
         lines = failure.text.splitlines()
         assert len(lines) == len(faults)
         for path_id, status in faults.items():
-            where = f"{models / f'{name}.xml'}:{_line(models, name, path_id)}: {status}: "
+            where = f"{models / f'{name}.xml'}:{layer_line(models, name, path_id)}: {status}: "
             assert sum(line.startswith(where) and f"(id {path_id}," in line
                        for line in lines) == 1, (where, lines)
     assert cases[str(models / f"{CLEAN}.xml")].is_passed
