@@ -5,7 +5,7 @@ every result must point at the XML line of its layer, found here with lxml's ``s
 in the tampered file itself; the JUnit XML is read by ``junitparser``, as a CI dashboard
 reads it. The samples are copies of ir_samples/ with known faults put in
 (tests/helpers/tampered_irs.py): a mismatch, an invalid and an unknown layer, and a mismatch
-inside a Loop's body.
+inside a Loop's body and inside an If's body.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def _validate(log: dict) -> None:
 def test_sarif_validates_and_marks_the_xml_line_of_every_bad_layer(models, capsys,
                                                                    monkeypatch):
     monkeypatch.chdir(models)
-    code, out, _ = _run(["check", "mixed_ops.xml", "loop_gather.xml", f"{CLEAN}.xml",
-                         "--format", "sarif"], capsys)
+    code, out, _ = _run(["check", "mixed_ops.xml", "loop_gather.xml", "if_gather.xml",
+                         f"{CLEAN}.xml", "--format", "sarif"], capsys)
     assert code == 1
     log = json.loads(out)  # stdout holds the log and nothing else
     _validate(log)
@@ -139,15 +139,15 @@ def test_target_runtime_problems_are_results_of_their_own_rule(models, capsys):
 def test_junit_has_a_test_case_per_model_and_one_failure_listing_its_layers(models, capsys,
                                                                             tmp_path):
     missing = models / "missing.xml"
-    paths = [models / "mixed_ops.xml", models / "loop_gather.xml", models / f"{CLEAN}.xml",
-             missing]
+    paths = [models / "mixed_ops.xml", models / "loop_gather.xml", models / "if_gather.xml",
+             models / f"{CLEAN}.xml", missing]
     code, out, _ = _run(["check", *map(str, paths), "--format", "junit"], capsys)
     assert code == 2  # as check's: a model could not be used
     report = tmp_path / "junit.xml"
     report.write_text(out, encoding="utf-8")
     xml = junitparser.JUnitXml.fromfile(str(report))
     (suite,) = list(xml)
-    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (4, 2, 1, 0)
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (5, 3, 1, 0)
     cases = {case.name: case for case in suite}
     assert list(cases) == [str(p) for p in paths]
     for name, faults in FAULTS.items():

@@ -2,8 +2,8 @@
 (``check --format sarif|junit``, the pre-commit hook): a declared dim changed
 (``mismatch``), a Const's shape changed so that a MatMul's inner dims differ (``invalid``),
 a layer turned into an op no opset holds (``unknown``), and a declared dim changed on a
-layer inside a Loop's body. Lines are never hard-coded: :func:`layer_line` reads them from
-the written file with lxml."""
+layer inside a Loop's body and on one inside an If's else body. Lines are never
+hard-coded: :func:`layer_line` reads them from the written file with lxml."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ CLEAN = "gather_nd8_bd3"
 FAULTS = {
     "mixed_ops": {"26": "mismatch", "8": "invalid", "16": "unknown"},
     "loop_gather": {"4/body/6": "mismatch"},
+    "if_gather": {"2/else_body/3": "mismatch"},
 }
 
 
@@ -54,10 +55,15 @@ def _tamper_loop_gather(root: etree._Element) -> None:
     out[1].text = str(int(out[1].text) + 1)
 
 
+def _tamper_if_gather(root: etree._Element) -> None:
+    out = find_layer(root, "2/else_body/3").find("output/port")  # an If's else body: [2,2] -> [2,3]
+    out[1].text = str(int(out[1].text) + 1)
+
+
 def write_samples(folder: Path) -> Path:
     """The tampered copies and a clean sample, each with its .bin, in ``folder``."""
     for name, tamper in (("mixed_ops", _tamper_mixed_ops), ("loop_gather", _tamper_loop_gather),
-                         (CLEAN, None)):
+                         ("if_gather", _tamper_if_gather), (CLEAN, None)):
         shutil.copy(SAMPLES / f"{name}.bin", folder / f"{name}.bin")
         tree = etree.parse(str(SAMPLES / f"{name}.xml"))
         if tamper is not None:
