@@ -200,10 +200,20 @@ def test_skip_non_ir_passes_over_an_xml_that_is_no_ir_with_a_note(models, capsys
     assert out.strip().endswith(": OK: 4 layers, 4 ok, 0 mismatch, 0 invalid, 0 unchecked")
 
 
-@pytest.mark.parametrize("text", ["", "not XML at all", "<net version='11'><layers>"])
+def test_skip_non_ir_reads_the_root_in_any_encoding(models, capsys, tmp_path):
+    manifest = tmp_path / "AndroidManifest.xml"
+    manifest.write_text("<?xml version='1.0' encoding='UTF-16'?>\n<manifest/>\n",
+                        encoding="utf-16")
+    code, _, err = _run(["check", str(manifest), "--skip-non-ir"], capsys)
+    assert code == 0 and "its root element is <manifest>" in err
+
+
+@pytest.mark.parametrize("text", ["", "not XML at all", "<net version='11'><layers>",
+                                  "<!DOCTYPE project>\n<project/>\n"])
 def test_skip_non_ir_still_refuses_a_broken_file(text, capsys, tmp_path):
     """Only a well-formed start with another root element is skipped: an empty file, one
-    that is no XML, or a truncated IR are errors, as any broken IR."""
+    that is no XML, a truncated IR, or a file with a DTD (never parsed) are errors, as any
+    broken IR."""
     broken = tmp_path / "model.xml"
     broken.write_text(text)
     code, out, err = _run(["check", str(broken), "--skip-non-ir"], capsys)
