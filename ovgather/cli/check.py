@@ -1,9 +1,10 @@
 """``ovgather check`` and ``ovgather infer`` (docs/cli.md).
 
 ``check MODEL.xml [MODEL.xml …] [--shape NAME=SHAPE …] [--json] [--all]
-[--target-runtime RELEASE]`` re-infers every layer and compares with the declared port
-dims, and with ``--target-runtime`` lists every layer that OpenVINO release cannot load or
-compile; ``infer`` prints what it inferred. The
+[--target-runtime RELEASE] [--format text|json|sarif|junit] [--skip-non-ir]`` re-infers
+every layer and compares with the declared port dims, and with ``--target-runtime`` lists
+every layer that OpenVINO release cannot load or compile (``--format sarif|junit``: the
+same verdicts for CI, ``ci_formats.py``); ``infer`` prints what it inferred. The
 check path never imports openvino: it must start and finish faster than OpenVINO's own
 ``read_model`` does on the same file (tools/bench_check.py).
 """
@@ -12,19 +13,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 from typing import Any
 
-from ..errors import OvgatherError
+from ..errors import OvgatherError, UsageError
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
     EXIT_PROBLEM,
     add_json,
+    one_line,
     parse_shape_options,
     print_error,
 )
 from .models import add_model_argument, load
-from .output import Progress, print_json, say, say_record
+from .output import Progress, print_json, say, say_err, say_record, write_bytes
 
 __all__ = ["add_parsers", "run_check", "run_infer"]
 
@@ -42,6 +45,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "2026.4; a patch such as 2023.0.2 is the same) cannot read, or its CPU "
                    "plugin is known not to compile; any such layer makes the exit code 1")
     _extension(p)
+    p.add_argument("--format", choices=("text", "json", "sarif", "junit"), default=None,
+                   help="text (the default), json (as --json), sarif (SARIF 2.1.0: one result "
+                   "per failing layer at its XML line, for GitHub code scanning) or junit "
+                   "(JUnit XML: a test case per model, for CI test reports); on stdout")
+    p.add_argument("--skip-non-ir", action="store_true",
+                   help="skip an .xml MODEL whose root element is not <net> (not an IR) with "
+                   "a note on stderr instead of an error (the pre-commit hook passes it)")
     p.set_defaults(run=run_check)
     q = sub.add_parser("infer", help="print every layer's inferred output shapes",
                        description="Print every layer's inferred output shapes.")
@@ -94,13 +104,15 @@ def _import_walk() -> None:
         op_module(name)
 
 
-def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
-                ) -> tuple[list[Any], int]:
+def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False,
+                failed: list[tuple[str, str]] | None = None) -> tuple[list[Any], int]:
     """Apply ``work(G, shapes)`` to every model and ``show(result)`` as soon as each is
     done (human output). A model that cannot be used (a missing file, a --shape name it
     does not have) prints one error line and makes the exit code 2; the others still run.
     ``plain``: ``work`` takes a ``LayerGraph`` (see ``load``). ``work`` imports the walk
-    itself (the first read imports it meanwhile).
+    itself (the first read imports it meanwhile). ``failed`` collects ``(path, error
+    line)`` of the models that could not be used; with ``--skip-non-ir`` an .xml that is
+    no IR is passed over with a note.
     """
     shapes = parse_shape_options(args.shape)
     results, code = [], EXIT_OK
@@ -110,6 +122,9 @@ def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
         work, plain = _with_hook(work, hook), False
     with Progress(2 * len(args.models), unit="step") as bar:
         for path in args.models:
+            if getattr(args, "skip_non_ir", False) and _not_an_ir(path):
+                bar.update(2)
+                continue
             try:
                 G = load(path, bar, debug, plain=plain, meanwhile=_import_walk)
                 bar.update()
@@ -121,12 +136,30 @@ def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
             except OvgatherError as err:
                 err.located(file=path)
                 print_error(err, debug)
+                if failed is not None:
+                    failed.append((path, one_line(str(err))))
                 code = EXIT_BAD_INPUT
                 continue
             results.append(result)
             if show is not None and not args.json:
                 show(result)
     return results, code
+
+
+def _not_an_ir(path: str) -> bool:
+    """``--skip-non-ir``: True, after a note on stderr, for an .xml whose root element is
+    not <net>; a file that does not start as XML, or cannot be read, is left to the reader
+    (an error, as any broken IR)."""
+    if not path.lower().endswith(".xml"):
+        return False
+    from ..ir.parse import root_name
+
+    root = root_name(path)
+    if root is None or root == "net":
+        return False
+    say_err(f"note: {path}: skipped: not an OpenVINO IR (its root element is <{root}>, "
+            "not <net>)")
+    return True
 
 
 def _extensions(args: argparse.Namespace) -> Any:
@@ -160,6 +193,10 @@ def run_check(args: argparse.Namespace) -> int:
             print_error(err)
             return EXIT_BAD_INPUT
 
+    form = _output_format(args)
+    if form is None:
+        return EXIT_BAD_INPUT
+
     def show(report: Any) -> None:
         _print_report(report, args.all)
         _print_reshape(getattr(report, "reshape", None))
@@ -175,13 +212,40 @@ def run_check(args: argparse.Namespace) -> int:
             report.target = target_problems(G, release)
         return report
 
-    reports, code = _each_model(args, work, show, plain=not args.shape)
-    if args.json and reports:  # nothing at all on stdout when no model could be used
+    failed: list[tuple[str, str]] = []
+    started = time.perf_counter()
+    reports, code = _each_model(args, work, show if form == "text" else None,
+                                plain=not args.shape, failed=failed)
+    if form == "json" and reports:  # nothing at all on stdout when no model could be used
         print_json({"models": [_with_target(release, r, _with_reshape(
             r, r.to_dict(all_layers=args.all))) for r in reports]})
     if code == EXIT_OK and not all(r.ok and not getattr(r, "target", None) for r in reports):
         code = EXIT_PROBLEM
+    if form in ("sarif", "junit"):
+        _print_ci_format(form, reports, failed, release, code, time.perf_counter() - started)
     return code
+
+
+def _output_format(args: argparse.Namespace) -> str | None:
+    """``--format``, with ``--json`` the same as ``--format json``; None (after the
+    ``error:`` line) when the two disagree."""
+    if args.format in (None, "json") or not args.json:
+        args.json = args.json or args.format == "json"
+        return "json" if args.json else (args.format or "text")
+    print_error(UsageError(f"--json and --format {args.format} ask for two different "
+                           "outputs: give one of them"))
+    return None
+
+
+def _print_ci_format(form: str, reports: list[Any], failed: list[tuple[str, str]],
+                     release: str | None, code: int, seconds: float) -> None:
+    """The SARIF log or JUnit XML of the whole command on stdout (ci_formats.py)."""
+    from .ci_formats import junit_xml, sarif_log
+
+    if form == "sarif":
+        print_json(sarif_log(reports, failed, release, exit_code=code))
+    else:
+        write_bytes(junit_xml(reports, failed, release, seconds))
 
 
 def _with_target(release: str | None, report: Any, doc: dict[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,8 @@ import textwrap
 import threading
 from typing import Any
 
-__all__ = ["WIDTH", "wrap", "say", "say_err", "error", "warning", "print_json", "Progress"]
+__all__ = ["WIDTH", "wrap", "say", "say_err", "error", "warning", "print_json", "write_bytes",
+           "Progress"]
 
 WIDTH = 100
 HANG = 4
@@ -103,6 +104,18 @@ def print_json(doc: Any) -> None:
     except (UnicodeEncodeError, LookupError):
         text = json.dumps(doc, indent=2)
     print(text)
+
+
+def write_bytes(data: bytes) -> None:
+    """A document that states its own encoding (``check --format junit``'s XML) on
+    stdout as bytes, whatever the stream's text encoding."""
+    sys.stdout.flush()
+    out = getattr(sys.stdout, "buffer", None)
+    if out is None:  # a text-only stream (a test's StringIO): the text, as UTF-8 decodes it
+        sys.stdout.write(data.decode("utf-8"))
+        return
+    out.write(data)
+    out.flush()
 
 
 def _isatty(stream: Any) -> bool:

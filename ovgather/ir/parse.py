@@ -28,7 +28,7 @@ from . import compiled
 __all__ = ["MAX_XML_BYTES", "MAX_LAYERS", "check_layer_count", "check_parsed_layer_count",
            "count_layer_tags", "STREAM_PIECE", "LXML_MAX_LINE",
            "xml_parser", "parse_xml", "check_prolog", "check_xml_size", "parse_in_pieces",
-           "markup_in_ascii", "markup_counts", "markup_outside_pieces"]
+           "markup_in_ascii", "markup_counts", "markup_outside_pieces", "root_name"]
 
 #: Bytes of <layers> in one piece of a read in pieces (see parse_in_pieces).
 STREAM_PIECE = 1 << 20
@@ -229,6 +229,34 @@ def _doctype_line(xml_bytes: bytes) -> int | None:
         if close < 0:
             return None
         pos = close + 2
+    return None
+
+
+#: How much of a file :func:`root_name` reads to find its root element.
+ROOT_SNIFF = 64 << 10
+
+
+def root_name(path: str | os.PathLike[str]) -> str | None:
+    """The local name of the root element of the XML file at ``path`` (``net`` for an
+    IR), read from the file's first :data:`ROOT_SNIFF` bytes; None when that cannot tell
+    (a file that cannot be read, that does not start as XML, or whose prolog holds a
+    DOCTYPE, which is never parsed). ``check --skip-non-ir`` skips an .xml whose root is
+    another element (a Maven ``<project>``, an Android manifest)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(ROOT_SNIFF)
+    except OSError:
+        return None
+    if _doctype_line(head) is not None:
+        return None
+    parser = etree.XMLPullParser(events=("start",), resolve_entities=False, no_network=True,
+                                 load_dtd=False, huge_tree=False)
+    try:
+        parser.feed(head)
+        for _, element in parser.read_events():
+            return etree.QName(element).localname
+    except etree.XMLSyntaxError:
+        return None
     return None
 
 
