@@ -17,14 +17,13 @@ from typing import Any
 from ..errors import OvgatherError
 from .common import (
     EXIT_BAD_INPUT,
-    EXIT_OK,
-    EXIT_PROBLEM,
     add_json,
     parse_shape_options,
     print_error,
 )
+from .folders import Batch, add_jobs, find_models, run_models
 from .models import add_model_argument, load
-from .output import Progress, print_json, say, say_record
+from .output import print_json, say, say_record
 
 __all__ = ["add_parsers", "run_check", "run_infer"]
 
@@ -42,6 +41,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "2026.4; a patch such as 2023.0.2 is the same) cannot read, or its CPU "
                    "plugin is known not to compile; any such layer makes the exit code 1")
     _extension(p)
+    add_jobs(p)
     p.set_defaults(run=run_check)
     q = sub.add_parser("infer", help="print every layer's inferred output shapes",
                        description="Print every layer's inferred output shapes.")
@@ -53,6 +53,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "a ReadValue's variable_id may be named too); several separated by "
                    "commas or repeated")
     _extension(q)
+    add_jobs(q)
     q.set_defaults(run=run_infer)
 
 
@@ -94,39 +95,41 @@ def _import_walk() -> None:
         op_module(name)
 
 
-def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False
-                ) -> tuple[list[Any], int]:
-    """Apply ``work(G, shapes)`` to every model and ``show(result)`` as soon as each is
-    done (human output). A model that cannot be used (a missing file, a --shape name it
-    does not have) prints one error line and makes the exit code 2; the others still run.
-    ``plain``: ``work`` takes a ``LayerGraph`` (see ``load``). ``work`` imports the walk
-    itself (the first read imports it meanwhile).
+def _each_model(args: argparse.Namespace, work, failing, show=None, plain: bool = False
+                ) -> Batch:
+    """Apply ``work(G, shapes)`` to every model (a folder: the IRs below it; ``--jobs``
+    at once, cli/folders.py) and ``show(result)`` as soon as each is done, in order (human
+    output). A model that cannot be used (a missing file, a --shape name it does not have)
+    prints one error line and makes the exit code 2; the others still run. ``failing``:
+    a result with a problem (exit 1). ``plain``: ``work`` takes a ``LayerGraph`` (see
+    ``load``). ``work`` imports the walk itself (the first read imports it meanwhile).
     """
     shapes = parse_shape_options(args.shape)
-    results, code = [], EXIT_OK
-    debug = getattr(args, "debug", False)
-    hook = _extensions(args)
-    if hook is not None:
-        work, plain = _with_hook(work, hook), False
-    with Progress(2 * len(args.models), unit="step") as bar:
-        for path in args.models:
-            try:
-                G = load(path, bar, debug, plain=plain, meanwhile=_import_walk)
-                bar.update()
-                bar.describe(f"checking {os.path.basename(path)} "
-                             f"({G.number_of_nodes():,} layers)")
-                result = work(G, shapes)
-                _LAST_GRAPH[:] = [G]  # the last one is freed by the exit, not object by object
-                bar.update()
-            except OvgatherError as err:
-                err.located(file=path)
-                print_error(err, debug)
-                code = EXIT_BAD_INPUT
-                continue
-            results.append(result)
-            if show is not None and not args.json:
-                show(result)
-    return results, code
+    found = find_models(args.models)
+
+    def prepare():  # once in each process that runs models
+        hook = _extensions(args)
+        run, flat = (work, plain) if hook is None else (_with_hook(work, hook), False)
+
+        def one(path: str, bar: Any) -> Any:
+            G = load(path, bar, args.debug, plain=flat, meanwhile=_import_walk)
+            bar.update()
+            bar.describe(f"checking {os.path.basename(path)} ({G.number_of_nodes():,} layers)")
+            result = run(G, shapes)
+            _LAST_GRAPH[:] = [G]  # the last one is freed by the exit, not object by object
+            bar.update()
+            return result
+
+        return one
+
+    return run_models(args, found, prepare, failing, show, steps=2, warm=_warm)
+
+
+def _warm() -> None:
+    """The reader and the walk, imported once before ``--jobs`` forks its workers."""
+    from .. import ir  # noqa: F401
+
+    _import_walk()
 
 
 def _extensions(args: argparse.Namespace) -> Any:
@@ -175,13 +178,19 @@ def run_check(args: argparse.Namespace) -> int:
             report.target = target_problems(G, release)
         return report
 
-    reports, code = _each_model(args, work, show, plain=not args.shape)
+    batch = _each_model(args, work, _check_fails, show, plain=not args.shape)
+    reports = batch.results
     if args.json and reports:  # nothing at all on stdout when no model could be used
         print_json({"models": [_with_target(release, r, _with_reshape(
-            r, r.to_dict(all_layers=args.all))) for r in reports]})
-    if code == EXIT_OK and not all(r.ok and not getattr(r, "target", None) for r in reports):
-        code = EXIT_PROBLEM
-    return code
+            r, r.to_dict(all_layers=args.all))) for r in reports], **batch.json_fields()})
+    elif not args.json:
+        batch.print_summary()
+    return batch.code
+
+
+def _check_fails(report: Any) -> bool:
+    """Exit 1: a layer mismatch, invalid or unknown, or one --target-runtime cannot use."""
+    return not report.ok or bool(getattr(report, "target", None))
 
 
 def _with_target(release: str | None, report: Any, doc: dict[str, Any]) -> dict[str, Any]:
@@ -377,9 +386,14 @@ def run_infer(args: argparse.Namespace) -> int:
     work = check
     if args.symbols:
         work = _check_with_symbols(parse_shape_options(args.symbols, "--symbols"))
-    reports, code = _each_model(args, work, _print_infer)
-    if args.json and reports:
-        print_json({"models": [_infer_doc(r) for r in reports]})
-    if code == EXIT_OK and any(lr.status in _NO_RULE_RAN for r in reports for lr in r.layers):
-        code = EXIT_PROBLEM
-    return code
+    batch = _each_model(args, work, _infer_fails, _print_infer)
+    if args.json and batch.results:
+        print_json({"models": [_infer_doc(r) for r in batch.results], **batch.json_fields()})
+    elif not args.json:
+        batch.print_summary()
+    return batch.code
+
+
+def _infer_fails(report: Any) -> bool:
+    """Exit 1: a layer is invalid or OpenVINO cannot read one (unknown)."""
+    return any(lr.status in _NO_RULE_RAN for lr in report.layers)
