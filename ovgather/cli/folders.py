@@ -35,7 +35,7 @@ from typing import Any
 
 from ..errors import OvgatherError
 from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM, one_line, whole_number
-from .output import Progress, error, say, say_err, say_record
+from .output import Progress, error, say_err, say_record
 
 __all__ = ["add_jobs", "find_models", "run_models", "Found", "Batch", "jobs_wanted"]
 
@@ -209,10 +209,10 @@ class Batch:
         skipped = f"; {t['skipped']} file(s) skipped" if t["skipped"] else ""
         say_record(f"summary: {t['models']} model(s): {t['ok']} ok, {t['failing']} failing, "
                    f"{t['errors']} could not be used{skipped}")
-        for path in self.failing:
-            say(f"  failing: {path}")
+        for path in self.failing:  # whole lines, as the models' own summary lines
+            say_record(f"  failing: {path}")
         for path, _ in [*self.found.empty, *self.errors]:
-            say(f"  could not be used: {path}")
+            say_record(f"  could not be used: {path}")
 
 
 class _Silent:
@@ -341,7 +341,13 @@ class _Pool:
         proc = self._ctx.Process(target=_serve, daemon=True, name="ovgather-job",
                                  args=(there, here, others, self._prepare, self._debug,
                                        os.getpid()))
-        proc.start()
+        # born with Ctrl-C blocked, so that one pressed now cannot reach the worker before
+        # it ignores Ctrl-C (the parent gets it as soon as the fork is done)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            proc.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         there.close()
         proc.conn = here
         return proc
@@ -430,6 +436,7 @@ def _serve(conn: Any, parent_end: Any, others: list[Any], prepare: Callable[[], 
         c.close()
     _die_with(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     signal.signal(signal.SIGTERM, _stop)
     import gc
 
