@@ -202,8 +202,9 @@ class Batch:
                 "skipped": [{"path": p, "why": w} for p, w in self.found.skipped]}
 
     def print_summary(self) -> None:
-        """The summary of a run with a folder, after the models' own output."""
-        if not self.found.folders:
+        """The summary of a run with a folder, after the models' own output (none when
+        no model ran: the error lines say all)."""
+        if not self.found.folders or not self.found.models:
             return
         t = self.totals()
         skipped = f"; {t['skipped']} file(s) skipped" if t["skipped"] else ""
