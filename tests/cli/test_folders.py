@@ -163,9 +163,10 @@ def test_a_folder_without_an_ir_is_an_error_and_the_files_given_still_run(tmp_pa
     assert capsys.readouterr().out == ""  # no model could be used: nothing on stdout
 
 
-def test_files_alone_print_no_summary_and_no_totals(capsys):
-    assert main(["check", str(GOOD), str(WRONG), "--jobs", "2", "--json"]) == 1
-    assert set(json.loads(capsys.readouterr().out)) == {"models"}
+def test_files_alone_print_no_summary_and_no_totals():
+    run = ovgather("check", GOOD, WRONG, "--jobs", "2", "--json")
+    assert run.returncode == 1 and set(json.loads(run.stdout)) == {"models"}
+    assert [m["path"] for m in json.loads(run.stdout)["models"]] == [str(GOOD), str(WRONG)]
 
 
 @pytest.mark.parametrize(("head", "root"), [
