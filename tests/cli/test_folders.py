@@ -103,6 +103,19 @@ def test_validate_on_a_folder_gives_each_models_own_result(tmp_path, capsys):
         assert code == 0 == run.returncode
 
 
+
+@pytest.mark.parametrize("argv", [
+    ["infer", "ir_samples/loop_gather.xml", "ir_samples/dynamic_gathers.xml",
+     "--symbols", "table[R,4]"],
+    ["check", "ir_samples/mixed_ops.xml", "ir_samples/wrong_mixed_ops_nd8_dim.xml",
+     "--shape", "x=[4,3,8]", "--target-runtime", "2023.0"],
+], ids=["infer --symbols", "check --shape --target-runtime"])
+def test_what_options_add_to_a_report_comes_back_from_the_workers(argv):
+    one, two = ovgather(*argv, "--json", cwd=ROOT), ovgather(*argv, "--json", "-j", "2", cwd=ROOT)
+    assert (one.returncode, one.stdout) == (two.returncode, two.stdout)
+    added = ('"symbolic"',) if "--symbols" in argv else ('"reshape"', '"target_runtime"')
+    assert all(key in one.stdout for key in added)
+
 # -- what a folder holds ----------------------------------------------------------------------
 @pytest.fixture
 def zoo(tmp_path: Path) -> Path:
