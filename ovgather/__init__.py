@@ -44,6 +44,8 @@ _PUBLIC: dict[str, str] = {
     "from_openvino": ".runtime", "to_openvino": ".runtime", "load_model": ".runtime",
     # two models on the runtime
     "compare": ".comparison", "CompareReport": ".comparison",
+    # in a notebook (graphs and reports display themselves there once ovgather is imported)
+    "view": ".notebook", "picture": ".notebook", "Picture": ".notebook",
     # shapes
     "Dimension": ".shapes", "PartialShape": ".shapes",
     # errors: the whole family (a small module with no imports of its own)
@@ -87,6 +89,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     )
     from .infer import CheckReport, TargetProblem, check, infer_shapes, target_problems  # noqa: F401
     from .ir import const_value, parse_ir, read_ir, write_ir  # noqa: F401
+    from .notebook import Picture, picture, view  # noqa: F401
     from .ops import (  # noqa: F401
         gather_elements_shape,
         gather_nd_shape,
@@ -115,3 +118,17 @@ if TYPE_CHECKING:  # what type checkers and editors see
     )
     from .runtime.interop import from_openvino, load_model, to_openvino  # noqa: F401
     from .shapes import Dimension, PartialShape  # noqa: F401
+
+
+def _in_a_notebook() -> None:
+    """Inside an IPython kernel (IPython imported already: never imported here), graphs
+    and reports display themselves as HTML (``notebook.register``)."""
+    import sys
+
+    if "IPython" in sys.modules:
+        from .notebook import register
+
+        register()
+
+
+_in_a_notebook()

@@ -19,15 +19,13 @@ from typing import Any
 from ..errors import OvgatherError, UsageError
 from .common import (
     EXIT_BAD_INPUT,
-    EXIT_OK,
-    EXIT_PROBLEM,
     add_json,
-    one_line,
     parse_shape_options,
     print_error,
 )
+from .folders import Batch, add_jobs, find_models, run_models
 from .models import add_model_argument, load
-from .output import Progress, print_json, say, say_err, say_record, write_bytes
+from .output import print_json, say, say_err, say_record, write_bytes
 
 __all__ = ["add_parsers", "run_check", "run_infer"]
 
@@ -52,6 +50,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--skip-non-ir", action="store_true",
                    help="skip an .xml MODEL whose root element is not <net> (not an IR) with "
                    "a note on stderr instead of an error (the pre-commit hook passes it)")
+    add_jobs(p)
     p.set_defaults(run=run_check)
     q = sub.add_parser("infer", help="print every layer's inferred output shapes",
                        description="Print every layer's inferred output shapes.")
@@ -63,6 +62,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "a ReadValue's variable_id may be named too); several separated by "
                    "commas or repeated")
     _extension(q)
+    add_jobs(q)
     q.set_defaults(run=run_infer)
 
 
@@ -104,46 +104,50 @@ def _import_walk() -> None:
         op_module(name)
 
 
-def _each_model(args: argparse.Namespace, work, show=None, plain: bool = False,
-                failed: list[tuple[str, str]] | None = None) -> tuple[list[Any], int]:
-    """Apply ``work(G, shapes)`` to every model and ``show(result)`` as soon as each is
-    done (human output). A model that cannot be used (a missing file, a --shape name it
-    does not have) prints one error line and makes the exit code 2; the others still run.
-    ``plain``: ``work`` takes a ``LayerGraph`` (see ``load``). ``work`` imports the walk
-    itself (the first read imports it meanwhile). ``failed`` collects ``(path, error
-    line)`` of the models that could not be used; with ``--skip-non-ir`` an .xml that is
-    no IR is passed over with a note.
+def _each_model(args: argparse.Namespace, work, failing, show=None, plain: bool = False
+                ) -> Batch:
+    """Apply ``work(G, shapes)`` to every model (a folder: the IRs below it; ``--jobs``
+    at once, cli/folders.py) and ``show(result)`` as soon as each is done, in order (human
+    output). A model that cannot be used (a missing file, a --shape name it does not have)
+    prints one error line and makes the exit code 2; the others still run. ``failing``:
+    a result with a problem (exit 1). ``plain``: ``work`` takes a ``LayerGraph`` (see
+    ``load``). ``work`` imports the walk itself (the first read imports it meanwhile).
+    With ``--skip-non-ir`` an .xml that is no IR is passed over with a note.
     """
     shapes = parse_shape_options(args.shape)
-    results, code = [], EXIT_OK
-    debug = getattr(args, "debug", False)
-    hook = _extensions(args)
-    if hook is not None:
-        work, plain = _with_hook(work, hook), False
-    with Progress(2 * len(args.models), unit="step") as bar:
-        for path in args.models:
-            if getattr(args, "skip_non_ir", False) and _not_an_ir(path):
-                bar.update(2)
-                continue
-            try:
-                G = load(path, bar, debug, plain=plain, meanwhile=_import_walk)
-                bar.update()
-                bar.describe(f"checking {os.path.basename(path)} "
-                             f"({G.number_of_nodes():,} layers)")
-                result = work(G, shapes)
-                _LAST_GRAPH[:] = [G]  # the last one is freed by the exit, not object by object
-                bar.update()
-            except OvgatherError as err:
-                err.located(file=path)
-                print_error(err, debug)
-                if failed is not None:
-                    failed.append((path, one_line(str(err))))
-                code = EXIT_BAD_INPUT
-                continue
-            results.append(result)
-            if show is not None and not args.json:
-                show(result)
-    return results, code
+    given = args.models
+    if getattr(args, "skip_non_ir", False):
+        given = [path for path in given if not _not_an_ir(path)]
+    found = find_models(given)
+
+    def prepare():  # once in each process that runs models
+        hook = _extensions(args)
+        run, flat = (work, plain) if hook is None else (_with_hook(work, hook), False)
+
+        def one(path: str, bar: Any) -> Any:
+            G = load(path, bar, args.debug, plain=flat, meanwhile=_import_walk)
+            bar.update()
+            bar.describe(f"checking {os.path.basename(path)} ({G.number_of_nodes():,} layers)")
+            result = run(G, shapes)
+            _LAST_GRAPH[:] = [G]  # the last one is freed by the exit, not object by object
+            bar.update()
+            return result
+
+        return one
+
+    return run_models(args, found, prepare, failing, show, steps=2, warm=_warm)
+
+
+def _warm() -> None:
+    """The reader, the walk, numpy and networkx (a model with bodies or constants to fold
+    needs them), imported once before ``--jobs`` forks its workers rather than once in
+    each: ir_corpus's workers spent a quarter of their time importing them."""
+    import networkx  # noqa: F401
+    import numpy  # noqa: F401
+
+    from .. import ir  # noqa: F401
+
+    _import_walk()
 
 
 def _not_an_ir(path: str) -> bool:
@@ -212,18 +216,24 @@ def run_check(args: argparse.Namespace) -> int:
             report.target = target_problems(G, release)
         return report
 
-    failed: list[tuple[str, str]] = []
     started = time.perf_counter()
-    reports, code = _each_model(args, work, show if form == "text" else None,
-                                plain=not args.shape, failed=failed)
+    batch = _each_model(args, work, _check_fails, show if form == "text" else None,
+                        plain=not args.shape)
+    reports = batch.results
     if form == "json" and reports:  # nothing at all on stdout when no model could be used
         print_json({"models": [_with_target(release, r, _with_reshape(
-            r, r.to_dict(all_layers=args.all))) for r in reports]})
-    if code == EXIT_OK and not all(r.ok and not getattr(r, "target", None) for r in reports):
-        code = EXIT_PROBLEM
-    if form in ("sarif", "junit"):
-        _print_ci_format(form, reports, failed, release, code, time.perf_counter() - started)
-    return code
+            r, r.to_dict(all_layers=args.all))) for r in reports], **batch.json_fields()})
+    elif form == "text":
+        batch.print_summary()
+    elif form in ("sarif", "junit"):
+        _print_ci_format(form, reports, batch.errors, release, batch.code,
+                         time.perf_counter() - started)
+    return batch.code
+
+
+def _check_fails(report: Any) -> bool:
+    """Exit 1: a layer mismatch, invalid or unknown, or one --target-runtime cannot use."""
+    return not report.ok or bool(getattr(report, "target", None))
 
 
 def _output_format(args: argparse.Namespace) -> str | None:
@@ -441,9 +451,14 @@ def run_infer(args: argparse.Namespace) -> int:
     work = check
     if args.symbols:
         work = _check_with_symbols(parse_shape_options(args.symbols, "--symbols"))
-    reports, code = _each_model(args, work, _print_infer)
-    if args.json and reports:
-        print_json({"models": [_infer_doc(r) for r in reports]})
-    if code == EXIT_OK and any(lr.status in _NO_RULE_RAN for r in reports for lr in r.layers):
-        code = EXIT_PROBLEM
-    return code
+    batch = _each_model(args, work, _infer_fails, _print_infer)
+    if args.json and batch.results:
+        print_json({"models": [_infer_doc(r) for r in batch.results], **batch.json_fields()})
+    elif not args.json:
+        batch.print_summary()
+    return batch.code
+
+
+def _infer_fails(report: Any) -> bool:
+    """Exit 1: a layer is invalid or OpenVINO cannot read one (unknown)."""
+    return any(lr.status in _NO_RULE_RAN for lr in report.layers)

@@ -32,7 +32,8 @@ def add_model_argument(p: argparse.ArgumentParser, many: bool = False,
     """The positional MODEL (``many``: one or more) with a help text naming what it takes."""
     text = ANY_HELP if onnx else IR_HELP
     if many:
-        p.add_argument("models", nargs="+", metavar="MODEL", help=text + "; several allowed")
+        p.add_argument("models", nargs="+", metavar="MODEL",
+                       help=text + "; several allowed; a folder stands for the IRs below it")
     else:
         p.add_argument("model", metavar="MODEL", help=text)
 

@@ -3,17 +3,20 @@
 Runs every gather layer on the OpenVINO CPU runtime and compares shapes with ovgather's
 inference and values with its NumPy reference (``ovgather.validate``). Exit codes
 (docs/cli.md): 0 every layer agrees, 1 a layer disagrees (it is named), 2 an input could
-not be used (its ``error:`` line is printed and the other models still run). A progress
+not be used (its ``error:`` line is printed and the other models still run). A folder
+stands for the IRs below it, ``--jobs N`` validates N models at once (cli/folders.py). A progress
 bar goes to stderr, only when stderr is a terminal and the run takes more than a moment.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 from typing import Any
 
-from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM, add_json, print_error, whole_number
+from .common import add_json, whole_number
+from .folders import add_jobs, find_models, run_models
 from .models import add_model_argument, load
 from .output import Progress, print_json, say, say_record
 
@@ -46,6 +49,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--memory-budget", type=_size, default=None, metavar="SIZE",
                    help="most memory for tensors at once, e.g. 512M or 4GiB (default 2GiB); "
                    "layers that need more are reported as skipped")
+    add_jobs(p)
     p.set_defaults(run=run_validate)
 
 
@@ -64,18 +68,21 @@ def _size(text: str) -> int:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    """Validate every model, printing each one's result as soon as it is done."""
-    from ..errors import OvgatherError
-    from ..runtime import shared_workers
-    from ..validate import gather_layers, prove_all_layers, validate, validate_whole_model
+    """Validate every model (a folder: the IRs below it; ``--jobs`` at once), printing
+    each one's result as soon as it and those before it are done."""
+    found = find_models(args.models)
+    budget = {} if args.memory_budget is None else {"memory_budget": args.memory_budget}
 
-    shared_workers().start()  # the runtime's processes start while the first model is read
-    reports, code = [], EXIT_OK
-    for path in args.models:
-        name = os.path.basename(path)
-        budget = {} if args.memory_budget is None else {"memory_budget": args.memory_budget}
-        try:
-            with Progress(None, f"reading {name}", unit="layer") as bar:
+    def prepare():  # once in each process that runs models
+        from ..runtime import shared_workers
+        from ..validate import gather_layers, prove_all_layers, validate, validate_whole_model
+
+        shared_workers().start()  # the runtime's processes start while the first model is read
+
+        def one(path: str, shared: Any) -> Any:
+            name = os.path.basename(path)
+            with (Progress(None, f"reading {name}", unit="layer") if shared is None
+                  else contextlib.nullcontext(shared)) as bar:
                 G = load(path, bar, args.debug)  # an IR, or an ONNX model (convert_model)
                 if args.all_layers:
                     bar.describe(f"proving every layer of {name}")
@@ -89,20 +96,24 @@ def run_validate(args: argparse.Namespace) -> int:
                     report = validate(G, layers=args.layer, seed=args.seed,
                                       batch_size=args.batch_size, progress=bar.update,
                                       **budget)
-        except OvgatherError as err:
-            err.located(file=path)
-            print_error(err, args.debug)
-            code = EXIT_BAD_INPUT
-            continue
-        report.path = report.path or path  # an ONNX model has no xml_path
-        reports.append(report)
-        if not args.json:
-            _print_human(report)
-    if args.json and reports:
-        print_json({"models": [r.to_dict() for r in reports]})
-    if code == EXIT_OK and not all(r.ok for r in reports):
-        code = EXIT_PROBLEM
-    return code
+            report.path = report.path or path  # an ONNX model has no xml_path
+            return report
+
+        return one
+
+    batch = run_models(args, found, prepare, lambda r: not r.ok, _print_human,
+                       verb="validating", warm=_warm)
+    if args.json and batch.results:
+        print_json({"models": [r.to_dict() for r in batch.results], **batch.json_fields()})
+    elif not args.json:
+        batch.print_summary()
+    return batch.code
+
+
+def _warm() -> None:
+    """The reader and the validate package (never openvino), imported once before
+    ``--jobs`` forks its workers."""
+    from .. import ir, validate  # noqa: F401
 
 
 def _print_human(report: Any) -> None:

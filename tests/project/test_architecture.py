@@ -35,7 +35,7 @@ LAYERS = (
     {"passes", "extract", "explain"},
     {"show"},
     {"validate"},
-    {"comparison"},
+    {"comparison", "notebook"},
     {"ovgather"},  # the package's __init__: the public surface, loaded lazily
     {"cli"},
     {"__main__"},
