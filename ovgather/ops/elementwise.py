@@ -32,6 +32,7 @@ from .core import data_checks as checks
 from .core import numeric
 from .core.casts import converted
 from .core.dims import broadcast_shapes
+from .core.intervals import mod_bounds
 from .core.numeric import evaluates
 from .core.spec import Attrs, Rule, Trace, specs_of
 from .core.values import (
@@ -250,6 +251,7 @@ _VALUE_FNS = {
     "Divide": _div_bounds,
     "FloorMod": _endwise(_EXACT_FNS["FloorMod"]),
     "Power": _endwise(_EXACT_FNS["Power"]),
+    "Mod": mod_bounds,
 }
 
 
@@ -258,7 +260,7 @@ _real_div_bounds = _divided(lambda a, b: a / b)
 
 #: Real types divide truly (the integer ones floor); the rest is the same arithmetic.
 _REAL_EXACT_FNS = {"Divide": lambda a, b: a / b, "FloorMod": None, "Mod": None}
-_REAL_VALUE_FNS = {"Divide": _real_div_bounds, "FloorMod": None}
+_REAL_VALUE_FNS = {"Divide": _real_div_bounds, "FloorMod": None, "Mod": None}
 
 
 def _binary(op: str) -> Rule:

@@ -75,7 +75,8 @@ class _Chain:
             "signs", "signs", "signs", "gather", "concat", "convert", "arith", "arith", "pair",
             "minmax", "reduce", "reduce", "slice", "strided", "select", "squeeze", "reshape",
             "transpose", "tile", "broadcast", "scatter", "scatter_elements", "scatter_nd",
-            "clamp", "abs", "rounding", "compare"))
+            "clamp", "abs", "rounding", "compare", "split", "mod", "pad", "gather_elements",
+            "gather_nd", "reverse", "power"))
         m = n
         if kind == "signs":
             pick = rng.random()
@@ -166,6 +167,25 @@ class _Chain:
             real = o.divide(o.convert(node, ov.Type.f32), C([rng.choice((2.0, 3.0))], np.float32))
             rounding = rng.choice((o.floor, o.ceiling, lambda x: o.round(x, "half_to_even")))
             out = o.convert(rounding(real), etype)
+        elif kind == "split":
+            if n % 2:
+                return
+            out, m = o.split(node, C(0), 2).output(rng.randrange(2)), n // 2
+        elif kind == "mod":
+            op = rng.choice((o.mod, o.floor_mod))
+            out = op(node, self.const([rng.choice((-3, -2, 2, 3, 5))], etype))
+        elif kind == "pad":
+            out, m = o.pad(node, C([1]), C([1]), "constant", self.const(
+                rng.randint(-2, 2), etype)), n + 2
+        elif kind == "gather_elements":
+            out = o.gather_elements(node, C([rng.randrange(n) for _ in range(n)]), 0)
+        elif kind == "gather_nd":
+            idx = [[rng.randrange(n)] for _ in range(rng.randint(1, 3))]
+            out, m = o8.gather_nd(node, C(idx)), len(idx)
+        elif kind == "reverse":
+            out = o8.slice(node, C([-1]), C([-n - 1]), C([-1]))
+        elif kind == "power":
+            out = o.power(node, self.const([rng.choice((0, 1, 2))], etype))
         else:
             other = rng.choice(self._same(n, etype, ones=True))[0] if rng.random() < 0.5 \
                 else self.const([rng.randint(-1, 3)], etype)
@@ -260,4 +280,35 @@ def test_a_two_dim_concat_keeps_its_bounds(tmp_path):
     target = o8.gather(flat, C([0, 2, 5]), C(0))
     out = o3.broadcast(C(1.0, np.float32), target)
     _, diffs = compare_with_openvino(tmp_path, [out], [x], "concat2d")
+    assert diffs == []
+
+
+def test_mod_bounds_follow_openvinos_interval_estimate(tmp_path):
+    """OpenVINO estimates Mod's bounds (``ShapeOf(x) % 3`` with x ``4..9`` is ``0..2``,
+    by a divisor ``2..5`` the estimate of its reference); ovgather gave Mod no bounds and
+    said ``?``."""
+    x = P("[4..9,2,7]")
+    s = o3.shape_of(x, "i64")
+    divisor = o.add(o3.shape_of(P("[0..3]"), "i64"), C([2]))
+    outs = [o3.broadcast(C(1.0, np.float32), o.mod(s, C([3]))),
+            o.tile(P("[2,2,2]"), o.mod(o.add(s, C([1, 0, 0])), C([5, 2, 4]))),
+            o3.broadcast(C(1.0, np.float32), o.mod(s, divisor))]
+    params = [x, divisor.input_value(0).get_node().input_value(0).get_node(),
+              outs[1].input_value(0).get_node()]
+    _, diffs = compare_with_openvino(tmp_path, outs, params, "mod")
+    assert diffs == []
+
+
+@pytest.mark.parametrize("special_zero", [True, False])
+def test_a_reshape_target_between_minus_one_and_zero(tmp_path, special_zero):
+    """A target element bounded ``-1..0`` (``ShapeOf(y) - 1``, y ``0..1``): with
+    ``special_zero`` OpenVINO copies the input dim as for a 0 (``[3]``, ``[12,1]``);
+    ovgather read it as the size 0."""
+    y = P("[0..1]")
+    t = o.subtract(o3.shape_of(y), C([1]))
+    outs = [o.reshape(P("[3,1,1..5,4..10]"), t, special_zero)]
+    if special_zero:  # without, [12] to [0,-1] is refused
+        outs.append(o.reshape(P("[12]"), o.concat([t, C([-1])], 0), special_zero))
+    params = [y] + [r.input_value(0).get_node() for r in outs]
+    _, diffs = compare_with_openvino(tmp_path, outs, params, "minus_one_zero")
     assert diffs == []
