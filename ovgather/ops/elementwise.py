@@ -20,6 +20,7 @@ the table, op by op.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import TYPE_CHECKING
@@ -32,7 +33,8 @@ from .core import data_checks as checks
 from .core import numeric
 from .core.casts import converted
 from .core.dims import broadcast_shapes
-from .core.intervals import mod_bounds
+from .core.folds import cumsum_value
+from .core.intervals import exact_mod, mod_bounds, mod_top
 from .core.numeric import evaluates
 from .core.spec import Attrs, Rule, Trace, specs_of
 from .core.values import (
@@ -59,7 +61,7 @@ UNARY = (
     "Acos Acosh Asin Asinh Atan Atanh Ceiling Cos Cosh Elu Erf Exp Floor Gelu "
     "HSigmoid HSwish Log Mish Round Selu Sigmoid Sin Sinh "
     "SoftPlus SoftSign Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
-    "GRN PRelu CumSum ReverseSequence ErfInv ScatterUpdate "
+    "GRN PRelu ReverseSequence ErfInv ScatterUpdate "
     "ScatterNDUpdate ScatterElementsUpdate Roll Reverse"
 ).split()
 BINARY = (
@@ -275,10 +277,15 @@ def _binary(op: str) -> Rule:
         a = ins[0].value if real or ins[0].etype in INT_TYPES else None
         b = ins[1].value if a is not None else None
         if a is not None and b is not None:
+            mod = op == "Mod" and not real
             if a[0] == a[1] and b[0] == b[1]:  # OpenVINO evaluates the op in the type
-                value = _exact_binary(op, ins, data)
+                value = exact_mod(a[0], b[0], _pairs(ins[0], ins[1]), mod_top(ins[0].etype)) \
+                    if mod and evaluates(op, ins[0].etype) else None
+                value = value or _exact_binary(op, ins, data)
             elif evaluates(op, ins[0].etype):
                 bounds = real_value_fn if real else value_fn
+                if mod:
+                    bounds = functools.partial(mod_bounds, top=mod_top(ins[0].etype))
                 value = _pairwise(ins[0], ins[1], bounds) if bounds is not None else None
         return [Tensor(shape, ins[0].etype, value)]
 
@@ -604,6 +611,14 @@ def _folding(op: str) -> Rule:
     return rule
 
 
+def _cumsum(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """CumSum keeps the shape; an exact value folds (``folds.cumsum_value``)."""
+    t, axis = ins[0], exact_scalar(ins[1]) if len(ins) > 1 else 0
+    value = None if t.value is None or axis is None else cumsum_value(
+        t, axis, data.bool("exclusive", False), data.bool("reverse", False))
+    return [Tensor(t.shape, t.etype, value)]
+
+
 def _fake_quantize(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     shape = ins[0].shape
     for t in ins[1:]:
@@ -632,6 +647,7 @@ _RULES: dict[str, Rule] = {
     "ConvertLike": _convert_like,
     "Select": _select,
     "FakeQuantize": _fake_quantize,
+    "CumSum": _cumsum,
     "BatchNormInference": _batch_norm,
     # not UNARY's rules: these scatter values, after OpenVINO's checks of the updates
     "ScatterUpdate": checks.validated(checks.check_scatter_update, _scatter(_update), 4),

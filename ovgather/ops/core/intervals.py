@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ...shapes import INF
 
-__all__ = ["mod_bounds", "c_mod"]
+__all__ = ["mod_bounds", "mod_top", "exact_mod", "c_mod"]
 
 NINF = -INF
 
@@ -53,11 +53,33 @@ def _mod_interval(v1: int, v2: int, m1: int, m2: int) -> tuple[int, int]:
     return lo, hi
 
 
-def mod_bounds(vlo: int, vhi: int, mlo: int, mhi: int) -> tuple[int, int] | None:
-    """Mod's lower and upper bound of one element from its inputs' bounds (``INF``: the
+def mod_top(etype: str) -> int:
+    """The value that stands for "no bound" in Mod's bounds of ``etype``: the walk's
+    ``INF`` for the 32- and 64-bit integers, the type's maximum for narrower ones."""
+    bits = {"i8": 7, "u8": 8, "i16": 15, "u16": 16}.get(etype)
+    return INF if bits is None else (1 << bits) - 1
+
+
+def mod_bounds(vlo: int, vhi: int, mlo: int, mhi: int, top: int = INF
+               ) -> tuple[int, int] | None:
+    """Mod's lower and upper bound of one element from its inputs' bounds (``top``: the
     type's maximum, which OpenVINO reads as "no bound"); None when an end is unknown."""
-    if 0 in (mlo, mhi) or mlo >= INF or vhi >= INF:
-        return 0, INF
-    if min(vlo, mlo) <= NINF or mhi >= INF:
+    if 0 in (mlo, mhi) or mlo >= top or vhi >= top:
+        return 0, top
+    if min(vlo, mlo) <= NINF or mhi >= top:
         return None
     return _mod_interval(vlo, vhi, mlo, mhi)
+
+
+def exact_mod(v: tuple, m: tuple, pairs, top: int) -> tuple | None:
+    """Mod of exact values as a shape reads it: OpenVINO evaluates the lower bound only
+    (both inputs are exact) and takes it for the upper one too, so an element at the
+    type's maximum or by 0 is 0, not its remainder (``127 % 3`` in i8 is 0 there, while
+    the op's ``evaluate`` gives 1); None when no element is such (the op's own value
+    then), or the pairs are not known."""
+    if pairs is None or not any(v[i] >= top or m[j] in (0, top) or m[j] >= top
+                                for i, j in pairs):
+        return None
+    out = tuple(0 if v[i] >= top or m[j] == 0 or m[j] >= top else c_mod(v[i], m[j])
+                for i, j in pairs)
+    return out, out
