@@ -7,7 +7,8 @@ through more of the ops OpenVINO propagates bounds through: Gather with negative
 Concat, Convert, the arithmetic, Minimum/Maximum, ReduceProd/Min/Max/Sum, Slice and
 StridedSlice (negative steps too), Select, Squeeze/Unsqueeze, Reshape, Transpose, Tile,
 Broadcast, ScatterUpdate, ScatterElementsUpdate, ScatterNDUpdate, Clamp, Abs, Floor,
-Ceiling and Round through f32, Equal/Less/Greater. Each chain ends in an op that reads a
+Ceiling and Round through f32, Equal/Less/Greater, Split/VariadicSplit, Mod/FloorMod, Pad,
+GatherElements, GatherND, Power, Relu, Sign, Negative. Each chain ends in an op that reads a
 shape from bounds (Broadcast, Reshape, Range, Tile, Slice, Pad); every layer's output shape
 is compared with read_model's (``compare_with_openvino``). The named tests below are the
 disagreements this walk found."""
@@ -76,7 +77,7 @@ class _Chain:
             "minmax", "reduce", "reduce", "slice", "strided", "select", "squeeze", "reshape",
             "transpose", "tile", "broadcast", "scatter", "scatter_elements", "scatter_nd",
             "clamp", "abs", "rounding", "compare", "split", "mod", "pad", "gather_elements",
-            "gather_nd", "reverse", "power"))
+            "gather_nd", "reverse", "power", "unary", "variadic_split"))
         m = n
         if kind == "signs":
             pick = rng.random()
@@ -184,6 +185,15 @@ class _Chain:
             out, m = o8.gather_nd(node, C(idx)), len(idx)
         elif kind == "reverse":
             out = o8.slice(node, C([-1]), C([-n - 1]), C([-1]))
+        elif kind == "unary":
+            out = rng.choice((o.relu, o.sign, o.negative))(node)
+        elif kind == "variadic_split":
+            if n < 2:
+                return
+            cut = rng.randrange(1, n)
+            part = rng.randrange(2)
+            out = o.variadic_split(node, C(0), C([cut, -1])).output(part)
+            m = cut if part == 0 else n - cut
         elif kind == "power":
             out = o.power(node, self.const([rng.choice((0, 1, 2))], etype))
         else:
