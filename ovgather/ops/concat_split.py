@@ -76,8 +76,13 @@ def _concat_value(ins: list[Tensor], rank: int, ax: int) -> Value | None:
     """The inputs' values (or bounds) joined, as OpenVINO's Concat evaluates them on any
     type and rank (its lower and upper bound tensors are concatenated alike)."""
     if rank != 1:
+        sizes = [static_size(t.shape) for t in ins]
+        # a Const's data is read only when every other input has a value
+        if None in sizes or sum(sizes) > MAX_VALUE_SIZE \
+                or any(not t.pending and t.value is None for t in ins):
+            return None
         sides = [bound_arrays(t) for t in ins]
-        if None in sides or sum(lo.size for lo, _ in sides) > MAX_VALUE_SIZE:
+        if None in sides:
             return None
         return value_of_arrays(*(np.concatenate([side[i] for side in sides], axis=ax)
                                  for i in (0, 1)))

@@ -614,7 +614,8 @@ def _folding(op: str) -> Rule:
 def _cumsum(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     """CumSum keeps the shape; an exact value folds (``folds.cumsum_value``)."""
     t, axis = ins[0], exact_scalar(ins[1]) if len(ins) > 1 else 0
-    value = None if t.value is None or axis is None else cumsum_value(
+    value = None if axis is None or not evaluates("CumSum", t.etype) or t.value is None \
+        else cumsum_value(
         t, axis, data.bool("exclusive", False), data.bool("reverse", False))
     return [Tensor(t.shape, t.etype, value)]
 
