@@ -244,12 +244,26 @@ def _endwise(fn):
     return bounds
 
 
+def _cornered(fn):
+    """OpenVINO bounds Add, Subtract, Maximum and Minimum by the least and the greatest of
+    the op on the four pairs of ends, so bounds that came crossed (a ReduceProd of
+    negative bounds: ``15..6``) come out in order (``15..6 + 2..10`` is ``8..25``)."""
+
+    def bounds(alo, ahi, blo, bhi):
+        if alo <= ahi and blo <= bhi:
+            return fn(alo, ahi, blo, bhi)
+        ends = [x for a in (alo, ahi) for b in (blo, bhi) for x in fn(a, a, b, b)]
+        return min(ends), max(ends)
+
+    return bounds
+
+
 _VALUE_FNS = {
-    "Add": lambda alo, ahi, blo, bhi: (_add(alo, blo), _add(ahi, bhi)),
+    "Add": _cornered(lambda alo, ahi, blo, bhi: (_add(alo, blo), _add(ahi, bhi))),
     "Multiply": _mul_bounds,
-    "Maximum": lambda alo, ahi, blo, bhi: (max(alo, blo), max(ahi, bhi)),
-    "Minimum": lambda alo, ahi, blo, bhi: (min(alo, blo), min(ahi, bhi)),
-    "Subtract": _sub_bounds,
+    "Maximum": _cornered(lambda alo, ahi, blo, bhi: (max(alo, blo), max(ahi, bhi))),
+    "Minimum": _cornered(lambda alo, ahi, blo, bhi: (min(alo, blo), min(ahi, bhi))),
+    "Subtract": _cornered(_sub_bounds),
     "Divide": _div_bounds,
     "FloorMod": _endwise(_EXACT_FNS["FloorMod"]),
     "Power": _endwise(_EXACT_FNS["Power"]),

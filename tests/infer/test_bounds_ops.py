@@ -322,3 +322,19 @@ def test_a_reshape_target_between_minus_one_and_zero(tmp_path, special_zero):
     params = [y] + [r.input_value(0).get_node() for r in outs]
     _, diffs = compare_with_openvino(tmp_path, outs, params, "minus_one_zero")
     assert diffs == []
+
+
+@pytest.mark.parametrize("op", [o.add, o.subtract, o.maximum, o.minimum],
+                         ids=["Add", "Subtract", "Maximum", "Minimum"])
+def test_crossed_bounds_come_out_in_order(tmp_path, op):
+    """``ReduceProd(ShapeOf(x) * -1)`` over ``[3..5,2..3]`` has the lower bound
+    ``(-5)(-3) = 15`` and the upper one ``(-3)(-2) = 6`` in OpenVINO; its arithmetic takes
+    the least and the greatest over the ends (``+ 2..10`` is ``8..25``, ``max(_, 0)`` is
+    ``6..15``), where ovgather kept them crossed and said ``?``."""
+    x, y = P("[3..5,2..3]"), P("[2..10]")
+    prod = o.reduce_prod(o.multiply(o3.shape_of(x, "i64"), C([-1, -1])), C([0]), True)
+    other = {o.add: o3.shape_of(y, "i64"), o.subtract: C([1]), o.maximum: C([0]),
+             o.minimum: C([100])}[op]
+    out = o3.broadcast(C(1.0, np.float32), o.concat([C([7]), op(prod, other)], 0))
+    _, diffs = compare_with_openvino(tmp_path, [out], [x, y], "crossed")
+    assert diffs == []
