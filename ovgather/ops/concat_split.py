@@ -10,17 +10,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import normalize_axis
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import (
+    MAX_VALUE_SIZE,
     Tensor,
     Value,
+    bound_arrays,
     exact_ints,
     exact_scalar,
     shape_of_len,
     static_size,
+    value_of_arrays,
 )
 
 if TYPE_CHECKING:  # the symbolic rules import it when infer --symbols runs them
@@ -62,15 +66,26 @@ def _concat(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[
                 out[i] = m
     if len(ranked) < len(ins):
         out[ax] = Dimension.dynamic()
-    result = Tensor(PartialShape.of(tuple(out)), etype, _concat_value(ins, rank))
+    result = Tensor(PartialShape.of(tuple(out)), etype, _concat_value(ins, rank, ax))
     if result.value is None and rank == 1 and all(t.shape.dims == (ONE,) for t in ins):
         result.parts = tuple(exact_scalar(t) if t.const else None for t in ins)
     return [result]
 
 
-def _concat_value(ins: list[Tensor], rank: int) -> Value | None:
+def _concat_value(ins: list[Tensor], rank: int, ax: int) -> Value | None:
+    """The inputs' values (or bounds) joined, as OpenVINO's Concat evaluates them on any
+    type and rank (its lower and upper bound tensors are concatenated alike)."""
     if rank != 1:
-        return None
+        sizes = [static_size(t.shape) for t in ins]
+        # a Const's data is read only when every other input has a value
+        if None in sizes or sum(sizes) > MAX_VALUE_SIZE \
+                or any(not t.pending and t.value is None for t in ins):
+            return None
+        sides = [bound_arrays(t) for t in ins]
+        if None in sides:
+            return None
+        return value_of_arrays(*(np.concatenate([side[i] for side in sides], axis=ax)
+                                 for i in (0, 1)))
     lo: tuple[int, ...] = ()
     hi: tuple[int, ...] = ()
     for t in ins:

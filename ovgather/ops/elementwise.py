@@ -20,6 +20,7 @@ the table, op by op.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from typing import TYPE_CHECKING
@@ -32,6 +33,8 @@ from .core import data_checks as checks
 from .core import numeric
 from .core.casts import converted
 from .core.dims import broadcast_shapes
+from .core.folds import cumsum_value
+from .core.intervals import exact_mod, mod_bounds, mod_top
 from .core.numeric import evaluates
 from .core.spec import Attrs, Rule, Trace, specs_of
 from .core.values import (
@@ -58,7 +61,7 @@ UNARY = (
     "Acos Acosh Asin Asinh Atan Atanh Ceiling Cos Cosh Elu Erf Exp Floor Gelu "
     "HSigmoid HSwish Log Mish Round Selu Sigmoid Sin Sinh "
     "SoftPlus SoftSign Sqrt Swish Tan Tanh Result Identity MVN NormalizeL2 LRN "
-    "GRN PRelu CumSum ReverseSequence ErfInv ScatterUpdate "
+    "GRN PRelu ReverseSequence ErfInv ScatterUpdate "
     "ScatterNDUpdate ScatterElementsUpdate Roll Reverse"
 ).split()
 BINARY = (
@@ -241,15 +244,30 @@ def _endwise(fn):
     return bounds
 
 
+def _cornered(fn):
+    """OpenVINO bounds Add, Subtract, Maximum and Minimum by the least and the greatest of
+    the op on the four pairs of ends, so bounds that came crossed (a ReduceProd of
+    negative bounds: ``15..6``) come out in order (``15..6 + 2..10`` is ``8..25``)."""
+
+    def bounds(alo, ahi, blo, bhi):
+        if alo <= ahi and blo <= bhi:
+            return fn(alo, ahi, blo, bhi)
+        ends = [x for a in (alo, ahi) for b in (blo, bhi) for x in fn(a, a, b, b)]
+        return min(ends), max(ends)
+
+    return bounds
+
+
 _VALUE_FNS = {
-    "Add": lambda alo, ahi, blo, bhi: (_add(alo, blo), _add(ahi, bhi)),
+    "Add": _cornered(lambda alo, ahi, blo, bhi: (_add(alo, blo), _add(ahi, bhi))),
     "Multiply": _mul_bounds,
-    "Maximum": lambda alo, ahi, blo, bhi: (max(alo, blo), max(ahi, bhi)),
-    "Minimum": lambda alo, ahi, blo, bhi: (min(alo, blo), min(ahi, bhi)),
-    "Subtract": _sub_bounds,
+    "Maximum": _cornered(lambda alo, ahi, blo, bhi: (max(alo, blo), max(ahi, bhi))),
+    "Minimum": _cornered(lambda alo, ahi, blo, bhi: (min(alo, blo), min(ahi, bhi))),
+    "Subtract": _cornered(_sub_bounds),
     "Divide": _div_bounds,
     "FloorMod": _endwise(_EXACT_FNS["FloorMod"]),
     "Power": _endwise(_EXACT_FNS["Power"]),
+    "Mod": mod_bounds,
 }
 
 
@@ -258,7 +276,7 @@ _real_div_bounds = _divided(lambda a, b: a / b)
 
 #: Real types divide truly (the integer ones floor); the rest is the same arithmetic.
 _REAL_EXACT_FNS = {"Divide": lambda a, b: a / b, "FloorMod": None, "Mod": None}
-_REAL_VALUE_FNS = {"Divide": _real_div_bounds, "FloorMod": None}
+_REAL_VALUE_FNS = {"Divide": _real_div_bounds, "FloorMod": None, "Mod": None}
 
 
 def _binary(op: str) -> Rule:
@@ -273,10 +291,15 @@ def _binary(op: str) -> Rule:
         a = ins[0].value if real or ins[0].etype in INT_TYPES else None
         b = ins[1].value if a is not None else None
         if a is not None and b is not None:
+            mod = op == "Mod" and not real
             if a[0] == a[1] and b[0] == b[1]:  # OpenVINO evaluates the op in the type
-                value = _exact_binary(op, ins, data)
+                value = exact_mod(a[0], b[0], _pairs(ins[0], ins[1]), mod_top(ins[0].etype)) \
+                    if mod and evaluates(op, ins[0].etype) else None
+                value = value or _exact_binary(op, ins, data)
             elif evaluates(op, ins[0].etype):
                 bounds = real_value_fn if real else value_fn
+                if mod:
+                    bounds = functools.partial(mod_bounds, top=mod_top(ins[0].etype))
                 value = _pairwise(ins[0], ins[1], bounds) if bounds is not None else None
         return [Tensor(shape, ins[0].etype, value)]
 
@@ -602,6 +625,15 @@ def _folding(op: str) -> Rule:
     return rule
 
 
+def _cumsum(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
+    """CumSum keeps the shape; an exact value folds (``folds.cumsum_value``)."""
+    t, axis = ins[0], exact_scalar(ins[1]) if len(ins) > 1 else 0
+    value = None if axis is None or not evaluates("CumSum", t.etype) or t.value is None \
+        else cumsum_value(
+        t, axis, data.bool("exclusive", False), data.bool("reverse", False))
+    return [Tensor(t.shape, t.etype, value)]
+
+
 def _fake_quantize(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Tensor]:
     shape = ins[0].shape
     for t in ins[1:]:
@@ -630,6 +662,7 @@ _RULES: dict[str, Rule] = {
     "ConvertLike": _convert_like,
     "Select": _select,
     "FakeQuantize": _fake_quantize,
+    "CumSum": _cumsum,
     "BatchNormInference": _batch_norm,
     # not UNARY's rules: these scatter values, after OpenVINO's checks of the updates
     "ScatterUpdate": checks.validated(checks.check_scatter_update, _scatter(_update), 4),

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.dims import normalize_axis
+from .core.folds import RANGE_EVALUATES, range_value, topk_values
 from .core.inputs import InputMaker
 from .core.spec import Attrs, Rule, Trace, specs_of
 from .core.values import (
-    MAX_VALUE_SIZE,
+    INT_TYPES,
     Tensor,
     computed_shape_bounds,
     dim_of_bounds,
@@ -91,11 +92,15 @@ def _range(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[T
     start, stop, step = (exact_scalar(t) for t in ins[:3])
     if start is None or stop is None or step is None:
         return [Tensor(PartialShape.dynamic(1), etype)]
-    n = range_length(start, stop, step)
+    if step == 0:
+        raise ShapeInferenceError("the Range step must not be 0, but got 0")
+    if (etype if data.version >= 4 else ins[0].etype) in INT_TYPES:
+        # OpenVINO truncates the three toward zero first: a step of 0.5 then counts 0
+        start, stop, step = (math.trunc(v) for v in (start, stop, step))
+    n = range_length(start, stop, step) if step else 0
     value = None
-    if n <= MAX_VALUE_SIZE and etype in ("i64", "i32") and isinstance(start + stop + step, int):
-        vals = tuple(range(start, start + n * step, step))
-        value = (vals, vals)
+    if ins[0].etype in RANGE_EVALUATES and (data.version >= 4 or etype not in ("f16", "bf16")):
+        value = range_value(start, step, n, etype)  # Range-0 evaluates no f16 nor bf16
     return [Tensor(PartialShape.of((Dimension.static(n),)), etype, value)]
 
 
@@ -126,7 +131,19 @@ def _topk(ins: list[Tensor], data: Attrs, trace: Trace | None = None) -> list[Te
     else:
         ax = normalize_axis(data.int("axis"), len(dims), "the TopK axis")
         shape = PartialShape.of(dims[:ax] + (_k_dim(ins[1], dims[ax]),) + dims[ax + 1:])
-    return [Tensor(shape, t.etype), Tensor(shape, index_type)][:max(data.n_outputs, 1)]
+    values = _topk_values(t, ins[1], data, index_type)
+    outs = [Tensor(shape, t.etype, values[0]), Tensor(shape, index_type, values[1])]
+    return outs[:max(data.n_outputs, 1)]
+
+
+def _topk_values(t: Tensor, k_in: Tensor, data: Attrs, index_type: str):
+    """The values and indices OpenVINO folds an exact TopK to (``folds.topk_values``)."""
+    k = exact_scalar(k_in)
+    if k is None or t.value is None or t.shape.dims is None:
+        return None, None
+    out = topk_values(t, k, data.int("axis"), data.text("mode", "max").lower() == "max",
+                      data.text("sort", "none").lower(), index_type)
+    return out if out is not None else (None, None)
 
 
 class _RangeInputs(InputMaker):

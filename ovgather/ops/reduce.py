@@ -69,9 +69,12 @@ _FOLD = {
 
 def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
     """A reduction of a value: exact values fold (OpenVINO evaluates the op); for
-    ReduceProd/Max/Min, which are monotonic, the bounds fold too (ReduceSum's and the
-    others' do not in OpenVINO 2026.4.1, by experiment). Each output element reduces one
-    group of input elements; ``keep_dims`` only adds ones to the shape, not to the order."""
+    ReduceProd/Max/Min the bounds fold too, each side on its own as OpenVINO's default
+    bound evaluator runs the op on the lower and on the upper bounds, whatever their
+    signs (ReduceMin over ``-5..-3`` and ``2..3`` is ``-5..-3``; a ReduceProd may even
+    end with its lower bound above its upper one, as OpenVINO 2026.4 has it). ReduceSum's
+    and the others' bounds do not fold in OpenVINO. Each output element reduces one group
+    of input elements; ``keep_dims`` only adds ones to the shape, not to the order."""
     fn, v, size = _FOLD.get(op), t.value, static_size(t.shape)
     if fn is None or v is None or not v[0] or size != len(v[0]) \
             or not all(isinstance(a, int) for a in axes):
@@ -82,27 +85,37 @@ def _folded(op: str, t: Tensor, axes: tuple[int, ...]):
     lo, hi = v
     if lo == hi:
         return numeric.reduce(op, t, axes)
-    if not numeric.evaluates(op, t.etype):
+    if not numeric.evaluates(op, t.etype) or op not in ("ReduceMax", "ReduceMin", "ReduceProd"):
         return None
-    if op not in ("ReduceMax", "ReduceMin", "ReduceProd") or min(lo) < 0:
+    if op != "ReduceProd":
+        return tuple(fn([lo[k] for k in g]) for g in groups), \
+            tuple(fn([hi[k] for k in g]) for g in groups)
+    top = _top_of(t.etype)
+    if top is None:
         return None
-    if op == "ReduceProd":
-        if len(groups) > 1 and max(hi) >= INF:
-            return None  # OpenVINO's upper bound is then one element for all: unusable
-        fn = _clip_prod
-    return tuple(fn([lo[k] for k in g]) for g in groups), \
-        tuple(fn([hi[k] for k in g]) for g in groups)
+    if any(x >= top for x in hi) and 0 not in hi:
+        # OpenVINO writes the type's maximum as the upper bound of the first element only
+        low = _prod(lo, t.etype)
+        return ((low,), (INF,)) if len(groups) == 1 and low is not None else None
+    lows = tuple(_prod([lo[k] for k in g], t.etype) for g in groups)
+    highs = tuple(_prod([hi[k] for k in g], t.etype) for g in groups)
+    return None if None in lows or None in highs else (lows, highs)
 
 
+def _top_of(etype: str) -> int | None:
+    """The largest value of an integer type: an upper bound there means none."""
+    bits = {"i32": 31, "i64": 63, "u32": 32, "u64": 64}.get(etype)
+    return None if bits is None else (1 << bits) - 1
 
 
-def _clip_prod(values) -> int:
-    out = 1
-    for x in values:
-        if x == 0:
-            return 0
-        out = INF if x >= INF or out >= INF else out * x
-    return min(out, INF)
+def _prod(values, etype: str) -> int | None:
+    """The product of bounds in the type as OpenVINO's ReduceProd computes it (wrapping);
+    None when one of them is no number (an unknown end)."""
+    if 0 in values:
+        return 0
+    if any(x >= INF or x <= -INF for x in values):
+        return None
+    return numeric.wrapped(math.prod(values), etype)
 
 
 def _unknown_axes_shape(shape: PartialShape, axes: Tensor, keep: bool) -> PartialShape:

@@ -72,7 +72,7 @@ def reshape_shape(
                 )
             minus_one = i
             out.append(None)
-        elif special_zero and lo == hi == 0:
+        elif special_zero and hi == 0 and lo >= -1:  # OpenVINO: a 0 (-1..0 too) copies
             zeros = True
             if in_dims is None:
                 out.append(Dimension.dynamic())

@@ -286,13 +286,27 @@ def _shape_of_op(rng, x, et):
     return o3.shape_of(x, rng.choice(("i32", "i64")))
 
 
+#: Range's start, stop and step types (bf16 only as the output: NumPy has no bf16)
+RANGE_TYPES = INTS + ("f16", "f32", "f64")
+
+
 def _range(rng, x, et):
-    start = rng.randint(-3, 3)
-    stop = start + rng.randint(0, 6)
+    """Range-4 with inputs of one type and an output of that type or another (start and
+    step then cast as OpenVINO casts them), or Range-0 (one type throughout); real
+    starts and steps sometimes fractional."""
+    t = rng.choice(RANGE_TYPES)
+    real = t not in INTS
+    start = rng.randint(0 if t.startswith("u") else -3, 3)
     step = rng.choice((1, 2, 3))
-    t = rng.choice(INTS[:4] + ("f32",))
+    if real and rng.random() < 0.5:
+        start, step = start + rng.choice((0.25, 0.5, 0.1)), step * rng.choice((0.5, 0.3, 1.0))
+    stop = start + rng.randint(0, 6)
     dt = _NP[t]
-    return o.range(o.constant(dt(start)), o.constant(dt(stop)), o.constant(dt(step)), t)
+    ins = [o.constant(dt(v)) for v in (start, stop, step)]
+    if rng.random() < 0.2:
+        return o1.range(*ins)
+    out = t if rng.random() < 0.5 else rng.choice(RANGE_TYPES + ("bf16",))
+    return o.range(*ins, out)
 
 
 def _select(rng, x, et):
