@@ -44,6 +44,7 @@ _PUBLIC: dict[str, str] = {
     "from_openvino": ".runtime", "to_openvino": ".runtime", "load_model": ".runtime",
     # two models on the runtime
     "compare": ".comparison", "CompareReport": ".comparison",
+    "compare_layers": ".layer_comparison", "LayersReport": ".layer_comparison",
     # shapes
     "Dimension": ".shapes", "PartialShape": ".shapes",
     # errors: the whole family (a small module with no imports of its own)
@@ -73,6 +74,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what type checkers and editors see
     from . import errors, graph, reference, shapes  # noqa: F401
     from .comparison import CompareReport, compare  # noqa: F401
+    from .layer_comparison import LayersReport, compare_layers  # noqa: F401
     from .errors import (  # noqa: F401
         IRError,
         IRStructureError,

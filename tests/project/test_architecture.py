@@ -36,6 +36,7 @@ LAYERS = (
     {"show"},
     {"validate"},
     {"comparison"},
+    {"layer_comparison"},
     {"ovgather"},  # the package's __init__: the public surface, loaded lazily
     {"cli"},
     {"__main__"},
