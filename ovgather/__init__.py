@@ -74,7 +74,6 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what type checkers and editors see
     from . import errors, graph, reference, shapes  # noqa: F401
     from .comparison import CompareReport, compare  # noqa: F401
-    from .layer_comparison import LayersReport, compare_layers  # noqa: F401
     from .errors import (  # noqa: F401
         IRError,
         IRStructureError,
@@ -89,6 +88,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     )
     from .infer import CheckReport, TargetProblem, check, infer_shapes, target_problems  # noqa: F401
     from .ir import const_value, parse_ir, read_ir, write_ir  # noqa: F401
+    from .layer_comparison import LayersReport, compare_layers  # noqa: F401
     from .ops import (  # noqa: F401
         gather_elements_shape,
         gather_nd_shape,
