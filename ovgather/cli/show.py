@@ -1,5 +1,5 @@
-"""`ovgather show MODEL [--layer NAME --depth N] [--max-layers N] --format dot|svg|png|html
--o FILE [--json]`.
+"""`ovgather show MODEL [--layer NAME --depth N] [--max-layers N] [--errors REPORT.json]
+--format dot|svg|png|html -o FILE [--json]`.
 
 DOT needs no extra program; SVG, PNG and HTML need Graphviz's ``dot`` and say how to
 install it when it is missing (exit 2). Exit 0 when the picture is written.
@@ -35,6 +35,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=_FORMATS, default=None,
                    help="picture format (default: from the -o suffix, else dot); html is "
                         "a self-contained page with search, zoom and pan")
+    p.add_argument("--errors", default=None, metavar="REPORT.json",
+                   help="colour each layer by its error in this report of compare MODEL B "
+                        "--all-layers --json (green ok to red differs, grey not compared), "
+                        "the first divergent layer outlined")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write")
 
 
@@ -50,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     G = load(args.model, debug=args.debug)
     bound = DEFAULT_MAX_LAYERS if args.max_layers is None else args.max_layers
     drawing = write_picture(G, args.output, fmt, args.layer, args.depth,
-                            shape_overrides(args.shape), bound)
+                            shape_overrides(args.shape), bound, errors=args.errors)
     plan = drawing.plan
     if args.json:
         out = {"path": args.output, "format": fmt}
@@ -66,7 +70,21 @@ def run(args: argparse.Namespace) -> int:
             "drawn as nodes")
         for note in plan.notes(G):
             say(f"  {note}")
+    if drawing.errors is not None and not args.json:
+        _say_errors(G, drawing.errors)
     return EXIT_OK
+
+
+def _say_errors(G, errors) -> None:
+    counts = errors.counts()
+    compared = sum(n for s, n in counts.items() if s in ("ok", "differs"))
+    say(f"  coloured by the errors of {errors.source}: {compared} layers compared, "
+        f"{counts.get('differs', 0)} differ, {G.number_of_nodes() - compared} not compared")
+    if errors.first is not None:
+        say(f"  first divergent: {G.nodes[errors.first]['name']}")
+    if errors.unmatched:
+        say(f"  {len(errors.unmatched)} layers of the report are not in the model "
+            f"(first: {errors.unmatched[0]})")
 
 
 def _format_of(path: str) -> str:

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from ..extract import declared_shape, port_shapes
 from ..graph import gather_types
 from ..infer import check
 from ..shapes import PartialShape
+from .errors import DIFFERS_SHADES, FIRST_DIVERGENT, NOT_COMPARED, OK_SHADES, ErrorView, LayerError
 from .outline import Outline, outline
 
 __all__ = ["STATUS_COLOURS", "Drawing", "draw", "to_dot"]
@@ -57,6 +59,7 @@ class Drawing:
     dot: str
     rows: dict[str, dict[str, Any]]
     plan: Outline | None
+    errors: ErrorView | None = None
 
 
 def _quote(text: str) -> str:
@@ -78,6 +81,7 @@ def draw(
     title: str | None = None,
     fold: bool = False,
     max_layers: int | None = None,
+    errors: ErrorView | None = None,
 ) -> Drawing:
     """The DOT of ``G`` (or of the ``layers`` among it), shapes on the edges, layers
     filled by check status, with a legend, and the check rows and plan it drew from.
@@ -85,7 +89,9 @@ def draw(
     shapes of a cut-out are visible. Gather layers have a thick border. A TensorIterator,
     Loop or If is one node whose label counts the layers of its bodies (their layers are
     not drawn). ``fold`` (whole models only) draws the plan of :mod:`ovgather.show.outline`
-    with at most ``max_layers`` nodes (None or 0: no bound)."""
+    with at most ``max_layers`` nodes (None or 0: no bound). ``errors`` (a per-layer
+    comparison, :mod:`ovgather.show.errors`) colours each layer by its error instead, and
+    keeps every differing layer a node."""
     report = check(G, shapes)
     known = port_shapes(G, report)
     rows = {lr.id: lr.to_dict() for lr in report.layers}
@@ -93,7 +99,11 @@ def draw(
         rows.setdefault(n, {"status": "unchecked", "name": G.nodes[n]["name"]})
     plan = None
     if fold and layers is None:
-        plan = outline(G, {n: r["status"] for n, r in rows.items()}, known, max_layers)
+        status = {n: r["status"] for n, r in rows.items()}
+        if errors is not None:  # a differing layer is never folded, collapsed, left out
+            status.update((n, "mismatch") for n, e in errors.layers.items()
+                          if e.status == "differs")
+        plan = outline(G, status, known, max_layers)
         title = "\n".join([title or G.graph.get("name") or "", *plan.notes(G)]).strip()
     lines = ["digraph ovgather {", '  rankdir=TB; fontname="Helvetica";',
              '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
@@ -102,29 +112,32 @@ def draw(
         lines.append(f"  labelloc=t; label={_quote(title)};")
     if plan is None:
         shown = set(G) if layers is None else set(layers)
-        lines += [_node_line(G, n, rows[n]) for n in G if n in shown]
+        lines += [_node_line(G, n, rows[n], errors=errors) for n in G if n in shown]
         lines += _edge_lines(G, known, lambda n: f"n{n}" if n in shown else None)
     else:
-        lines += _planned_nodes(G, plan, rows)
+        lines += _planned_nodes(G, plan, rows, errors)
         lines += _edge_lines(G, known, plan.node_of, plan.folded, bool(plan.left_out))
-    lines.extend(_legend())
+    lines.extend(_legend() if errors is None else _error_legend(G, errors))
     lines.append("}")
-    return Drawing("\n".join(lines) + "\n", rows, plan)
+    return Drawing("\n".join(lines) + "\n", rows, plan, errors)
 
 
-def _planned_nodes(G: nx.MultiDiGraph, plan: Outline, rows: dict[str, dict[str, Any]]
-                   ) -> list[str]:
+def _planned_nodes(G: nx.MultiDiGraph, plan: Outline, rows: dict[str, dict[str, Any]],
+                   errors: ErrorView | None = None) -> list[str]:
     """Nodes of a folded picture: blocks as boxes (clusters), collapsed blocks as one
     node, then the layers outside any block, and a node standing for those left out."""
     out, boxed = [], set()
     for i, (key, members) in enumerate(plan.clusters.items()):
         out += [f"  subgraph cluster_{i} {{", f"    label={_quote(key)}; style=dashed;"]
-        out += ["  " + _node_line(G, n, rows[n], plan.lines.get(n), key) for n in members]
+        out += ["  " + _node_line(G, n, rows[n], plan.lines.get(n), key, errors)
+                for n in members]
         out.append("  }")
         boxed.update(members)
     for key, members in plan.collapsed.items():
-        out.append(_collapsed_line(G, plan.node_of(members[0]) or "", key, members, rows))
-    out += [_node_line(G, n, rows[n], plan.lines.get(n)) for n in plan.drawn if n not in boxed]
+        out.append(_collapsed_line(G, plan.node_of(members[0]) or "", key, members, rows,
+                                   errors))
+    out += [_node_line(G, n, rows[n], plan.lines.get(n), errors=errors)
+            for n in plan.drawn if n not in boxed]
     if plan.left_out:
         out.append(f'  "more" [shape=note, label={_quote(f"{len(plan.left_out)} more layers")}'
                    ', style=dashed];')
@@ -141,7 +154,8 @@ def _spec_version(G: nx.MultiDiGraph, n: str) -> int | None:
 
 
 def _node_line(G: nx.MultiDiGraph, n: str, row: dict[str, Any],
-               folded: list[str] | None = None, block: str | None = None) -> str:
+               folded: list[str] | None = None, block: str | None = None,
+               errors: ErrorView | None = None) -> str:
     attrs = G.nodes[n]
     st = row.get("status", "unchecked")
     version = _spec_version(G, n) or attrs.get("version") or ""
@@ -156,11 +170,34 @@ def _node_line(G: nx.MultiDiGraph, n: str, row: dict[str, Any],
     if attrs.get("bodies"):  # a TensorIterator, Loop or If is drawn as one node
         text += "\n" + _bodies_text(attrs)
     text += "".join(f"\n{line}" for line in folded or ())
+    bold = ", penwidth=2.5" if attrs["type"] in gather_types() else ""
+    if errors is not None:
+        return _error_node_line(n, text, attrs["name"], errors.layers.get(n), bold)
     if st in ("mismatch", "invalid", "unknown"):
         text += f"\n{st}"
-    bold = ", penwidth=2.5" if attrs["type"] in gather_types() else ""
     return (f'  "n{n}" [label={_quote(text)}, fillcolor="{STATUS_COLOURS.get(st, "#ffffff")}", '
             f'tooltip={_quote(_tooltip(attrs["name"], row))}, id="n{n}", class="{st}"{bold}];')
+
+
+def _error_node_line(n: str, text: str, name: str, err: LayerError | None,
+                     bold: str) -> str:
+    """A layer filled by its error; the first divergent one outlined thickly."""
+    status = err.status if err is not None else "not compared"
+    fill = err.colour if err is not None else NOT_COMPARED
+    if err is not None and err.compared:
+        text += f"\n{err.text()}"
+    tip = f"{name}\n{err.text() if err is not None else status}"
+    if err is not None and len(err.ports) > 1:
+        for p in err.ports:
+            one = LayerError(p["status"], p.get("max_abs"), p.get("max_rel"))
+            tip += f"\nport {p.get('port')}: {one.text()}"
+    cls = status.replace(" ", "-")
+    if err is not None and err.first:
+        text += "\nfirst divergent"
+        bold = f', penwidth=4, color="{FIRST_DIVERGENT}"'
+        cls += " first-divergent"
+    return (f'  "n{n}" [label={_quote(text)}, fillcolor="{fill}", tooltip={_quote(tip)}, '
+            f'id="n{n}", class="{cls}"{bold}];')
 
 
 def _tooltip(name: str, row: dict[str, Any]) -> str:
@@ -176,14 +213,21 @@ def _tooltip(name: str, row: dict[str, Any]) -> str:
 
 
 def _collapsed_line(G: nx.MultiDiGraph, node: str, key: str, members: list[str],
-                    rows: dict[str, dict[str, Any]]) -> str:
+                    rows: dict[str, dict[str, Any]], errors: ErrorView | None = None) -> str:
     """One node for a collapsed block: its name, size, commonest ops; filled ``ok`` when
     every layer is ok, else ``unchecked`` (a block with a fault is never collapsed)."""
     kinds = Counter(G.nodes[n]["type"] for n in members).most_common(4)
     ops = ", ".join(f"{t} ×{c}" for t, c in kinds)
     st = "ok" if all(rows[n]["status"] == "ok" for n in members) else "unchecked"
+    fill = STATUS_COLOURS[st]
+    if errors is not None:  # the worst compared layer's colour (never a differing one)
+        found = [errors.layers[n] for n in members if n in errors.layers]
+        compared = [e for e in found if e.compared]
+        st = "ok" if compared else "not-compared"
+        fill = (max(compared, key=lambda e: e.max_rel or 0.0).colour if compared
+                else NOT_COMPARED)
     text = f"{key}\n{len(members)} layers (collapsed)\n{ops}"
-    return (f'  "{node}" [label={_quote(text)}, fillcolor="{STATUS_COLOURS[st]}", '
+    return (f'  "{node}" [label={_quote(text)}, fillcolor="{fill}", '
             f'tooltip={_quote(text)}, id="{node}", class="{st} block", peripheries=2];')
 
 
@@ -231,6 +275,33 @@ def _edge_label(G: nx.MultiDiGraph, u: str, port_id: int,
     if shape is not None and not shape.compatible(declared):
         text += f"\ndeclared {declared}"
     return text
+
+
+def _error_legend(G: nx.MultiDiGraph, errors: ErrorView) -> list[str]:
+    """The shades of ok and differs with their max_rel bounds, grey, the first divergent
+    layer's outline (and its name)."""
+    def cells(shades: tuple[tuple[float, str], ...]) -> str:
+        out, low = "", 0.0
+        for bound, colour in shades:
+            words = ("0" if bound == 0 else f"&gt; {low:.0e}" if math.isinf(bound)
+                     else f"≤ {bound:.0e}")
+            out += f'<TD BGCOLOR="{colour}">{words}</TD>'
+            low = bound
+        return out
+
+    first = "none" if errors.first is None else _html(G.nodes[errors.first]["name"])
+    rows = (f'<TR><TD>ok, max_rel</TD>{cells(OK_SHADES)}</TR>'
+            f'<TR><TD>differs, max_rel</TD>{cells(DIFFERS_SHADES)}</TR>'
+            f'<TR><TD BGCOLOR="{NOT_COMPARED}">not compared</TD>'
+            f'<TD COLSPAN="5" BORDER="3" COLOR="{FIRST_DIVERGENT}">first divergent: {first}'
+            '</TD></TR>')
+    return ['  legend [shape=plaintext, style="", label=<<TABLE BORDER="0" CELLBORDER="1" '
+            f'CELLSPACING="0" CELLPADDING="3">{rows}</TABLE>>];']
+
+
+def _html(text: str) -> str:
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
 
 
 def _legend() -> list[str]:

@@ -20,6 +20,7 @@ from typing import Any
 import networkx as nx
 
 from .dot import STATUS_COLOURS, Drawing
+from .errors import DIFFERS_SHADES, NOT_COMPARED, OK_SHADES, STATUSES
 from .outline import Outline
 
 __all__ = ["html_page"]
@@ -34,7 +35,8 @@ def html_page(G: nx.MultiDiGraph, drawing: Drawing, svg: str, title: str) -> str
         "__TITLE__": html.escape(title),
         "__SVG__": _PROLOG.sub("", svg, count=1),
         "__LAYERS__": _script_json(_rows(G, drawing)),
-        "__COLOURS__": json.dumps(STATUS_COLOURS),
+        "__COLOURS__": json.dumps(STATUS_COLOURS if drawing.errors is None
+                                  else _error_colours()),
     }
     return re.sub("|".join(parts), lambda m: parts[m.group(0)], template)
 
@@ -50,9 +52,22 @@ def _rows(G: nx.MultiDiGraph, drawing: Drawing) -> dict[str, list[Any]]:
             node = f"n{n}" if f'"n{n}" [' in drawing.dot else ""
         else:
             node = plan.node_of(n) or _reader_node(G, plan, n)
-        out[n] = [G.nodes[n]["name"], G.nodes[n]["type"], row.get("status", "unchecked"), node,
-                  row.get("inferred", []), row.get("declared", []), row.get("message", "")]
+        status, message = row.get("status", "unchecked"), row.get("message", "")
+        if drawing.errors is not None:
+            err = drawing.errors.layers.get(n)
+            status = "not compared" if err is None else err.status
+            message = "" if err is None else err.text() + (
+                ", the first divergent layer" if err.first else "")
+        out[n] = [G.nodes[n]["name"], G.nodes[n]["type"], status, node,
+                  row.get("inferred", []), row.get("declared", []), message]
     return out
+
+
+def _error_colours() -> dict[str, str]:
+    """The buttons of a page coloured by errors: one per comparison status."""
+    colours = dict.fromkeys((*STATUSES, "not compared"), NOT_COMPARED)
+    colours.update(ok=OK_SHADES[1][1], differs=DIFFERS_SHADES[-1][1])
+    return colours
 
 
 def _reader_node(G: nx.MultiDiGraph, plan: Outline, n: str) -> str:

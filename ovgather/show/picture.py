@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import Any
 
 import networkx as nx
 
@@ -10,6 +12,7 @@ from ..atomic import AtomicOutput
 from ..extract import neighbourhood
 from ..graph import find_layer
 from .dot import Drawing, draw
+from .errors import ErrorView, layer_errors
 from .graphviz import render, to_svg
 from .page import html_page
 
@@ -28,19 +31,27 @@ def write_picture(
     depth: int = 2,
     shapes: dict[str, str] | None = None,
     max_layers: int | None = DEFAULT_MAX_LAYERS,
+    errors: ErrorView | Mapping[str, Any] | str | os.PathLike[str] | None = None,
 ) -> Drawing:
     """Draw ``G`` into ``path`` as ``fmt`` (dot, svg, png or html); returns what was drawn.
 
     A whole model is drawn folded (:mod:`ovgather.show.outline`: constants as lines of
     their readers, blocks boxed, at most ``max_layers`` nodes; 0 or None: no bound);
-    ``layer``'s ``depth``-neighbourhood is drawn layer by layer, constants included."""
+    ``layer``'s ``depth``-neighbourhood is drawn layer by layer, constants included.
+
+    ``errors``, the JSON of ``compare G B --all-layers --json`` (its path or its dict),
+    colours each layer by its error instead of its check status (:mod:`.errors`); the
+    returned drawing's ``errors`` holds what each layer got."""
+    if errors is not None and not isinstance(errors, ErrorView):
+        errors = layer_errors(G, errors)
     layers = None
     title = G.graph.get("name") or ""
     if layer is not None:
         node = find_layer(G, layer)
         layers = neighbourhood(G, node, depth)
         title = f"{G.nodes[node]['name']} (depth {depth})"
-    drawing = draw(G, layers, shapes, title, fold=layer is None, max_layers=max_layers)
+    drawing = draw(G, layers, shapes, title, fold=layer is None, max_layers=max_layers,
+                   errors=errors)
     if fmt != "html":
         render(drawing.dot, fmt, path)
         return drawing
