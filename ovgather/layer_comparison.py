@@ -16,7 +16,9 @@ a partner is listed ``only in A`` or ``only in B`` (an ``only in B`` after the o
 paired with the output of B before it), never dropped.
 
 Per pair: ``ok`` or ``differs`` by the tolerances of ``compare`` (``|a - b| <= atol + rtol
-* |b|`` everywhere, shapes equal), the largest absolute and relative error and the cosine
+* |b|`` everywhere; two shapes of one size, such as ``[25,96]`` and ``[5,5,96]`` where a
+conversion folded a reshape away, are compared element by element and the message says
+so; two sizes differ), the largest absolute and relative error and the cosine
 similarity; ``not run`` when a runtime gave no value (an output over the memory budget
 alone, a run that failed). The first ``differs`` in A's topological order is the first
 divergent layer; :attr:`LayersReport.growth` the worst layers after it.
@@ -336,16 +338,22 @@ def _run_chunk(runner_a: Any, runner_b: Any, feeds_a: Mapping[str, np.ndarray],
 def _judge(pair: tuple[Any, Any], x: np.ndarray, y: np.ndarray, rtol: float, atol: float
            ) -> LayerComparison:
     lc = _alone(pair, "ok")
+    shapes = f"the shapes differ: {list(x.shape)} in A, {list(y.shape)} in B"
     if x.shape != y.shape:
-        lc.status = "differs"
-        lc.message = (f"the shapes differ: {list(x.shape)} in A, {list(y.shape)} in B")
-        return lc
+        if x.size != y.size:
+            lc.status, lc.message = "differs", shapes
+            return lc
+        # one tensor in another layout (a reshape a conversion folded away, a scalar
+        # kept as [1]): the same elements in the same order
+        x, y = x.reshape(-1), y.reshape(-1)
+        lc.message = f"{shapes}; compared element by element"
     lc.max_abs, lc.max_rel, bad = differences(x, y, rtol, atol)
     lc.cosine = cosine(x, y)
     if bad:
         lc.status = "differs"
-        lc.message = (f"{bad} of {x.size} elements differ by more than atol {atol:g} + "
-                      f"rtol {rtol:g} * |B|")
+        lc.message = "; ".join(filter(None, [lc.message, (
+            f"{bad} of {x.size} elements differ by more than atol {atol:g} + rtol {rtol:g} "
+            "* |B|")]))
     return lc
 
 

@@ -1,8 +1,9 @@
 """A model run on the OpenVINO CPU plugin with any of its layer outputs exposed: the
 OpenVINO side of ``compare --all-layers`` (a :class:`~.layer_outputs.LayerRunner`).
 
-The model is what OpenVINO reads (an IR ``.xml``, an ``.onnx`` converted by
-``openvino.convert_model``, or an ovgather graph). Each :meth:`OpenVinoLayers.run` adds a
+The model is what OpenVINO reads: an IR ``.xml``, an ovgather graph, or an ``.onnx`` read
+by OpenVINO's ONNX frontend node by node (``Core.read_model``: each ONNX node output keeps
+its name, where ``convert_model``'s fusions and constant folding would merge many away). Each :meth:`OpenVinoLayers.run` adds a
 Result at every output asked for, compiles once (f32 inference, ``core.compile_model``),
 runs once and takes the Results off again, so that the next run asks for another set.
 What it hands back is the runtime's own output memory, valid until the next run (no copy:
@@ -24,9 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RuntimeBridgeError
+from ..errors import IRError, RuntimeBridgeError
 from .core import compile_model, first_line, openvino, run_request
+from .interop import ONNX_SUFFIXES
 from .layer_outputs import LayerOutput
+from .models import read_model
 from .outputs import _bytes, _read
 
 __all__ = ["OpenVinoLayers"]
@@ -48,7 +51,15 @@ class OpenVinoLayers:
     """
 
     def __init__(self, source: Any, threads: int | None = None) -> None:
-        self.model, self.path = _read(source)
+        if isinstance(source, (str, os.PathLike)) and \
+                os.fspath(source).lower().endswith(ONNX_SUFFIXES):
+            if not os.path.isfile(source):
+                raise IRError("the model file does not exist", file=os.fspath(source))
+            # the frontend node by node: every ONNX node output keeps its name (what
+            # convert_model's fusions and folding would merge away)
+            self.model, self.path = read_model(os.fspath(source)), os.fspath(source)
+        else:
+            self.model, self.path = _read(source)
         self.threads = threads
         #: compiles so far (one per :meth:`run`)
         self.compiles = 0
