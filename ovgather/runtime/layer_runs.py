@@ -3,9 +3,10 @@ OpenVINO side of ``compare --all-layers`` (a :class:`~.layer_outputs.LayerRunner
 
 The model is what OpenVINO reads: an IR ``.xml``, an ovgather graph, or an ``.onnx`` read
 by OpenVINO's ONNX frontend node by node (``Core.read_model``: each ONNX node output keeps
-its name, where ``convert_model``'s fusions and constant folding would merge many away). Each :meth:`OpenVinoLayers.run` adds a
-Result at every output asked for, compiles once (f32 inference, ``core.compile_model``),
-runs once and takes the Results off again, so that the next run asks for another set.
+its name, where ``convert_model``'s fusions and constant folding would merge many away).
+Each :meth:`OpenVinoLayers.run` adds a Result at every output asked for, compiles once
+(f32 inference, ``core.compile_model``), runs once and takes the Results off again, so
+that the next run asks for another set.
 What it hands back is the runtime's own output memory, valid until the next run (no copy:
 a chunk of outputs costs its size once).
 
