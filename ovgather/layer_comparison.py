@@ -109,13 +109,14 @@ class LayersReport:
     @property
     def growth(self) -> list[LayerComparison]:
         """The :data:`GROWTH` compared outputs after the first divergent one with the
-        largest relative error, in A's order: how the error grows."""
+        largest absolute error, in A's order: how the error grows (the relative error
+        of a tensor near zero says little of that)."""
         first = self.first_divergent
         if first is None:
             return []
         after = [lc for lc in self.layers[self.layers.index(first) + 1:]
                  if lc.status in ("ok", "differs")]
-        worst = {id(lc) for lc in sorted(after, key=lambda lc: -_rank(lc.max_rel))[:GROWTH]}
+        worst = {id(lc) for lc in sorted(after, key=lambda lc: -_rank(lc.max_abs))[:GROWTH]}
         return [lc for lc in after if id(lc) in worst]
 
     @property
