@@ -188,8 +188,7 @@ def _print_layers(report: Any) -> None:
     counts = ", ".join(f"{s[k]} {k}" for k in LAYER_STATUSES if s[k])
     ran = "ONNX Runtime" if report.ref == "onnxruntime" else "OpenVINO"
     say(f"  layers (A run by {ran}): {s['layers']} outputs: {counts or 'none'} "
-        f"({report.chunks} chunk{'s' if report.chunks != 1 else ''}, "
-        f"{report.seconds:.1f} s)")
+        f"({report.chunks} chunk{'s' if report.chunks != 1 else ''})")
     first = report.first_divergent
     if first is None:
         say("  no layer output differs")
@@ -224,8 +223,10 @@ def _where(name: str | None, line: int | None, path: str | None) -> str:
 
 def _errors(lc: Any) -> str:
     said = [] if lc.max_abs is None else [f"max abs {lc.max_abs:.3g}, max rel {lc.max_rel:.3g}"]
-    if lc.cosine is not None:
-        said.append(f"cosine {lc.cosine:.6f}")
+    if lc.cosine is not None:  # near 1, what is left below 1 says more
+        gap = 1.0 - lc.cosine
+        said.append(f"cosine {lc.cosine:.6f}" if gap > 1e-6 else
+                    "cosine 1" if gap <= 0 else f"cosine 1 - {gap:.1e}")
     if lc.message and lc.max_abs is None:
         said.append(lc.message)
     return ", ".join(said)
