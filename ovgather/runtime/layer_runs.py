@@ -35,8 +35,10 @@ from .outputs import _bytes, _read
 
 __all__ = ["OpenVinoLayers"]
 
-#: ops that are no layer output to compare: the model's inputs and outputs
-_NOT_LAYERS = ("Parameter", "Result")
+#: ops that are no layer output to compare: the model's inputs and outputs, and state
+#: writes (sinks: the CPU plugin compiles no extra output on them; what they write is
+#: their input's value, compared where it is made)
+_NOT_LAYERS = ("Parameter", "Result", "Assign")
 #: a layer's opening tag in an IR (its ``name`` attribute is read from it)
 _LAYER_TAG = re.compile(rb"<layer\b[^>]*>")
 _NAME = re.compile(rb'\bname="([^"]*)"')
@@ -96,7 +98,8 @@ class OpenVinoLayers:
     def run(self, feeds: Mapping[str, np.ndarray],
             wanted: Sequence[LayerOutput]) -> dict[LayerOutput, np.ndarray]:
         """Run once on ``feeds`` (keyed by any name of each input) with ``wanted`` exposed;
-        the value of each, in the runtime's memory (valid until the next run)."""
+        the value of each, in the runtime's memory (valid until the next run). An output
+        the model gave no Result for is left out."""
         self._request = None  # let the last run's memory go before this one's compile
         feed = self._feed(feeds)
         params = self.model.get_parameters()
@@ -127,8 +130,9 @@ class OpenVinoLayers:
             err.located(file=self.path)
             raise
         self._request = request
-        return {w: request.get_output_tensor(slot[o.get_node(), o.get_index()]).data
-                for w, o in zip(wanted, outs, strict=True)}
+        return {w: request.get_output_tensor(slot[key]).data
+                for w, o in zip(wanted, outs, strict=True)
+                if (key := (o.get_node(), o.get_index())) in slot}
 
     def output_bytes(self, shapes: Mapping[str, Sequence[int]]) -> dict[LayerOutput, int]:
         """Bytes of each layer output when the inputs have ``shapes`` (by input name), from

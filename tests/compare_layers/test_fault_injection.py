@@ -57,7 +57,8 @@ def test_a_changed_weight_is_located_at_the_layer_that_reads_it(model, tmp_path)
 
 
 @pytest.mark.parametrize("model", ["resnet/pytorch_static.xml", "roberta/pytorch_static.xml",
-                                   "wav2vec2/pytorch_dynamic.xml"])
+                                   "wav2vec2/pytorch_dynamic.xml",
+                                   "llama_kv/pytorch_stateful.xml"])  # state writes
 def test_a_model_against_itself_is_ok_at_every_layer_output(model):
     xml = ROOT / "ir_corpus" / model
     report = compare_layers(xml, xml)
