@@ -156,7 +156,8 @@ def compare_layers(
     ``by_position``, ``allow_unproven``), then every layer output that pairs up compared
     on the same inputs (see the module docstring). ``ref="onnxruntime"`` runs A, an
     ``.onnx`` file, with ONNX Runtime (its inputs made from OpenVINO's read of it, as
-    ``compare`` makes them). ``progress(stage, done, total)`` is called as chunks run.
+    ``compare`` makes them). ``progress(stage, done, total)`` is called before and after
+each chunk runs (``done`` of ``total`` paired outputs compared so far).
 
     >>> report = compare_layers("fp32.xml", "fp16.xml", rtol=1e-3)   # doctest: +SKIP
     >>> report.first_divergent.a                                     # doctest: +SKIP
@@ -186,11 +187,15 @@ def compare_layers(
     report.peak_bytes = fixed + max((sum(cost[p] for p in c) for c in chunks), default=0)
     results: dict[tuple[Any, Any], LayerComparison] = {}
     done = 0
-    for chunk in chunks:
+    for k, chunk in enumerate(chunks):
+        if progress is not None:  # compiling and running take most of a chunk's time
+            of = f" (chunk {k + 1} of {len(chunks)})" if len(chunks) > 1 else ""
+            progress(f"running both models with {len(chunk)} layer outputs{of}", done,
+                     len(run))
         _run_chunk(runner_a, runner_b, feeds_a, feeds_b, chunk, outputs, results)
         done += len(chunk)
         if progress is not None:
-            progress("comparing layers", done, len(run))
+            progress("comparing layer outputs", done, len(run))
     for p in over:
         results[p] = _alone(p, "not run", f"its outputs would take {size_text(cost[p])}, "
                             f"over the memory budget of {size_text(memory_budget)} beside "
