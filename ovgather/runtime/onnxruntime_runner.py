@@ -60,11 +60,11 @@ class OnnxRuntimeLayers:
     exposed value is the one the ONNX graph defines, whatever else is exposed.
 
     One session is kept per set of exposed outputs (the ``max_sessions`` latest: each holds
-    its own copy of the weights). Models with external data are read where they lie.
+    its own copy of the weights). Models with external data are read where they lie::
 
-    >>> layers = OnnxRuntimeLayers("model.onnx")           # doctest: +SKIP
-    >>> wanted = [o for o in layers.outputs() if not o.constant]   # doctest: +SKIP
-    >>> values = layers.run({"input_ids": ids}, wanted)    # doctest: +SKIP
+        layers = OnnxRuntimeLayers("model.onnx")
+        wanted = [o for o in layers.outputs() if not o.constant]
+        values = layers.run({"input_ids": ids}, wanted)  # {LayerOutput: ndarray}
     """
 
     def __init__(self, path: str | Path, *, threads: int | None = None,
