@@ -179,7 +179,7 @@ each chunk runs (``done`` of ``total`` paired outputs compared so far).
     size_a, size_b = _sizes(runner_a, shapes), _sizes(runner_b, {
         n: list(v.shape) for n, v in feeds_b.items()})
     fixed = sum(v.nbytes for v in feeds_a.values()) + 2 * (
-        max(size_a.values(), default=0) + max(size_b.values(), default=0))
+        _largest(size_a) + _largest(size_b))
     run = [(x, y) for x, y in pairs if x is not None and y is not None]
     cost = {(x, y): _cost(x, y, size_a, size_b) for x, y in run}
     chunks, over = _plan(run, cost, memory_budget - fixed)
@@ -220,6 +220,11 @@ def _sizes(runner: Any, shapes: Mapping[str, list[int]]) -> dict[Any, int]:
     """Bytes of each output of ``runner`` at the input ``shapes``, where it can tell."""
     estimate = getattr(runner, "output_bytes", None)
     return estimate(shapes) if estimate is not None else {}
+
+
+def _largest(sizes: Mapping[Any, int]) -> int:
+    """The largest tensor a run computes (constants are folded, not held per run)."""
+    return max((n for o, n in sizes.items() if not o.constant), default=0)
 
 
 def _cost(x: Any, y: Any, size_a: Mapping[Any, int], size_b: Mapping[Any, int]) -> int:

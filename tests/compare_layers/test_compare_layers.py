@@ -84,3 +84,20 @@ def test_the_cli_names_the_first_divergent_layer_with_its_lines(tmp_path, capsys
 def test_a_model_against_itself_exits_0_from_the_cli(capsys):
     assert main(["compare", str(RESNET), str(RESNET), "--all-layers"]) == 0
     assert "no layer output differs" in capsys.readouterr().out
+
+
+def test_an_output_over_the_budget_alone_is_not_run_and_says_so(resnet_one_chunk):
+    from ovgather.runtime.layer_runs import OpenVinoLayers
+
+    whole = resnet_one_chunk
+    fed = {n: list(a.shape) for n, a in whole.outputs.arrays.items()}
+    sizes = {o: n for o, n in OpenVinoLayers(RESNET).output_bytes(fed).items()
+             if not o.constant}  # OpenVINO's shape inference at the sizes fed
+    largest = max(sizes.values())
+    fixed = whole.peak_bytes - 2 * sum(sizes.values())  # one chunk held every output
+    small = compare_layers(RESNET, RESNET, memory_budget=fixed + 2 * largest - 1)
+    over = {(lc.a, lc.port) for lc in small.layers if lc.status == "not run"}
+    assert over == {(o.layer, o.port) for o, n in sizes.items() if n == largest}
+    assert all("over the memory budget" in lc.message for lc in small.layers
+               if lc.status == "not run")
+    assert small.ok and small.summary["ok"] == len(small.layers) - len(over)
