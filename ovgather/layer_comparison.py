@@ -157,7 +157,7 @@ def compare_layers(
     on the same inputs (see the module docstring). ``ref="onnxruntime"`` runs A, an
     ``.onnx`` file, with ONNX Runtime (its inputs made from OpenVINO's read of it, as
     ``compare`` makes them). ``progress(stage, done, total)`` is called before and after
-each chunk runs (``done`` of ``total`` paired outputs compared so far).
+    each chunk runs (``done`` of ``total`` paired outputs compared so far).
 
     >>> report = compare_layers("fp32.xml", "fp16.xml", rtol=1e-3)   # doctest: +SKIP
     >>> report.first_divergent.a                                     # doctest: +SKIP
@@ -336,7 +336,7 @@ def _run_chunk(runner_a: Any, runner_b: Any, feeds_a: Mapping[str, np.ndarray],
         vb = runner_b.run(feeds_b, [y for _, y in chunk])
     except RuntimeBridgeError as err:
         if len(chunk) == 1:
-            results[chunk[0]] = _alone(chunk[0], "not run", f"not run: {err.message}")
+            results[chunk[0]] = _alone(chunk[0], "not run", f"the runtime failed: {err.message}")
             return
         half = len(chunk) // 2
         for part in (chunk[:half], chunk[half:]):
@@ -344,8 +344,8 @@ def _run_chunk(runner_a: Any, runner_b: Any, feeds_a: Mapping[str, np.ndarray],
         return
     for x, y in chunk:
         if x not in va or y not in vb:
-            results[x, y] = _alone((x, y), "not run", "not run: the runtime gave no value "
-                                   f"for it in {'A' if x not in va else 'B'}")
+            results[x, y] = _alone((x, y), "not run", "the runtime gave no value for it in "
+                                   f"{'A' if x not in va else 'B'}")
             continue
         results[x, y] = _judge((x, y), va[x], vb[y], outputs.rtol, outputs.atol)
 
