@@ -44,6 +44,7 @@ _PUBLIC: dict[str, str] = {
     "from_openvino": ".runtime", "to_openvino": ".runtime", "load_model": ".runtime",
     # two models on the runtime
     "compare": ".comparison", "CompareReport": ".comparison",
+    "compare_layers": ".layer_comparison", "LayersReport": ".layer_comparison",
     # in a notebook (graphs and reports display themselves there once ovgather is imported)
     "view": ".notebook", "picture": ".notebook", "Picture": ".notebook",
     # shapes
@@ -89,6 +90,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     )
     from .infer import CheckReport, TargetProblem, check, infer_shapes, target_problems  # noqa: F401
     from .ir import const_value, parse_ir, read_ir, write_ir  # noqa: F401
+    from .layer_comparison import LayersReport, compare_layers  # noqa: F401
     from .notebook import Picture, picture, view  # noqa: F401
     from .ops import (  # noqa: F401
         gather_elements_shape,

@@ -1,13 +1,14 @@
 """``ovgather compare A B [--shape NAME=SHAPE …] [--input NAME=FILE.npy | FILE.npz …]
 [--map A_NAME=B_NAME …] [--by-position] [--allow-unproven] [--seed N] [--rtol R]
-[--atol A] [--memory-budget SIZE] [--json]``.
+[--atol A] [--memory-budget SIZE] [--all-layers [--ref openvino|onnxruntime]] [--json]``.
 
 Runs both models on the OpenVINO CPU runtime with the same inputs and compares every
 output (``ovgather.comparison``). Exit codes (docs/cli.md): 0 every output within
 tolerance, 1 an output differs, is in one model only or proves nothing (each is named), 2
 the models cannot be compared (a missing file, inputs that do not pair up or that the
 files given do not fit, a run over the memory budget, a model the CPU plugin cannot
-compile).
+compile). With ``--all-layers`` every layer output that pairs up is compared too
+(``ovgather.layer_comparison``), and a differing one fails like a differing output.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from ..errors import UsageError
 from .common import EXIT_OK, EXIT_PROBLEM, add_json, shape_overrides, whole_number
 from .models import ANY_HELP, quiet_native_stderr, refuse_weights
-from .output import print_json, say, say_record
+from .output import Progress, print_json, say, say_record
 
 __all__ = ["add_parsers", "run_compare"]
 
@@ -61,6 +62,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="relative tolerance (default 1e-5, polygraphy's)")
     p.add_argument("--atol", type=_tolerance, default=None, metavar="A",
                    help="absolute tolerance (default 1e-5, polygraphy's)")
+    p.add_argument("--all-layers", action="store_true",
+                   help="also compare every intermediate tensor that pairs up (a tensor name "
+                   "in common, else the layer's name and port; constants left out) and name "
+                   "the first layer, in A's order, that differs")
+    p.add_argument("--ref", choices=("openvino", "onnxruntime"), default="openvino",
+                   help="what runs A's layers with --all-layers: openvino (default) or "
+                   "onnxruntime (A an .onnx file; needs pip install 'ovgather[onnxruntime]')")
     add_json(p)
     p.set_defaults(run=run_compare)
 
@@ -127,20 +135,101 @@ def run_compare(args: argparse.Namespace) -> int:
     models = (args.model, args.other)
     for path in models:
         refuse_weights(path)
+    if args.ref != "openvino" and not args.all_layers:
+        raise UsageError(f"--ref {args.ref} runs A's layers: it needs --all-layers")
     options: dict[str, Any] = {
         k: v for k, v in (("rtol", args.rtol), ("atol", args.atol),
                           ("memory_budget", args.memory_budget)) if v is not None}
+    options.update(shapes=shape_overrides(args.shape), seed=args.seed,
+                   inputs=_inputs(args.input),
+                   input_map=_pairs(args.map, "--map", "A_NAME=B_NAME"),
+                   by_position=args.by_position, allow_unproven=args.allow_unproven)
     with quiet_native_stderr(enabled=not args.debug):  # the ONNX frontends' native lines
-        report = compare(*models, shapes=shape_overrides(args.shape), seed=args.seed,
-                         inputs=_inputs(args.input),
-                         input_map=_pairs(args.map, "--map", "A_NAME=B_NAME"),
-                         by_position=args.by_position, allow_unproven=args.allow_unproven,
-                         **options)
+        if args.all_layers:
+            report = _compare_layers(models, args.ref, options)
+        else:
+            report = compare(*models, **options)
     if args.json:
         print_json(report.to_dict())
+    elif args.all_layers:
+        _print_human(report.outputs)
+        _print_layers(report)
     else:
         _print_human(report)
     return EXIT_OK if report.ok else EXIT_PROBLEM
+
+
+def _compare_layers(models: tuple[str, str], ref: str, options: dict[str, Any]) -> Any:
+    """``compare_layers`` with a progress bar over the chunks of layers."""
+    import os
+
+    from ..layer_comparison import compare_layers
+
+    with Progress(None, f"comparing {os.path.basename(models[0])} with "
+                  f"{os.path.basename(models[1])}", unit="output") as bar:
+        seen = {"done": 0, "stage": None}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage != seen["stage"]:
+                bar.reset(total, stage)
+                seen.update(stage=stage, done=0)
+            bar.update(done - seen["done"])
+            seen["done"] = done
+
+        return compare_layers(*models, ref=ref, progress=progress, **options)
+
+
+def _print_layers(report: Any) -> None:
+    """The layer verdicts: the counts, the first divergent layer with its lines, the worst
+    layers after it, and the outputs without a partner (the JSON lists every layer)."""
+    from ..layer_comparison import LAYER_STATUSES
+
+    s = report.summary
+    counts = ", ".join(f"{s[k]} {k}" for k in LAYER_STATUSES if s[k])
+    ran = "ONNX Runtime" if report.ref == "onnxruntime" else "OpenVINO"
+    say(f"  layers (A run by {ran}): {s['layers']} outputs: {counts or 'none'} "
+        f"({report.chunks} chunk{'s' if report.chunks != 1 else ''})")
+    first = report.first_divergent
+    if first is None:
+        say("  no layer output differs")
+    else:
+        say(f"  first divergent: {_where(first.a, first.line_a, report.outputs.a)} / "
+            f"{_where(first.b, first.line_b, report.outputs.b)}, output {first.port} "
+            f"({first.type}): {_errors(first)}")
+        growth = report.growth
+        if growth:
+            say("  the worst after it:")
+            for lc in growth:
+                say(f"    {lc.status:7s} {lc.a}:{lc.port}: {_errors(lc)}")
+    for status in ("only in A", "only in B", "not run"):
+        found = [lc for lc in report.layers if lc.status == status]
+        for lc in found[:LISTED]:
+            say(f"  {status:9s} {lc.a or lc.b}:{lc.port}"
+                + (f": {lc.message}" if status == "not run" and lc.message else ""))
+        if len(found) > LISTED:
+            say(f"  … and {len(found) - LISTED} more {status} (--json lists every layer)")
+
+
+#: Outputs of one status listed at most in the human report.
+LISTED = 10
+
+
+def _where(name: str | None, line: int | None, path: str | None) -> str:
+    import os
+
+    at = f" (line {line} of {os.path.basename(path)})" if line and path else ""
+    return f"{name}{at}"
+
+
+def _errors(lc: Any) -> str:
+    said = [] if lc.max_abs is None else [f"max abs {lc.max_abs:.3g}, max rel {lc.max_rel:.3g}"]
+    if lc.cosine is not None:  # near 1, what is left below 1 says more
+        gap = 1.0 - lc.cosine
+        said.append(f"cosine {lc.cosine:.6f}" if gap > 1e-6 else
+                    "cosine 1" if gap <= 0 else f"cosine 1 - {gap:.1e}")
+    if lc.message and lc.max_abs is None:
+        said.append(lc.message)
+    return ", ".join(said)
 
 
 def _print_human(report: Any) -> None:

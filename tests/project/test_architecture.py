@@ -35,7 +35,8 @@ LAYERS = (
     {"passes", "extract", "explain"},
     {"show"},
     {"validate"},
-    {"comparison", "notebook"},
+    {"comparison"},
+    {"layer_comparison", "notebook"},
     {"ovgather"},  # the package's __init__: the public surface, loaded lazily
     {"cli"},
     {"__main__"},

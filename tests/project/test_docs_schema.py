@@ -84,6 +84,8 @@ RUNS = [
     ("compare", ["compare", "ir_samples/mixed_ops.xml", "ir_samples/wrong_mixed_ops_nd8_dim.xml",
                  "--shape", "x=[3,3,8]"]),
     ("compare", ["compare", "ir_samples/gather_nd5_bd3.xml", "ir_samples/gather_nd8_bd3.xml"]),
+    ("compare", ["compare", "ir_samples/mixed_ops.xml", "ir_samples/wrong_mixed_ops_nd8_dim.xml",
+                 "--shape", "x=[3,3,8]", "--all-layers"]),
 ]
 
 

@@ -1,0 +1,409 @@
+"""``compare --all-layers``: two models run on the same inputs and every intermediate tensor
+that pairs up compared, to find the layer where the numbers start to differ.
+
+:func:`compare_layers` first runs :func:`~ovgather.comparison.compare` (the same input
+pairing, input making, sizes and output verdicts), then runs both models again on the very
+arrays fed there with their layer outputs exposed, a chunk at a time (``runtime``'s
+:class:`~ovgather.runtime.layer_outputs.LayerRunner`: OpenVINO's CPU plugin for an IR or
+an ``.onnx``, or ONNX Runtime for A with ``ref="onnxruntime"``).
+
+Pairing: an output of A pairs with the output of B that shares one of its tensor names,
+else with B's output of the same layer friendly name and port; each output of B pairs
+once, and the tensor names are tried for every output of A before any friendly name.
+Constant subgraphs (a Const, and what only constants feed: the Convert, Subtract and
+Multiply of a compressed weight) are left out: the runtime folds them. An output without
+a partner is listed ``only in A`` or ``only in B`` (an ``only in B`` after the output of A
+paired with the output of B before it), never dropped.
+
+Per pair: ``ok`` or ``differs`` by the tolerances of ``compare`` (``|a - b| <= atol + rtol
+* |b|`` everywhere; two shapes of one size, such as ``[25,96]`` and ``[5,5,96]`` where a
+conversion folded a reshape away, are compared element by element and the message says
+so; two sizes differ), the largest absolute and relative error and the cosine
+similarity; ``not run`` when a runtime gave no value (an output over the memory budget
+alone, a run that failed). The first ``differs`` in A's topological order is the first
+divergent layer; :attr:`LayersReport.growth` the worst layers after it.
+
+Memory: one chunk's outputs of both models, beside the inputs and twice each model's
+largest tensor (what the runtime reuses between layers), fit ``memory_budget``; each chunk
+is compiled once per model (at most ``CHUNK_OUTPUTS`` outputs: validate's bound).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .comparison import CompareReport, compare, differences
+from .errors import CompareError, RuntimeBridgeError
+from .validate.all_layers import CHUNK_OUTPUTS
+from .validate.memory import DEFAULT_MEMORY_BUDGET, size_text
+
+__all__ = ["compare_layers", "pair_layers", "LayersReport", "LayerComparison",
+           "LAYER_STATUSES", "REFS", "GROWTH"]
+
+#: The verdicts of one layer output; only ``differs`` fails the comparison.
+LAYER_STATUSES = ("ok", "differs", "only in A", "only in B", "not run")
+#: What may run model A.
+REFS = ("openvino", "onnxruntime")
+#: The worst layers after the first divergent one that the report shows.
+GROWTH = 5
+#: Elements a cosine similarity is summed over at a time.
+_SPAN = 1 << 20
+
+
+@dataclass
+class LayerComparison:
+    """One layer output of A against its partner in B, or alone."""
+
+    a: str | None
+    b: str | None
+    port: int
+    tensor: str | None
+    status: str
+    max_abs: float | None = None
+    max_rel: float | None = None
+    cosine: float | None = None
+    line_a: int | None = None
+    line_b: int | None = None
+    type: str | None = None
+    message: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "port": self.port, "tensor": self.tensor,
+                "status": self.status, "max_abs": _finite(self.max_abs),
+                "max_rel": _finite(self.max_rel), "cosine": _finite(self.cosine),
+                "line_a": self.line_a, "line_b": self.line_b, "type": self.type,
+                "message": self.message}
+
+
+@dataclass
+class LayersReport:
+    """The output comparison (``outputs``: a :class:`CompareReport`) and every layer
+    output, in A's topological order. ``ref`` says what ran A; ``chunks`` and
+    ``compiles`` how the layers were run; ``peak_bytes`` the most one chunk was planned
+    to hold (inputs and each model's largest tensor twice included)."""
+
+    outputs: CompareReport
+    layers: list[LayerComparison] = field(default_factory=list)
+    ref: str = "openvino"
+    chunks: int = 0
+    compiles: int = 0
+    peak_bytes: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """The outputs pass and no layer output differs."""
+        return self.outputs.ok and all(lc.status != "differs" for lc in self.layers)
+
+    @property
+    def first_divergent(self) -> LayerComparison | None:
+        return next((lc for lc in self.layers if lc.status == "differs"), None)
+
+    @property
+    def growth(self) -> list[LayerComparison]:
+        """The :data:`GROWTH` compared outputs after the first divergent one with the
+        largest absolute error, in A's order: how the error grows (the relative error
+        of a tensor near zero says little of that)."""
+        first = self.first_divergent
+        if first is None:
+            return []
+        after = [lc for lc in self.layers[self.layers.index(first) + 1:]
+                 if lc.status in ("ok", "differs")]
+        worst = {id(lc) for lc in sorted(after, key=lambda lc: -_rank(lc.max_abs))[:GROWTH]}
+        return [lc for lc in after if id(lc) in worst]
+
+    @property
+    def summary(self) -> dict[str, int]:
+        counts = {"layers": len(self.layers), **dict.fromkeys(LAYER_STATUSES, 0)}
+        for lc in self.layers:
+            counts[lc.status] += 1
+        return counts
+
+    def to_dict(self) -> dict[str, Any]:
+        """``compare``'s document, plus ``layers``, ``first_divergent`` and the rest."""
+        first = self.first_divergent
+        return {**self.outputs.to_dict(), "ref": self.ref,
+                "layer_summary": self.summary, "chunks": self.chunks,
+                "compiles": self.compiles, "peak_bytes": self.peak_bytes,
+                "layers": [lc.to_dict() for lc in self.layers],
+                "first_divergent": None if first is None else {
+                    "a": first.a, "b": first.b, "port": first.port, "tensor": first.tensor,
+                    "line_a": first.line_a, "line_b": first.line_b},
+                "growth": [{"a": lc.a, "b": lc.b, "port": lc.port,
+                            "max_abs": _finite(lc.max_abs), "max_rel": _finite(lc.max_rel)}
+                           for lc in self.growth]}
+
+
+def compare_layers(
+    a: Any,
+    b: Any,
+    *,
+    ref: str = "openvino",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    threads: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    **options: Any,
+) -> LayersReport:
+    """:func:`~ovgather.comparison.compare` of ``a`` and ``b`` (every keyword of it is
+    taken: ``shapes``, ``seed``, ``rtol``, ``atol``, ``inputs``, ``input_map``,
+    ``by_position``, ``allow_unproven``), then every layer output that pairs up compared
+    on the same inputs (see the module docstring). ``ref="onnxruntime"`` runs A, an
+    ``.onnx`` file, with ONNX Runtime (its inputs made from OpenVINO's read of it, as
+    ``compare`` makes them). ``progress(stage, done, total)`` is called before and after
+    each chunk runs (``done`` of ``total`` paired outputs compared so far).
+
+    >>> report = compare_layers("fp32.xml", "fp16.xml", rtol=1e-3)   # doctest: +SKIP
+    >>> report.first_divergent.a                                     # doctest: +SKIP
+    """
+    if ref not in REFS:
+        raise CompareError(f"ref is one of {', '.join(REFS)}, but got '{ref}'")
+    started = time.perf_counter()
+    if ref == "onnxruntime" and not (isinstance(a, (str, os.PathLike))
+                                     and os.fspath(a).lower().endswith(".onnx")):
+        raise CompareError("ONNX Runtime runs an .onnx model as A, but A is not one",
+                           file=os.fspath(a) if isinstance(a, (str, os.PathLike)) else None)
+    outputs = compare(a, b, memory_budget=memory_budget, threads=threads, **options)
+    report = LayersReport(outputs, ref=ref)
+    runner_a, runner_b = _runner(a, ref, threads), _runner(b, "openvino", threads)
+    feeds_a = dict(outputs.arrays)
+    feeds_b = {i["name_b"]: outputs.arrays[i["name"]] for i in outputs.inputs}
+    pairs = pair_layers(runner_a.outputs(), runner_b.outputs())
+    shapes = {n: list(v.shape) for n, v in feeds_a.items()}
+    size_a, size_b = _sizes(runner_a, shapes), _sizes(runner_b, {
+        n: list(v.shape) for n, v in feeds_b.items()})
+    fixed = sum(v.nbytes for v in feeds_a.values()) + 2 * (
+        _largest(size_a) + _largest(size_b))
+    run = [(x, y) for x, y in pairs if x is not None and y is not None]
+    cost = {(x, y): _cost(x, y, size_a, size_b) for x, y in run}
+    chunks, over = _plan(run, cost, memory_budget - fixed)
+    report.chunks = len(chunks)
+    report.peak_bytes = fixed + max((sum(cost[p] for p in c) for c in chunks), default=0)
+    results: dict[tuple[Any, Any], LayerComparison] = {}
+    done = 0
+    for k, chunk in enumerate(chunks):
+        if progress is not None:  # compiling and running take most of a chunk's time
+            of = f" (chunk {k + 1} of {len(chunks)})" if len(chunks) > 1 else ""
+            progress(f"running both models with {len(chunk)} layer outputs{of}", done,
+                     len(run))
+        _run_chunk(runner_a, runner_b, feeds_a, feeds_b, chunk, outputs, results)
+        done += len(chunk)
+        if progress is not None:
+            progress("comparing layer outputs", done, len(run))
+    for p in over:
+        results[p] = _alone(p, "not run", f"its outputs would take {size_text(cost[p])}, "
+                            f"over the memory budget of {size_text(memory_budget)} beside "
+                            f"the inputs and each model's largest tensor ({size_text(fixed)})")
+    report.layers = [results.get((x, y)) or _alone((x, y), _lonely(x, y)) for x, y in pairs]
+    report.compiles = sum(getattr(r, "compiles", 0) for r in (runner_a, runner_b))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _runner(source: Any, ref: str, threads: int | None) -> Any:
+    if ref == "onnxruntime":
+        from .runtime.onnxruntime_runner import OnnxRuntimeLayers
+
+        return OnnxRuntimeLayers(source, threads=threads)
+    from .runtime.layer_runs import OpenVinoLayers
+
+    return OpenVinoLayers(source, threads)
+
+
+def _sizes(runner: Any, shapes: Mapping[str, list[int]]) -> dict[Any, int]:
+    """Bytes of each output of ``runner`` at the input ``shapes``, where it can tell."""
+    estimate = getattr(runner, "output_bytes", None)
+    return estimate(shapes) if estimate is not None else {}
+
+
+def _largest(sizes: Mapping[Any, int]) -> int:
+    """The largest tensor a run computes (constants are folded, not held per run)."""
+    return max((n for o, n in sizes.items() if not o.constant), default=0)
+
+
+def _cost(x: Any, y: Any, size_a: Mapping[Any, int], size_b: Mapping[Any, int]) -> int:
+    """Bytes of one pair's two values (one side's estimate stands for the other's)."""
+    ea, eb = size_a.get(x), size_b.get(y)
+    return (ea if ea is not None else eb or 0) + (eb if eb is not None else ea or 0)
+
+
+def pair_layers(outs_a: Sequence[Any], outs_b: Sequence[Any]
+                ) -> list[tuple[Any | None, Any | None]]:
+    """``(output of A, its partner in B)`` for every non-constant output of A in order,
+    with ``(None, output of B)`` for each non-constant output of B left without a
+    partner, placed after the output of A paired with B's output before it.
+
+    >>> from ovgather.runtime.layer_outputs import LayerOutput as O
+    >>> x, y = O("mm", 0, frozenset({"t"}), None, "MatMul", False), \\
+    ...     O("MatMul_7", 0, frozenset({"t"}), None, "MatMul", False)
+    >>> pair_layers([x], [y]) == [(x, y)]
+    True
+    """
+    by_tensor: dict[str, Any] = {}
+    by_name: dict[tuple[str, int], Any] = {}
+    for o in outs_b:
+        for t in sorted(o.tensor_names):
+            by_tensor.setdefault(t, o)
+        by_name.setdefault((o.layer, o.port), o)
+    live = [o for o in outs_a if not o.constant]
+    partner: dict[Any, Any] = {}
+    used: set[Any] = set()
+    for o in live:
+        found = [by_tensor[t] for t in sorted(o.tensor_names)
+                 if t in by_tensor and by_tensor[t] not in used]
+        if found:
+            partner[o] = found[0]
+            used.add(found[0])
+    for o in live:
+        y = by_name.get((o.layer, o.port))
+        if o not in partner and y is not None and y not in used:
+            partner[o] = y
+            used.add(y)
+    after: dict[Any, list[Any]] = {}
+    last = None
+    position = {y: x for x, y in partner.items()}
+    for y in outs_b:
+        if y in position:
+            last = position[y]
+        elif not y.constant:
+            after.setdefault(last, []).append(y)
+    out: list[tuple[Any | None, Any | None]] = [(None, y) for y in after.get(None, [])]
+    for o in live:
+        out.append((o, partner.get(o)))
+        out += [(None, y) for y in after.get(o, [])]
+    return out
+
+
+def _lonely(x: Any, y: Any) -> str:
+    return "only in A" if y is None else "only in B" if x is None else "not run"
+
+
+def _alone(pair: tuple[Any, Any], status: str, message: str | None = None
+           ) -> LayerComparison:
+    x, y = pair
+    if message is None and status.startswith("only"):
+        message = f"no output of {'B' if x is not None else 'A'} has its tensor names or " \
+                  "its layer name and port"
+    return LayerComparison(
+        x.layer if x else None, y.layer if y else None, (x or y).port,
+        _tensor(x, y), status, line_a=x.line if x else None, line_b=y.line if y else None,
+        type=(x or y).type, message=message)
+
+
+def _tensor(x: Any, y: Any) -> str | None:
+    """A tensor name of the pair: one both share, else one of A's, else one of B's."""
+    common = sorted((x.tensor_names if x else set()) & (y.tensor_names if y else set()))
+    names = common or sorted(x.tensor_names if x else ()) or sorted(y.tensor_names if y
+                                                                    else ())
+    return names[0] if names else None
+
+
+def _plan(run: Sequence[tuple[Any, Any]], cost: Mapping[tuple[Any, Any], int], room: int
+          ) -> tuple[list[list[tuple[Any, Any]]], list[tuple[Any, Any]]]:
+    """Chunks of pairs whose values fit ``room`` bytes (``CHUNK_OUTPUTS`` pairs at most
+    each), in order; the pairs that fit no chunk alone."""
+    chunks: list[list[tuple[Any, Any]]] = []
+    chunk: list[tuple[Any, Any]] = []
+    used, over = 0, []
+    for p in run:
+        if cost[p] > room:
+            over.append(p)
+            continue
+        if chunk and (used + cost[p] > room or len(chunk) >= CHUNK_OUTPUTS):
+            chunks.append(chunk)
+            chunk, used = [], 0
+        chunk.append(p)
+        used += cost[p]
+    if chunk:
+        chunks.append(chunk)
+    return chunks, over
+
+
+def _run_chunk(runner_a: Any, runner_b: Any, feeds_a: Mapping[str, np.ndarray],
+               feeds_b: Mapping[str, np.ndarray], chunk: Sequence[tuple[Any, Any]],
+               outputs: CompareReport, results: dict[tuple[Any, Any], LayerComparison]
+               ) -> None:
+    """Run one chunk on both models and judge each pair; a chunk a runtime fails on is
+    run in halves, down to single pairs (``not run`` with the runtime's words)."""
+    try:
+        va = runner_a.run(feeds_a, [x for x, _ in chunk])
+        vb = runner_b.run(feeds_b, [y for _, y in chunk])
+    except RuntimeBridgeError as err:
+        if len(chunk) == 1:
+            results[chunk[0]] = _alone(chunk[0], "not run", f"the runtime failed: {err.message}")
+            return
+        half = len(chunk) // 2
+        for part in (chunk[:half], chunk[half:]):
+            _run_chunk(runner_a, runner_b, feeds_a, feeds_b, part, outputs, results)
+        return
+    for x, y in chunk:
+        if x not in va or y not in vb:
+            results[x, y] = _alone((x, y), "not run", "the runtime gave no value for it in "
+                                   f"{'A' if x not in va else 'B'}")
+            continue
+        results[x, y] = _judge((x, y), va[x], vb[y], outputs.rtol, outputs.atol)
+
+
+def _judge(pair: tuple[Any, Any], x: np.ndarray, y: np.ndarray, rtol: float, atol: float
+           ) -> LayerComparison:
+    lc = _alone(pair, "ok")
+    shapes = f"the shapes differ: {list(x.shape)} in A, {list(y.shape)} in B"
+    if x.shape != y.shape:
+        if x.size != y.size:
+            lc.status, lc.message = "differs", shapes
+            return lc
+        # one tensor in another layout (a reshape a conversion folded away, a scalar
+        # kept as [1]): the same elements in the same order
+        x, y = x.reshape(-1), y.reshape(-1)
+        lc.message = f"{shapes}; compared element by element"
+    lc.max_abs, lc.max_rel, bad = differences(x, y, rtol, atol)
+    lc.cosine = cosine(x, y)
+    if bad:
+        lc.status = "differs"
+        lc.message = "; ".join(filter(None, [lc.message, (
+            f"{bad} of {x.size} elements differ by more than atol {atol:g} + rtol {rtol:g} "
+            "* |B|")]))
+    return lc
+
+
+def cosine(x: np.ndarray, y: np.ndarray) -> float | None:
+    """The cosine similarity of two arrays of one shape, summed in float64 a span at a
+    time; 1 for two zero arrays, 0 when one alone is zero, None for strings, NaN or an
+    infinity.
+
+    >>> cosine(np.array([1.0, 0.0]), np.array([1.0, 1.0]))
+    0.7071067811865475
+    """
+    if x.dtype.kind in "OUS" or y.dtype.kind in "OUS":
+        return None
+    dot = nx = ny = 0.0
+    for cx, cy in _spans(x, y):
+        a, b = cx.astype(np.float64), cy.astype(np.float64)
+        dot += float(a @ b)
+        nx += float(a @ a)
+        ny += float(b @ b)
+    if not all(map(math.isfinite, (dot, nx, ny))):
+        return None
+    if nx == 0 or ny == 0:
+        return 1.0 if nx == ny else 0.0
+    return max(-1.0, min(1.0, dot / math.sqrt(nx * ny)))
+
+
+def _spans(x: np.ndarray, y: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    fx, fy = x.reshape(-1), y.reshape(-1)
+    for start in range(0, fx.size, _SPAN):
+        yield fx[start:start + _SPAN], fy[start:start + _SPAN]
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _rank(value: float | None) -> float:
+    return -1.0 if value is None else math.inf if math.isnan(value) else value
