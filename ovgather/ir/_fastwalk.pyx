@@ -520,6 +520,119 @@ def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
     return out
 
 
+cdef inline Py_ssize_t _spaces(const unsigned char* p, Py_ssize_t i, Py_ssize_t n):
+    """The index of the first byte at or after ``i`` that is no space or tab."""
+    while i < n and (p[i] == 32 or p[i] == 9):
+        i += 1
+    return i
+
+
+cdef Py_ssize_t _digits_attr(const unsigned char* p, Py_ssize_t i, Py_ssize_t n,
+                             const char* name, long long* value):
+    """``name="digits"`` at ``p[i:]``, the digits 1 to 18 of them: the index past the
+    closing quote, the value in ``value``; -1 for anything else (``name = "1"`` too)."""
+    cdef Py_ssize_t k = strlen(name), start
+    if i + k + 2 > n or memcmp(p + i, name, k) != 0 or p[i + k] != 61 or p[i + k + 1] != 34:
+        return -1
+    i += k + 2
+    start = i
+    value[0] = 0
+    while i < n and 48 <= p[i] <= 57:
+        if i - start == 18:
+            return -1
+        value[0] = value[0] * 10 + (p[i] - 48)
+        i += 1
+    if i == start or i >= n or p[i] != 34:
+        return -1
+    return i + 1
+
+
+cdef object _canonical_layer(const unsigned char* p, Py_ssize_t at, long long value,
+                             list by_number):
+    """The node id str a layer number spelled at ``p[at]`` names (no leading zero), or
+    None (a spelling or a layer the careful walk must see)."""
+    if p[at] == 48 and p[at + 1] != 34:  # a leading zero: "01"
+        return None
+    if value >= PyList_GET_SIZE(by_number):
+        return None
+    return <object>PyList_GET_ITEM(by_number, value)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, long line,
+               dict nodes, Py_ssize_t n_inputs):
+    """``read_edges`` of the bytes ``xml[start:end]`` (the content of <edges>, whose first
+    byte is on line ``line``) without parsing them: the same list, with exact lines, when
+    they hold only whitespace (space, tab, newline) and edges as OpenVINO writes them,
+    each on one line: ``<edge from-layer="1" from-port="0" to-layer="2" to-port="0"/>``
+    (digits only, layer ids without leading zero, the attributes in that order). Such
+    bytes are well-formed XML that lxml would read as those elements; None for any other
+    byte, and for an edge that breaks a rule (the careful walk then names it)."""
+    cdef const unsigned char* p
+    cdef Py_ssize_t i = start, at_src, at_dst
+    cdef long long src_n, fp_n, dst_n, tp_n
+    cdef list out = []
+    cdef list by_number = _ids_by_number(nodes)
+    cdef set fed = set()
+    cdef dict out_ids = {}, in_ids = {}
+    cdef object src, dst, fp, tp, key
+    cdef unsigned char c
+    if end <= start:
+        return out if n_inputs == 0 else None
+    p = &xml[0]
+    while i < end:
+        c = p[i]
+        if c == 10:
+            line += 1
+            i += 1
+            continue
+        if c == 32 or c == 9:
+            i += 1
+            continue
+        if c != 60 or i + 6 > end or memcmp(p + i, b"<edge", 5) != 0 \
+                or (p[i + 5] != 32 and p[i + 5] != 9):
+            return None
+        i = _spaces(p, i + 5, end)
+        at_src = i + 12  # the first digit of from-layer="
+        i = _digits_attr(p, i, end, "from-layer", &src_n)
+        if i < 0 or (p[i] != 32 and p[i] != 9):
+            return None
+        i = _digits_attr(p, _spaces(p, i, end), end, "from-port", &fp_n)
+        if i < 0 or (p[i] != 32 and p[i] != 9):
+            return None
+        i = _spaces(p, i, end)
+        at_dst = i + 10  # the first digit of to-layer="
+        i = _digits_attr(p, i, end, "to-layer", &dst_n)
+        if i < 0 or (p[i] != 32 and p[i] != 9):
+            return None
+        i = _digits_attr(p, _spaces(p, i, end), end, "to-port", &tp_n)
+        if i < 0:
+            return None
+        i = _spaces(p, i, end)
+        if i + 2 > end or p[i] != 47 or p[i + 1] != 62:  # '/>'
+            return None
+        i += 2
+        src = _canonical_layer(p, at_src, src_n, by_number)
+        dst = _canonical_layer(p, at_dst, dst_n, by_number)
+        if src is None or dst is None:
+            return None
+        fp = fp_n
+        tp = tp_n
+        if not _has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
+            return None
+        if not _has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
+            return None
+        key = (dst, tp)
+        if key in fed:
+            return None
+        fed.add(key)
+        out.append((src, dst, (fp, tp), {"from_port": fp, "to_port": tp, "line": line}))
+    if len(fed) != n_inputs:
+        return None
+    return out
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def tag_lines(const unsigned char[:] xml):
