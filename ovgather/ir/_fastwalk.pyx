@@ -19,6 +19,8 @@ from ovgather.graph import has_port
 cimport cython
 
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.string cimport memcmp, strcmp, strlen
 
@@ -243,14 +245,37 @@ cdef object _port_id(str text):
     return int(text)
 
 
-cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt_text,
-                 object split_names):
-    cdef list ports = []
+DEF _MAX_DIMS = 64
+
+
+cdef tuple _dims_tuple(long long* dims, Py_ssize_t n, dict shared):
+    """The dims as a tuple, one shared tuple per distinct dims (a model repeats a few
+    hundred of them over thousands of ports; a tuple is immutable)."""
+    cdef tuple out = PyTuple_New(n)
+    cdef Py_ssize_t i
+    cdef object d
+    for i in range(n):
+        d = dims[i]
+        Py_INCREF(d)
+        PyTuple_SET_ITEM(out, i, d)
+    found = shared.get(out)
+    if found is not None:
+        return <tuple>found
+    shared[out] = out
+    return out
+
+
+cdef Py_ssize_t _ports(list ports, xmlNode* section, object doc, dict strings, dict shared,
+                       set seen, object rt_text, object split_names) except -1:
+    """Append the <port>s of ``section`` to ``ports``; their number. ``shared``: the dims
+    tuples met so far, each the one tuple of its dims."""
     cdef xmlNode* el = _next_element(section.children)
     cdef xmlNode* child
-    cdef list dims
+    cdef long long dims[_MAX_DIMS]
+    cdef Py_ssize_t n_dims, count = 0
+    cdef list extra_dims
     cdef dict attrs, port
-    cdef object port_id, precision, names, rt_info, extra
+    cdef object port_id, precision, names, rt_info, extra, dims_out
     while el is not NULL:
         if not _is(el, "port"):
             raise _Unusual
@@ -258,13 +283,20 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
         if port_id in seen:
             raise _Unusual
         seen.add(port_id)
-        dims = []
+        n_dims = 0
+        extra_dims = None
         rt_info = None
         extra = None
         child = _next_element(el.children)
         while child is not NULL:
             if _is(child, "dim"):
-                dims.append(_dim(child))
+                if n_dims < _MAX_DIMS:
+                    dims[n_dims] = _dim(child)
+                    n_dims += 1
+                else:
+                    if extra_dims is None:
+                        extra_dims = []
+                    extra_dims.append(_dim(child))
             elif _is(child, "rt_info"):
                 rt_info = _rt(doc, child, rt_text, strings)
             else:
@@ -272,18 +304,23 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
                     extra = []
                 extra.append(rt_text(cetree.elementFactory(doc, child)))
             child = _next_element(child.next)
+        if extra_dims is None:
+            dims_out = _dims_tuple(dims, n_dims, shared)
+        else:  # a rank past 64: rare, built as a list
+            dims_out = tuple([dims[i] for i in range(n_dims)] + extra_dims)
         # the dict graph.new_port makes, built here (its keys in its order)
         port = {"id": port_id,
                 "precision": None if precision is None
                 else strings.setdefault(precision, precision),
                 "names": [] if not names else (names.split(",") if "\\" not in names
                                                else split_names(names)),
-                "dims": tuple(dims), "rt_info": rt_info, "attrs": attrs}
+                "dims": dims_out, "rt_info": rt_info, "attrs": attrs}
         if extra:
             port["extra_xml"] = extra
         ports.append(port)
+        count += 1
         el = _next_element(el.next)
-    return ports
+    return count
 
 
 cdef bint _is_layer_id(str text):
@@ -359,6 +396,7 @@ def read_layers(layers, reader, rt_text, split_names, const_types, long line_off
     cdef xmlNode* child
     cdef dict nodes = reader.nodes
     cdef dict strings = reader.strings
+    cdef dict shared = reader.dims
     cdef list out = []
     cdef dict attrs, node
     cdef object node_id
@@ -380,12 +418,11 @@ def read_layers(layers, reader, rt_text, split_names, const_types, long line_off
                 if _is(child, "data"):
                     node["data"] = _attrs(child)
                 elif _is(child, "output"):
-                    node["outputs"].extend(_ports(child, doc, strings, seen, rt_text,
-                                                  split_names))
+                    _ports(<list>node["outputs"], child, doc, strings, shared, seen, rt_text,
+                           split_names)
                 elif _is(child, "input"):
-                    ports = _ports(child, doc, strings, seen, rt_text, split_names)
-                    node["inputs"].extend(ports)
-                    n_inputs += len(ports)
+                    n_inputs += _ports(<list>node["inputs"], child, doc, strings, shared, seen,
+                                       rt_text, split_names)
                 elif _is(child, "rt_info"):
                     node["rt_info"] = _rt(doc, child, rt_text, strings)
                 else:

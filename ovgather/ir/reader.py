@@ -282,6 +282,7 @@ class _Reader:
         self.bin_name = bin_name
         self.nodes: dict[str, dict[str, Any]] = {}
         self.strings: dict[str, str] = {}  # one copy of each precision text
+        self.dims: dict[tuple, tuple] = {}  # one tuple of each port dims (compiled walk)
         self.slices: list[tuple[int, int, str, str]] = []  # Const (offset, end, type, id)
         self.n_inputs = 0
         #: bytes a Const needs, by (element_type, shape) text: for the fast check
