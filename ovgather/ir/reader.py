@@ -7,7 +7,8 @@ Every problem is an :class:`~ovgather.errors.IRError` naming the file, the XML l
 the layer.
 
 Reading is linear in the file size: lxml parses (``ir.parse``, hardened; a big IR's
-<layers> in pieces on two other threads), then one walk over its tree builds the node and
+<layers> in pieces on two other threads, its <edges> as OpenVINO writes them read from
+the bytes by ``_fastwalk.scan_edges``), then one walk over its tree builds the node and
 edge dicts, added to the graph in bulk, with the garbage collector paused while
 millions of small objects are created (it would otherwise rescan them again and again).
 There are two walks: the compiled one (``_fastwalk.pyx``, which reads lxml's C tree
