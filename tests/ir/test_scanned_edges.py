@@ -117,15 +117,23 @@ def test_scanned_lines_are_exact_past_65535(monkeypatch) -> None:
     assert min(lines) > 70000
 
 
-@pytest.mark.parametrize("where", ["an rt_info before the edges", "edges twice"])
-def test_only_the_nets_first_edges_are_scanned(where, monkeypatch) -> None:
-    """An <edges> that is not the <net>'s first child of that name is never the one cut
-    out: the read is that of the whole tree."""
-    xml = _model_xml()
-    if where == "edges twice":
-        xml = xml.replace("</edges>", "</edges><edges></edges>", 1)
-    else:
-        xml = xml.replace("</layers>", "</layers><rt_info><edges/></rt_info>", 1)
+#: (where, the document, whether its edges are scanned)
+ELSEWHERE = [
+    ("edges twice", lambda x: x.replace("</edges>", "</edges><edges></edges>", 1), True),
+    ("edges in an rt_info before the net's", lambda x: x.replace(
+        "</layers>", "</layers><rt_info><edges>" + FIRST + "</edges></rt_info>", 1), False),
+    ("edges in a comment before the net's", lambda x: x.replace(
+        "</layers>", "</layers><!-- <edges> -->", 1), False),
+    ("edges in a processing instruction", lambda x: x.replace(
+        "</layers>", "</layers><?x <edges> ?>", 1), False),
+]
+
+
+@pytest.mark.parametrize(("where", "edit", "scans"), ELSEWHERE, ids=[e[0] for e in ELSEWHERE])
+def test_only_the_nets_first_edges_are_scanned(where, edit, scans, monkeypatch) -> None:
+    """An <edges> that is not the <net>'s first child of that name is never the one read
+    from the bytes: the read is that of the whole tree."""
+    xml = edit(_model_xml())
     scanned: list = []
     got, want = _read(xml, monkeypatch, scanned), _whole(xml, monkeypatch)
     assert type(got) is type(want)
@@ -133,4 +141,5 @@ def test_only_the_nets_first_edges_are_scanned(where, monkeypatch) -> None:
         assert got == want
     else:
         _same_graph(got, want)
+    assert scanned == [scans]
     assert re.search(r"<edges>\s*<edge ", xml)
