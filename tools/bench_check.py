@@ -60,9 +60,14 @@ print(time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exit
 """
 
 
-def measured_run(cmd: list[str]) -> tuple[float, float, int, float]:
-    """(wall seconds, peak RSS in MiB, exit code, CPU seconds) of one process, from
-    outside the repo so that the installed package is what runs."""
+def measured_run(cmd: list[str]) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS in MiB, exit code) of one process, from outside the repo
+    so that the installed package is what runs."""
+    return measured_cpu_run(cmd)[:3]
+
+
+def measured_cpu_run(cmd: list[str]) -> tuple[float, float, int, float]:
+    """:func:`measured_run` and the process's CPU seconds (user + system)."""
     done = subprocess.run([sys.executable, "-c", _LAUNCHER, *cmd], capture_output=True,
                           text=True, check=True, cwd=tempfile.gettempdir())
     wall, rss, code, cpu = done.stdout.split()
@@ -72,13 +77,13 @@ def measured_run(cmd: list[str]) -> tuple[float, float, int, float]:
 def bench_processes(xml: Path, repeat: int) -> dict[str, float]:
     ours = [console_script(), "check", "--json", str(xml)]
     theirs = [sys.executable, "-c", f"import openvino as ov; ov.Core().read_model({str(xml)!r})"]
-    measured_run(ours), measured_run(theirs)  # warm the file cache and the bytecode
+    measured_cpu_run(ours), measured_cpu_run(theirs)  # warm the file cache and the bytecode
     rows = []
     for _ in range(repeat):
-        t_ours, m_ours, rc, c_ours = measured_run(ours)
+        t_ours, m_ours, rc, c_ours = measured_cpu_run(ours)
         if rc not in (0, 1):
             raise SystemExit(f"ovgather check exited {rc} on {xml}")
-        t_theirs, m_theirs, _, c_theirs = measured_run(theirs)
+        t_theirs, m_theirs, _, c_theirs = measured_cpu_run(theirs)
         rows.append((t_ours, t_theirs, m_ours, m_theirs, c_ours, c_theirs))
     ours_t, theirs_t, ours_m, theirs_m, ours_c, theirs_c = (
         statistics.median(c) for c in zip(*rows, strict=True))
