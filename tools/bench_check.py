@@ -4,7 +4,9 @@ Whole processes, as a user waits for them: the installed ``ovgather`` console sc
 (``ovgather check --json MODEL``) against a process that only runs
 ``openvino.Core().read_model(MODEL)``, paired and alternating on the same file, medians
 of ``--repeat`` (7 or more) runs each; the ratio is the median of the per-pair ratios.
-Peak memory is each process's own maximum resident set (``os.wait4``). Then, inside one
+Peak memory is each process's own maximum resident set, and CPU time its user + system
+time (``os.wait4``, threads included): on a machine other work shares, wall times
+swing with the load while the CPU ratio holds steadier, so both are shown. Then, inside one
 process, ``read_ir`` and ``check`` are timed per 1k layers from 10k to 100k layers, so
 that a cost that grows faster than the model shows.
 
@@ -44,7 +46,7 @@ def console_script() -> str:
     return which
 
 
-#: Runs one command and prints its wall time, peak RSS and exit code. Started as a small
+#: Runs one command and prints its wall time, peak RSS, exit code and CPU time. Started as a small
 #: process of its own: Linux carries a process's peak RSS over fork and exec, so a command
 #: started straight from this (big: it made the IRs with openvino) process would report
 #: this process's peak, not its own.
@@ -53,34 +55,43 @@ import os, subprocess, sys, time
 start = time.perf_counter()
 proc = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 _, status, usage = os.wait4(proc.pid, 0)
-print(time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status))
+print(time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status),
+      usage.ru_utime + usage.ru_stime)
 """
 
 
 def measured_run(cmd: list[str]) -> tuple[float, float, int]:
     """(wall seconds, peak RSS in MiB, exit code) of one process, from outside the repo
     so that the installed package is what runs."""
+    return measured_cpu_run(cmd)[:3]
+
+
+def measured_cpu_run(cmd: list[str]) -> tuple[float, float, int, float]:
+    """:func:`measured_run` and the process's CPU seconds (user + system)."""
     done = subprocess.run([sys.executable, "-c", _LAUNCHER, *cmd], capture_output=True,
                           text=True, check=True, cwd=tempfile.gettempdir())
-    wall, rss, code = done.stdout.split()
-    return float(wall), float(rss), int(code)
+    wall, rss, code, cpu = done.stdout.split()
+    return float(wall), float(rss), int(code), float(cpu)
 
 
 def bench_processes(xml: Path, repeat: int) -> dict[str, float]:
     ours = [console_script(), "check", "--json", str(xml)]
     theirs = [sys.executable, "-c", f"import openvino as ov; ov.Core().read_model({str(xml)!r})"]
-    measured_run(ours), measured_run(theirs)  # warm the file cache and the bytecode
+    measured_cpu_run(ours), measured_cpu_run(theirs)  # warm the file cache and the bytecode
     rows = []
     for _ in range(repeat):
-        t_ours, m_ours, rc = measured_run(ours)
+        t_ours, m_ours, rc, c_ours = measured_cpu_run(ours)
         if rc not in (0, 1):
             raise SystemExit(f"ovgather check exited {rc} on {xml}")
-        t_theirs, m_theirs, _ = measured_run(theirs)
-        rows.append((t_ours, t_theirs, m_ours, m_theirs))
-    ours_t, theirs_t, ours_m, theirs_m = (statistics.median(c) for c in zip(*rows, strict=True))
-    ratio = statistics.median(a / b for a, b, _, _ in rows)
+        t_theirs, m_theirs, _, c_theirs = measured_cpu_run(theirs)
+        rows.append((t_ours, t_theirs, m_ours, m_theirs, c_ours, c_theirs))
+    ours_t, theirs_t, ours_m, theirs_m, ours_c, theirs_c = (
+        statistics.median(c) for c in zip(*rows, strict=True))
+    ratio = statistics.median(row[0] / row[1] for row in rows)
+    cpu_ratio = statistics.median(row[4] / row[5] for row in rows)
     return {"check_s": ours_t, "read_model_s": theirs_t, "ratio": ratio,
-            "check_mib": ours_m, "read_model_mib": theirs_m}
+            "check_mib": ours_m, "read_model_mib": theirs_m, "cpu_ratio": cpu_ratio,
+            "check_cpu_s": ours_c, "read_model_cpu_s": theirs_c}
 
 
 _PHASES = """
@@ -161,14 +172,16 @@ def main() -> None:
         for n in [int(s) for s in args.sizes.split(",") if s]:
             files.append(big_ir(n, Path(tmp) / f"big_{n}.xml"))
         print("\n| IR | layers | ovgather check --json | read_model | ratio | check peak RSS "
-              "| read_model peak RSS |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+              "| read_model peak RSS | memory ratio | CPU check / read_model | CPU ratio |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for xml in files:
             r = bench_processes(xml, args.repeat)
             name = xml.name if xml.parent == Path(tmp) else f"{xml.parent.name}/{xml.name}"
             print(f"| {name} | {_layers(xml)} | {r['check_s']:.2f} s | "
                   f"{r['read_model_s']:.2f} s | {r['ratio']:.2f}x | {r['check_mib']:.0f} MiB | "
-                  f"{r['read_model_mib']:.0f} MiB |", flush=True)
+                  f"{r['read_model_mib']:.0f} MiB | {r['check_mib'] / r['read_model_mib']:.2f}x | "
+                  f"{r['check_cpu_s']:.2f} / {r['read_model_cpu_s']:.2f} s | "
+                  f"{r['cpu_ratio']:.2f}x |", flush=True)
         sizes = [int(s) for s in args.scaling.split(",") if s]
         if sizes:
             print("\n| layers | read_ir ms / 1k layers | check ms / 1k layers |")

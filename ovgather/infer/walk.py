@@ -168,9 +168,17 @@ def _check_layers(G, shapes, nodes, append, **walk) -> None:
         attrs = nodes[node]
         outputs = attrs["outputs"]
         if len(outputs) == 1 and len(tensors) == 1:  # the usual layer
-            declared, inferred = [outputs[0]["dims"]], [tensors[0].shape]
-            if status == "ok" and not _fit(fits, declared[0], inferred[0]):
-                status, message = compare_ports(declared, inferred, attrs)
+            dims, shape = outputs[0]["dims"], tensors[0].shape
+            declared, inferred = [dims], [shape]
+            if status == "ok":
+                try:  # _fit, inline: the one call every layer makes
+                    fit = fits.get((dims, shape))
+                except TypeError:
+                    fit = None
+                if fit is None:
+                    fit = _fit(fits, dims, shape)
+                if not fit:
+                    status, message = compare_ports(declared, inferred, attrs)
         else:
             declared = [p["dims"] for p in outputs]
             inferred = [t.shape for t in tensors]
@@ -242,12 +250,19 @@ def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
     nodes, pred = G._node, G._pred  # the plain dicts: this loop is the hot path
     memo = RuleMemo()
     order = _topological_order(G)
+    refused: dict[tuple, str | None] = {}  # cannot_read by (type, version), looked up once
     for node in order:
         if node == until:
             return
         attrs = nodes[node]
         outputs = attrs["outputs"]
-        unread = cannot_read(attrs["type"], attrs.get("version"))
+        key = (attrs["type"], attrs.get("version"))
+        try:
+            unread = refused[key]
+        except KeyError:
+            unread = refused[key] = cannot_read(*key)
+        except TypeError:  # a type or version no dict takes (a graph edited from Python)
+            unread = cannot_read(*key)
         if unread is None:
             status, tensors, message = _run_rule(G, node, attrs, pred[node], produced,
                                                  overrides, memo, nested, capture)

@@ -19,6 +19,8 @@ from ovgather.graph import has_port
 cimport cython
 
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.string cimport memcmp, strcmp, strlen
 
@@ -243,14 +245,37 @@ cdef object _port_id(str text):
     return int(text)
 
 
-cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt_text,
-                 object split_names):
-    cdef list ports = []
+DEF _MAX_DIMS = 64
+
+
+cdef tuple _dims_tuple(long long* dims, Py_ssize_t n, dict shared):
+    """The dims as a tuple, one shared tuple per distinct dims (a model repeats a few
+    hundred of them over thousands of ports; a tuple is immutable)."""
+    cdef tuple out = PyTuple_New(n)
+    cdef Py_ssize_t i
+    cdef object d
+    for i in range(n):
+        d = dims[i]
+        Py_INCREF(d)
+        PyTuple_SET_ITEM(out, i, d)
+    found = shared.get(out)
+    if found is not None:
+        return <tuple>found
+    shared[out] = out
+    return out
+
+
+cdef Py_ssize_t _ports(list ports, xmlNode* section, object doc, dict strings, dict shared,
+                       set seen, object rt_text, object split_names) except -1:
+    """Append the <port>s of ``section`` to ``ports``; their number. ``shared``: the dims
+    tuples met so far, each the one tuple of its dims."""
     cdef xmlNode* el = _next_element(section.children)
     cdef xmlNode* child
-    cdef list dims
+    cdef long long dims[_MAX_DIMS]
+    cdef Py_ssize_t n_dims, count = 0
+    cdef list extra_dims
     cdef dict attrs, port
-    cdef object port_id, precision, names, rt_info, extra
+    cdef object port_id, precision, names, rt_info, extra, dims_out
     while el is not NULL:
         if not _is(el, "port"):
             raise _Unusual
@@ -258,13 +283,20 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
         if port_id in seen:
             raise _Unusual
         seen.add(port_id)
-        dims = []
+        n_dims = 0
+        extra_dims = None
         rt_info = None
         extra = None
         child = _next_element(el.children)
         while child is not NULL:
             if _is(child, "dim"):
-                dims.append(_dim(child))
+                if n_dims < _MAX_DIMS:
+                    dims[n_dims] = _dim(child)
+                    n_dims += 1
+                else:
+                    if extra_dims is None:
+                        extra_dims = []
+                    extra_dims.append(_dim(child))
             elif _is(child, "rt_info"):
                 rt_info = _rt(doc, child, rt_text, strings)
             else:
@@ -272,18 +304,23 @@ cdef list _ports(xmlNode* section, object doc, dict strings, set seen, object rt
                     extra = []
                 extra.append(rt_text(cetree.elementFactory(doc, child)))
             child = _next_element(child.next)
+        if extra_dims is None:
+            dims_out = _dims_tuple(dims, n_dims, shared)
+        else:  # a rank past 64: rare, built as a list
+            dims_out = tuple([dims[i] for i in range(n_dims)] + extra_dims)
         # the dict graph.new_port makes, built here (its keys in its order)
         port = {"id": port_id,
                 "precision": None if precision is None
                 else strings.setdefault(precision, precision),
                 "names": [] if not names else (names.split(",") if "\\" not in names
                                                else split_names(names)),
-                "dims": tuple(dims), "rt_info": rt_info, "attrs": attrs}
+                "dims": dims_out, "rt_info": rt_info, "attrs": attrs}
         if extra:
             port["extra_xml"] = extra
         ports.append(port)
+        count += 1
         el = _next_element(el.next)
-    return ports
+    return count
 
 
 cdef bint _is_layer_id(str text):
@@ -359,6 +396,7 @@ def read_layers(layers, reader, rt_text, split_names, const_types, long line_off
     cdef xmlNode* child
     cdef dict nodes = reader.nodes
     cdef dict strings = reader.strings
+    cdef dict shared = reader.dims
     cdef list out = []
     cdef dict attrs, node
     cdef object node_id
@@ -380,12 +418,11 @@ def read_layers(layers, reader, rt_text, split_names, const_types, long line_off
                 if _is(child, "data"):
                     node["data"] = _attrs(child)
                 elif _is(child, "output"):
-                    node["outputs"].extend(_ports(child, doc, strings, seen, rt_text,
-                                                  split_names))
+                    _ports(<list>node["outputs"], child, doc, strings, shared, seen, rt_text,
+                           split_names)
                 elif _is(child, "input"):
-                    ports = _ports(child, doc, strings, seen, rt_text, split_names)
-                    node["inputs"].extend(ports)
-                    n_inputs += len(ports)
+                    n_inputs += _ports(<list>node["inputs"], child, doc, strings, shared, seen,
+                                       rt_text, split_names)
                 elif _is(child, "rt_info"):
                     node["rt_info"] = _rt(doc, child, rt_text, strings)
                 else:
@@ -515,6 +552,119 @@ def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
             el = _next_element(el.next)
     except _Unusual:
         return None
+    if len(fed) != n_inputs:
+        return None
+    return out
+
+
+cdef inline Py_ssize_t _spaces(const unsigned char* p, Py_ssize_t i, Py_ssize_t n):
+    """The index of the first byte at or after ``i`` that is no space or tab."""
+    while i < n and (p[i] == 32 or p[i] == 9):
+        i += 1
+    return i
+
+
+cdef Py_ssize_t _digits_attr(const unsigned char* p, Py_ssize_t i, Py_ssize_t n,
+                             const char* name, long long* value):
+    """``name="digits"`` at ``p[i:]``, the digits 1 to 18 of them: the index past the
+    closing quote, the value in ``value``; -1 for anything else (``name = "1"`` too)."""
+    cdef Py_ssize_t k = strlen(name), start
+    if i + k + 2 > n or memcmp(p + i, name, k) != 0 or p[i + k] != 61 or p[i + k + 1] != 34:
+        return -1
+    i += k + 2
+    start = i
+    value[0] = 0
+    while i < n and 48 <= p[i] <= 57:
+        if i - start == 18:
+            return -1
+        value[0] = value[0] * 10 + (p[i] - 48)
+        i += 1
+    if i == start or i >= n or p[i] != 34:
+        return -1
+    return i + 1
+
+
+cdef object _canonical_layer(const unsigned char* p, Py_ssize_t at, long long value,
+                             list by_number):
+    """The node id str a layer number spelled at ``p[at]`` names (no leading zero), or
+    None (a spelling or a layer the careful walk must see)."""
+    if p[at] == 48 and p[at + 1] != 34:  # a leading zero: "01"
+        return None
+    if value >= PyList_GET_SIZE(by_number):
+        return None
+    return <object>PyList_GET_ITEM(by_number, value)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, long line,
+               dict nodes, Py_ssize_t n_inputs):
+    """``read_edges`` of the bytes ``xml[start:end]`` (the content of <edges>, whose first
+    byte is on line ``line``) without parsing them: the same list, with exact lines, when
+    they hold only whitespace (space, tab, newline) and edges as OpenVINO writes them,
+    each on one line: ``<edge from-layer="1" from-port="0" to-layer="2" to-port="0"/>``
+    (digits only, layer ids without leading zero, the attributes in that order). Such
+    bytes are well-formed XML that lxml would read as those elements; None for any other
+    byte, and for an edge that breaks a rule (the careful walk then names it)."""
+    cdef const unsigned char* p
+    cdef Py_ssize_t i = start, at_src, at_dst
+    cdef long long src_n, fp_n, dst_n, tp_n
+    cdef list out = []
+    cdef list by_number = _ids_by_number(nodes)
+    cdef set fed = set()
+    cdef dict out_ids = {}, in_ids = {}
+    cdef object src, dst, fp, tp, key
+    cdef unsigned char c
+    if end <= start:
+        return out if n_inputs == 0 else None
+    p = &xml[0]
+    while i < end:
+        c = p[i]
+        if c == 10:
+            line += 1
+            i += 1
+            continue
+        if c == 32 or c == 9:
+            i += 1
+            continue
+        if c != 60 or i + 6 > end or memcmp(p + i, b"<edge", 5) != 0 \
+                or (p[i + 5] != 32 and p[i + 5] != 9):
+            return None
+        i = _spaces(p, i + 5, end)
+        at_src = i + 12  # the first digit of from-layer="
+        i = _digits_attr(p, i, end, "from-layer", &src_n)
+        if i < 0 or (p[i] != 32 and p[i] != 9):
+            return None
+        i = _digits_attr(p, _spaces(p, i, end), end, "from-port", &fp_n)
+        if i < 0 or (p[i] != 32 and p[i] != 9):
+            return None
+        i = _spaces(p, i, end)
+        at_dst = i + 10  # the first digit of to-layer="
+        i = _digits_attr(p, i, end, "to-layer", &dst_n)
+        if i < 0 or (p[i] != 32 and p[i] != 9):
+            return None
+        i = _digits_attr(p, _spaces(p, i, end), end, "to-port", &tp_n)
+        if i < 0:
+            return None
+        i = _spaces(p, i, end)
+        if i + 2 > end or p[i] != 47 or p[i + 1] != 62:  # '/>'
+            return None
+        i += 2
+        src = _canonical_layer(p, at_src, src_n, by_number)
+        dst = _canonical_layer(p, at_dst, dst_n, by_number)
+        if src is None or dst is None:
+            return None
+        fp = fp_n
+        tp = tp_n
+        if not _has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
+            return None
+        if not _has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
+            return None
+        key = (dst, tp)
+        if key in fed:
+            return None
+        fed.add(key)
+        out.append((src, dst, (fp, tp), {"from_port": fp, "to_port": tp, "line": line}))
     if len(fed) != n_inputs:
         return None
     return out

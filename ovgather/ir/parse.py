@@ -28,10 +28,13 @@ from . import compiled
 __all__ = ["MAX_XML_BYTES", "MAX_LAYERS", "check_layer_count", "check_parsed_layer_count",
            "count_layer_tags", "STREAM_PIECE", "LXML_MAX_LINE",
            "xml_parser", "parse_xml", "check_prolog", "check_xml_size", "parse_in_pieces",
-           "markup_in_ascii", "markup_counts", "markup_outside_pieces", "root_name"]
+           "markup_in_ascii", "markup_counts", "markup_outside_pieces", "root_name",
+           "plain_names"]
 
-#: Bytes of <layers> in one piece of a read in pieces (see parse_in_pieces).
+#: An IR of more bytes is read in pieces (see parse_in_pieces), each at most an eighth
+#: of this (smaller pieces, fewer trees alive at once: 40 MB less at 20k layers, as fast).
 STREAM_PIECE = 1 << 20
+PIECE_DIV = 8
 
 #: The largest .xml read_ir and parse_ir take, in bytes. Reading costs up to ~53 bytes
 #: of memory per byte of XML (the graph's ~2 KB a layer, for XML of bare layers; lxml's
@@ -423,8 +426,8 @@ def _check_no_doctype(root: etree._Element, file: str | None) -> None:
 
 def parse_in_pieces(xml_bytes: bytes, file: str | None,
                     read_layers: Callable[[etree._Element, int], list],
-                    meanwhile: Callable[[], object] | None = None
-                    ) -> tuple[etree._Element, list] | None:
+                    meanwhile: Callable[[], object] | None = None, cut_edges: bool = False
+                    ) -> tuple[etree._Element, list, tuple[int, int, int] | None] | None:
     """Parse the <layers> section as pieces of about ``STREAM_PIECE`` bytes (the first
     ones smaller), each cut after a ``</layer>`` and parsed as a document of its
     own by one of :data:`PARSERS` threads while ``read_layers(layers, line_offset)`` reads
@@ -433,7 +436,10 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
     lines, so every line stays exact). lxml lets go of the GIL while it parses, so
     parsing, about half of a read, overlaps the walk, and the whole tree of a big IR
     (~13 bytes of memory per byte of XML) never exists. Returns the root, which
-    holds everything but the layers, and the layers read; or None (with the reader's
+    holds everything but the layers, the layers read, and with ``cut_edges`` the
+    ``(start, end, line)`` of the content of <edges> when it was cut out of the rest too
+    (the caller reads those bytes itself: ``_fastwalk.scan_edges``; <edges> in the root
+    is then empty; None when it was not cut); or None (with the reader's
     state undefined) when the document is not the usual IR this takes apart safely, or
     anything in it fails: the caller then parses it whole, which words the errors.
     ``meanwhile`` is called once the first piece and the rest are being parsed, before
@@ -458,7 +464,7 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
     while True:  # the first pieces small, each twice the last: the walk waits for the
         # first alone, and reads each while the next (parsed faster than read) is parsed
         cut = xml_bytes.find(b"</layer>", cuts[-1] + step, end)
-        step = min(2 * step, STREAM_PIECE)
+        step = min(2 * step, STREAM_PIECE // PIECE_DIV)
         if cut < 0:
             break
         cuts.append(cut + len(b"</layer>"))
@@ -472,6 +478,7 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
         pieces.append((a, b, line))
         line += lines
     padding = line - xml_bytes.count(b"\n", 0, start)  # the lines of <layers>
+    edges = _edges_span(xml_bytes, end) if cut_edges else None
 
     # a child no document can hold marks the <layers> cut out: the one the rest must
     # show as the <net>'s first <layers>, or the pieces were some other element's
@@ -481,8 +488,12 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
         if i < len(pieces):  # inside <net><layers>: each element at its depth in the file
             return (b"<net><layers>" + xml_bytes[pieces[i][0]:pieces[i][1]]
                     + b"</layers></net>")
-        return (xml_bytes[:start] + f"<{mark}/>".encode() + b"\n" * padding
-                + xml_bytes[end:])
+        rest = [xml_bytes[:start], f"<{mark}/>".encode(), b"\n" * padding]
+        if edges is None:
+            return b"".join([*rest, xml_bytes[end:]])
+        e_start, e_end, _ = edges  # its content cut out too, its lines kept
+        return b"".join([*rest, xml_bytes[end:e_start], f"<{mark}/>".encode(),
+                         b"\n" * xml_bytes.count(b"\n", e_start, e_end), xml_bytes[e_end:]])
 
     streamed: list[tuple[str, dict[str, Any]]] = []
     with _quick_gil_handoff():
@@ -509,11 +520,44 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
             and layers[0].tag == mark):
         return None
     layers.remove(layers[0])
+    if edges is not None:  # the cut content must have been the <net>'s first <edges>'
+        cut = root.find("edges")
+        if cut is None or len(cut) != 1 or cut[0].tag != mark:
+            return None
+        cut.remove(cut[0])
     _check_no_doctype(root, file)
-    return root, streamed
+    return root, streamed, edges
+
+
+def _edges_span(xml_bytes: bytes, after: int) -> tuple[int, int, int] | None:
+    """``(start, end, line)`` of the content of the first ``<edges>`` tag after ``after``
+    (OpenVINO writes it without attributes), ``line`` that of its first byte; None when
+    there is no such tag (the rest of the document, edges and all, is then parsed)."""
+    start = xml_bytes.find(b"<edges>", after)
+    if start < 0:
+        return None
+    start += len(b"<edges>")
+    end = xml_bytes.find(b"</edges>", start)
+    if end < 0 or xml_bytes.find(b"\r", start, end) >= 0:  # a lone CR breaks a line
+        return None
+    return start, end, xml_bytes.count(b"\n", 0, start) + 1
 
 
 def _streamable(root: etree._Element) -> bool:
     """True when ``root`` is a ``<net version="10|11">`` (whose first ``<layers>``
     child the reader reads as the layers)."""
     return root.tag == "net" and root.get("version") in ("10", "11")
+
+
+def plain_names(root: etree._Element) -> None:
+    """Elements in a default namespace (``<net xmlns="…">``) renamed to their plain
+    names, as OpenVINO's reader (pugixml, which knows no namespaces) reads them; an
+    element with a prefix (``<a:layers>``) keeps it, and is no <layers> there either."""
+    renamed = False
+    for el in root.iter():
+        tag = el.tag
+        if isinstance(tag, str) and tag[:1] == "{" and el.prefix is None:
+            el.tag = tag[tag.index("}") + 1:]
+            renamed = True
+    if renamed:
+        etree.cleanup_namespaces(root)

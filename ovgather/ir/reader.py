@@ -7,7 +7,8 @@ Every problem is an :class:`~ovgather.errors.IRError` naming the file, the XML l
 the layer.
 
 Reading is linear in the file size: lxml parses (``ir.parse``, hardened; a big IR's
-<layers> in pieces on two other threads), then one walk over its tree builds the node and
+<layers> in pieces on two other threads, its <edges> as OpenVINO writes them read from
+the bytes by ``_fastwalk.scan_edges``), then one walk over its tree builds the node and
 edge dicts, added to the graph in bulk, with the garbage collector paused while
 millions of small objects are created (it would otherwise rescan them again and again).
 There are two walks: the compiled one (``_fastwalk.pyx``, which reads lxml's C tree
@@ -238,11 +239,6 @@ def _is_uint(text: str | None) -> bool:
             and len(text) <= MAX_DIGITS)
 
 
-def _edge_port(text: str | None) -> bool:
-    """An edge's port text as OpenVINO reads it (:func:`~ovgather.ir.text.ov_index`)."""
-    return ov_index(text) is not None
-
-
 def _odd_opset(version: str | None) -> bool:
     """A layer version ``opset`` + digits with a leading zero (``opset01``): no opset
     OpenVINO's reader knows (it looks the text up as it is), whatever the op."""
@@ -270,20 +266,6 @@ def _fill_graph(G: LayerGraph, nodes: list[tuple[str, dict]], edges: list[tuple]
         keydict[key] = attrs
 
 
-def _plain_names(root: etree._Element) -> None:
-    """Elements in a default namespace (``<net xmlns="…">``) renamed to their plain
-    names, as OpenVINO's reader (pugixml, which knows no namespaces) reads them; an
-    element with a prefix (``<a:layers>``) keeps it, and is no <layers> there either."""
-    renamed = False
-    for el in root.iter():
-        tag = el.tag
-        if isinstance(tag, str) and tag[:1] == "{" and el.prefix is None:
-            el.tag = tag[tag.index("}") + 1:]
-            renamed = True
-    if renamed:
-        etree.cleanup_namespaces(root)
-
-
 class _Reader:
     """One pass over the <net> tree: net attributes, layers, edges, checks."""
 
@@ -301,12 +283,16 @@ class _Reader:
         self.bin_name = bin_name
         self.nodes: dict[str, dict[str, Any]] = {}
         self.strings: dict[str, str] = {}  # one copy of each precision text
+        self.dims: dict[tuple, tuple] = {}  # one tuple of each port dims (compiled walk)
         self.slices: list[tuple[int, int, str, str]] = []  # Const (offset, end, type, id)
         self.n_inputs = 0
         #: bytes a Const needs, by (element_type, shape) text: for the fast check
         self.const_need: dict[tuple[str | None, str | None], int] = {}
         #: the layers of this graph (and of bodies within) that hold bodies
         self.nested: list[dict[str, Any]] = []
+        #: the edges ``_fastwalk.scan_edges`` read from the bytes of a read in pieces
+        #: (exact lines; <edges> in the parsed rest is then empty), else None
+        self.scanned: list[tuple] | None = None
 
     def error(self, cls: type[IRError], message: str, el: etree._Element | None = None,
               name: str | None = None, node: str | None = None) -> IRError:
@@ -323,7 +309,7 @@ class _Reader:
         """The graph of the parsed ``root``; ``streamed``: the layers
         :meth:`read_in_pieces` read (``root``'s <layers> is then empty)."""
         if self.namespaced:
-            _plain_names(root)
+            parse.plain_names(root)
         if root.tag != "net":
             raise self.error(IRStructureError,
                              f"an IR's root element must be <net>, but got <{root.tag}>", root)
@@ -365,7 +351,9 @@ class _Reader:
         else:  # no body tag anywhere: a layer that needs one is wrong
             check_no_body_needed(self, nodes)
         self.check_overlaps()
-        if edges is not None:
+        if self.scanned is not None and root.tag == "net":
+            edge_list = self.scanned
+        elif edges is not None:
             edge_list = self.edges(edges)
         else:
             edge_list = []
@@ -380,7 +368,8 @@ class _Reader:
         if self.nested or root.tag != "net":  # lines of nested layers: ir.bodies
             return G
         if streamed:  # the pieces' lines are exact: only edges may need it, after them
-            if edge_list and edge_list[-1][3]["line"] >= LXML_MAX_LINE:
+            if (self.scanned is None and edge_list
+                    and edge_list[-1][3]["line"] >= LXML_MAX_LINE):
                 exact_lines(self.xml_bytes, [], edge_list, self.xml_bytes.find(b"</layers>"))
         elif nodes and nodes[-1][1]["line"] >= LXML_MAX_LINE or (
                 edge_list and edge_list[-1][3]["line"] >= LXML_MAX_LINE):
@@ -393,7 +382,17 @@ class _Reader:
         this reader reading each piece's layers while the next is parsed: the root, which
         holds everything but the layers, and the layers read; or None (with this reader's
         state undefined) when the caller must parse it whole."""
-        return parse_in_pieces(xml_bytes, self.file, self.read_layers, meanwhile)
+        fastwalk = compiled._fastwalk
+        parsed = parse_in_pieces(xml_bytes, self.file, self.read_layers, meanwhile,
+                                 cut_edges=fastwalk is not None)
+        if parsed is None:
+            return None
+        root, streamed, edges = parsed
+        if edges is not None:  # <edges> cut out of the rest: read from its bytes
+            self.scanned = fastwalk.scan_edges(xml_bytes, *edges, self.nodes, self.n_inputs)
+            if self.scanned is None:  # unusual, or an error: the careful walk names it
+                return None
+        return root, streamed
 
     # -- layers --------------------------------------------------------------------
     def read_layers(self, layers: etree._Element, line_offset: int = 0
@@ -632,7 +631,7 @@ class _Reader:
                             f"layer {short(repr(lid))}")
         src, dst = canonical_id(el.get("from-layer")), canonical_id(el.get("to-layer"))
         for attr, node in (("from-port", src), ("to-port", dst)):
-            if not _edge_port(el.get(attr)):
+            if ov_index(el.get(attr)) is None:  # as OpenVINO reads it
                 return fail(f"an edge's {attr} must be an integer >= 0 (an optional sign and "
                             "digits 0-9, at most 2^63-1, nothing after them), but got "
                             f"{short(repr(el.get(attr)))}", node)

@@ -1,0 +1,145 @@
+"""A big IR read in pieces has its <edges> read from the bytes (``_fastwalk.scan_edges``)
+instead of a parsed tree: the edges as OpenVINO writes them, or the whole document is
+parsed again, and the careful walk reads it (and names any error).
+
+Each variant of the edges below is read with the scan (tiny pieces) and as a whole tree
+with the careful walk: the same graph, lines included, or the same error; and the usual
+spellings really are scanned (a scan that gave up every time would pass the first test).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from ir_variants import _model_xml, _same_graph
+
+from ovgather.errors import IRError
+from ovgather.ir import compiled, parse, parse_ir
+from ovgather.ir import reader as ir
+
+pytestmark = pytest.mark.skipif(compiled._fastwalk is None, reason="no compiled walk")
+
+ROOT = Path(__file__).resolve().parents[2]
+FIRST = '<edge from-layer="0" from-port="0" to-layer="6" to-port="0" />'
+
+#: (name, the first edge's replacement, whether the scan reads it)
+EDGES = [
+    ("as written", FIRST, True),
+    ("no space before />", FIRST.replace('" />', '"/>'), True),
+    ("tabs between attributes", FIRST.replace(" ", "\t"), True),
+    ("two on one line", FIRST + FIRST.replace('to-layer="6"', 'to-layer="4"'), None),
+    ("a port with a leading zero", FIRST.replace('from-port="0"', 'from-port="00"'), True),
+    ("spaces around =", FIRST.replace('from-port="0"', 'from-port = "0"'), False),
+    ("spaces around = of a layer", FIRST.replace('to-layer="6"', 'to-layer ="6"'), False),
+    ("a layer id with a leading zero", FIRST.replace('from-layer="0"', 'from-layer="00"'),
+     False),
+    ("a signed port", FIRST.replace('to-port="0"', 'to-port="+0"'), False),
+    ("single quotes", FIRST.replace('"', "'"), False),
+    ("attributes in another order", '<edge from-port="0" from-layer="0" to-layer="6" '
+     'to-port="0" />', False),
+    ("an extra attribute", FIRST.replace(" />", ' x="1" />'), False),
+    ("a close tag", FIRST.replace(" />", "></edge>"), False),
+    ("a line break inside the tag", FIRST.replace(" from-port", "\n from-port"), False),
+    ("a carriage return", FIRST + "\r", False),
+    ("a missing layer", FIRST.replace('to-layer="6"', 'to-layer="9999"'), False),
+    ("a missing port", FIRST.replace('to-port="0"', 'to-port="7"'), False),
+    ("an input fed twice", FIRST + FIRST, False),
+    ("an input not fed", "", False),
+    ("a 19-digit port", FIRST.replace('to-port="0"', 'to-port="0000000000000000000"'),
+     False),
+    ("not an edge", "<edgy/>", False),
+    ("text", FIRST + "x", False),
+    ("an entity", FIRST.replace('to-port="0"', 'to-port="&#48;"'), False),
+]
+
+
+def _variant(edge: str) -> str:
+    xml = _model_xml()
+    assert FIRST in xml
+    return xml.replace(FIRST, edge, 1)
+
+
+def _read(xml: str, monkeypatch: pytest.MonkeyPatch, scanned: list) -> object:
+    bin_bytes = (ROOT / "ir_samples" / "mixed_ops.bin").read_bytes()
+    original = ir._Reader.read_in_pieces
+
+    def read_in_pieces(self, *args, **kwargs):
+        found = original(self, *args, **kwargs)
+        scanned.append(found is not None and self.scanned is not None)
+        return found
+
+    with monkeypatch.context() as m:
+        m.setattr(ir._Reader, "read_in_pieces", read_in_pieces)
+        m.setattr(parse, "STREAM_PIECE", 97)
+        try:
+            return parse_ir(xml, bin_bytes, xml_path="m.xml")
+        except IRError as err:
+            return str(err)
+
+
+def _whole(xml: str, monkeypatch: pytest.MonkeyPatch) -> object:
+    bin_bytes = (ROOT / "ir_samples" / "mixed_ops.bin").read_bytes()
+    with monkeypatch.context() as m:
+        m.setattr(compiled, "_fastwalk", None)  # the careful walk over the whole tree
+        m.setattr(parse, "STREAM_PIECE", 1 << 40)
+        try:
+            return parse_ir(xml, bin_bytes, xml_path="m.xml")
+        except IRError as err:
+            return str(err)
+
+
+@pytest.mark.parametrize(("name", "edge", "scans"), EDGES, ids=[e[0] for e in EDGES])
+def test_edges_scanned_as_a_whole_tree_reads_them(name, edge, scans, monkeypatch) -> None:
+    xml = _variant(edge)
+    scanned: list = []
+    got, want = _read(xml, monkeypatch, scanned), _whole(xml, monkeypatch)
+    assert type(got) is type(want)
+    if isinstance(want, str):
+        assert got == want
+    else:
+        _same_graph(got, want)
+    if scans is not None:
+        assert scanned == [scans]
+
+
+def test_scanned_lines_are_exact_past_65535(monkeypatch) -> None:
+    """Blank lines push the edges past libxml2's last exact line: the scan counts them."""
+    xml = _model_xml().replace("<edges>", "<edges>" + "\n" * 70000, 1)
+    scanned: list = []
+    got, want = _read(xml, monkeypatch, scanned), _whole(xml, monkeypatch)
+    assert scanned == [True]
+    _same_graph(got, want)
+    lines = [d["line"] for *_, d in got.edges(keys=True, data=True)]
+    text = xml.splitlines()
+    assert all(text[line - 1].lstrip().startswith("<edge ") for line in lines)
+    assert min(lines) > 70000
+
+
+#: (where, the document, whether its edges are scanned)
+ELSEWHERE = [
+    ("edges twice", lambda x: x.replace("</edges>", "</edges><edges></edges>", 1), True),
+    ("edges in an rt_info before the net's", lambda x: x.replace(
+        "</layers>", "</layers><rt_info><edges>" + FIRST + "</edges></rt_info>", 1), False),
+    ("edges in a comment before the net's", lambda x: x.replace(
+        "</layers>", "</layers><!-- <edges> -->", 1), False),
+    ("edges in a processing instruction", lambda x: x.replace(
+        "</layers>", "</layers><?x <edges> ?>", 1), False),
+]
+
+
+@pytest.mark.parametrize(("where", "edit", "scans"), ELSEWHERE, ids=[e[0] for e in ELSEWHERE])
+def test_only_the_nets_first_edges_are_scanned(where, edit, scans, monkeypatch) -> None:
+    """An <edges> that is not the <net>'s first child of that name is never the one read
+    from the bytes: the read is that of the whole tree."""
+    xml = edit(_model_xml())
+    scanned: list = []
+    got, want = _read(xml, monkeypatch, scanned), _whole(xml, monkeypatch)
+    assert type(got) is type(want)
+    if isinstance(want, str):
+        assert got == want
+    else:
+        _same_graph(got, want)
+    assert scanned == [scans]
+    assert re.search(r"<edges>\s*<edge ", xml)
