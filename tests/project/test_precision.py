@@ -16,8 +16,8 @@ from ovgather.runtime.core import INFERENCE_PRECISION, cpu_config
 
 ROOT = Path(__file__).resolve().parents[2]
 #: this file's own examples aside
-SOURCES = sorted(p for folder in ("ovgather", "tests", "tools")
-                 for p in (ROOT / folder).rglob("*.py") if p != Path(__file__).resolve())
+SOURCES = sorted(p for folder in ("ovgather", "tests", "tools") for ext in ("py", "pyx")
+                 for p in (ROOT / folder).rglob(f"*.{ext}") if p != Path(__file__).resolve())
 
 #: what sets the precision in a call's arguments: the project's compile properties, or the
 #: property itself (a test may state another precision, and set its tolerance from it)
@@ -69,6 +69,17 @@ def test_every_compile_in_the_package_tests_and_tools_sets_the_inference_precisi
     found = {str(p.relative_to(ROOT)): calls for p in SOURCES
              if (calls := unpinned(p.read_text(encoding="utf-8")))}
     assert not found
+
+
+def test_the_grep_reads_every_place_the_package_compiles():
+    """The package's own compiles (its helper and every caller) are among what is read,
+    and the helper passes the precision: a product change cannot slip past the grep."""
+    compiling = {p.relative_to(ROOT).as_posix() for p in SOURCES
+                 if p.is_relative_to(ROOT / "ovgather") and "compile_model(" in p.read_text()}
+    assert {"ovgather/runtime/core.py", "ovgather/validate/rows.py"} <= compiling
+    helper = (ROOT / "ovgather" / "runtime" / "core.py").read_text(encoding="utf-8")
+    assert re.search(r"\.compile_model\([^)]*cpu_config\(", helper)
+    assert unpinned(helper.replace("cpu_config(threads)", "{}"))
 
 
 def test_the_grep_finds_a_compile_that_leaves_the_precision_to_the_cpu():
