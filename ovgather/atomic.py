@@ -236,10 +236,16 @@ class AtomicOutput:
         return os.fdopen(fd, mode, encoding="utf-8")
 
     def __enter__(self) -> AtomicOutput:
-        self.signals.install()
         try:
+            self.signals.install()
             folder = self.targets[-1].parent
+            # held while the folder is made: a signal between mkdtemp's mkdir and the
+            # assignment would leave a folder the clean-up does not know of
+            self.signals.deferred = True
             self.temp_dir = tempfile.mkdtemp(dir=folder, prefix=".ovgather-")
+            self.signals.deferred = False
+            if self.signals.pending is not None:
+                raise Interrupted(self.signals.pending)
             for i, target in enumerate(self.targets):
                 self.temps[target] = os.path.join(self.temp_dir, f"{i}{target.suffix}")
             if _hook is not None:

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from ovgather import errors
+from ovgather.atomic import AtomicOutput
 from ovgather.ir import read_ir, write_ir
 from ovgather.runtime.core import cpu_config
 
@@ -314,3 +315,32 @@ def test_sigint_at_random_moments_leaves_old_or_new_never_half(tmp_path: Path) -
         outcomes.add("old" if pair[0] == OLD_XML else "new")
         assert sorted(p.name for p in folder.iterdir()) == ["out.bin", "out.xml"]
     assert outcomes, "no trial ran"
+
+
+def test_a_signal_while_the_private_folder_is_made_leaves_no_folder(tmp_path: Path,
+                                                                   monkeypatch) -> None:
+    """SIGINT between mkdtemp's mkdir and the moment the writer knows the folder's name:
+    the signal is held until the name is known, then the folder is removed and the write
+    stops. (The random-moment test above met this window once in a few thousand runs.)"""
+    import signal
+    import tempfile
+
+    made: list[str] = []
+    real = tempfile.mkdtemp
+
+    def mkdtemp_then_signal(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        os.kill(os.getpid(), signal.SIGINT)  # handled at the next bytecode, in here
+        return made[-1]
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp_then_signal)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        target = tmp_path / "out.xml"
+        with pytest.raises(KeyboardInterrupt):
+            with AtomicOutput([target.with_suffix(".bin"), target]) as out:
+                with out.open(target, "w") as f:
+                    f.write("<net/>")
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert made and list(tmp_path.iterdir()) == []
