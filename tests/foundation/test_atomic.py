@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 from ovgather import errors
-from ovgather.atomic import AtomicOutput
 from ovgather.ir import read_ir, write_ir
 from ovgather.runtime.core import cpu_config
 
@@ -317,30 +316,40 @@ def test_sigint_at_random_moments_leaves_old_or_new_never_half(tmp_path: Path) -
     assert outcomes, "no trial ran"
 
 
-def test_a_signal_while_the_private_folder_is_made_leaves_no_folder(tmp_path: Path,
-                                                                   monkeypatch) -> None:
+SIGNAL_IN_MKDTEMP_SCRIPT = """
+import os, signal, sys, tempfile
+from pathlib import Path
+from ovgather.atomic import AtomicOutput
+made = []
+real = tempfile.mkdtemp
+def mkdtemp_then_signal(*args, **kwargs):
+    made.append(real(*args, **kwargs))
+    os.kill(os.getpid(), signal.SIGINT)  # handled at the next bytecode, in here
+    return made[-1]
+tempfile.mkdtemp = mkdtemp_then_signal
+target = Path(sys.argv[1]) / "out.xml"
+try:
+    with AtomicOutput([target.with_suffix(".bin"), target]) as out:
+        with out.open(target, "w") as f:
+            f.write("<net/>")
+except KeyboardInterrupt:
+    print("interrupted", len(made))
+"""
+
+
+def test_a_signal_while_the_private_folder_is_made_leaves_no_folder(tmp_path: Path) -> None:
     """SIGINT between mkdtemp's mkdir and the moment the writer knows the folder's name:
     the signal is held until the name is known, then the folder is removed and the write
-    stops. (The random-moment test above met this window once in a few thousand runs.)"""
+    stops. (The random-moment test above met this window once.) In a process of its own,
+    one thread and Python's own SIGINT handler, so the signal is handled where it is sent."""
     import signal
-    import tempfile
+    import subprocess
+    import sys
 
-    made: list[str] = []
-    real = tempfile.mkdtemp
-
-    def mkdtemp_then_signal(*args, **kwargs):
-        made.append(real(*args, **kwargs))
-        os.kill(os.getpid(), signal.SIGINT)  # handled at the next bytecode, in here
-        return made[-1]
-
-    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp_then_signal)
-    old = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        target = tmp_path / "out.xml"
-        with pytest.raises(KeyboardInterrupt):
-            with AtomicOutput([target.with_suffix(".bin"), target]) as out:
-                with out.open(target, "w") as f:
-                    f.write("<net/>")
-    finally:
-        signal.signal(signal.SIGINT, old)
-    assert made and list(tmp_path.iterdir()) == []
+    out = tmp_path / "out"
+    out.mkdir()
+    done = subprocess.run([sys.executable, "-c", SIGNAL_IN_MKDTEMP_SCRIPT, str(out)],
+                          capture_output=True, text=True, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert done.stdout.split() == ["interrupted", "1"], done.stdout + done.stderr
+    assert list(out.iterdir()) == []
