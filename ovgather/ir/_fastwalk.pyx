@@ -492,6 +492,22 @@ cdef inline bint _has_port(list ports, object port_id, dict ids, object node) ex
     return False
 
 
+cdef bint _take_edge(list out, set fed, dict nodes, dict out_ids, dict in_ids, object src,
+                     object dst, object fp, object tp, long line) except -1:
+    """Append the edge ``src:fp -> dst:tp`` when both ports exist and ``dst:tp`` has no
+    edge yet; False (the caller gives up on the fast read) otherwise."""
+    if not _has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
+        return False
+    if not _has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
+        return False
+    key = (dst, tp)
+    if key in fed:
+        return False
+    fed.add(key)
+    out.append((src, dst, (fp, tp), {"from_port": fp, "to_port": tp, "line": line}))
+    return True
+
+
 def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
     """``[(from, to, (from-port, to-port), {"from_port", "to_port", "line"}), ...]`` of
     the <edges> element, every edge between existing ports and every input port fed
@@ -507,7 +523,7 @@ def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
     cdef int i
     cdef long long port
     cdef const char* names[4]
-    cdef object src, dst, fp, tp, key
+    cdef object src, dst, fp, tp
     names[0] = "from-layer"
     names[1] = "from-port"
     names[2] = "to-layer"
@@ -539,16 +555,8 @@ def read_edges(edges, dict nodes, Py_ssize_t n_inputs):
             dst = _layer_id(values[2], by_number)
             if src not in nodes or dst not in nodes:
                 return None
-            if not _has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
+            if not _take_edge(out, fed, nodes, out_ids, in_ids, src, dst, fp, tp, el.line):
                 return None
-            if not _has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
-                return None
-            key = (dst, tp)
-            if key in fed:
-                return None
-            fed.add(key)
-            out.append((src, dst, (fp, tp), {"from_port": fp, "to_port": tp,
-                                             "line": el.line}))
             el = _next_element(el.next)
     except _Unusual:
         return None
@@ -613,7 +621,7 @@ def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lon
     cdef list by_number = _ids_by_number(nodes)
     cdef set fed = set()
     cdef dict out_ids = {}, in_ids = {}
-    cdef object src, dst, fp, tp, key
+    cdef object src, dst, fp, tp
     cdef unsigned char c
     if end <= start:
         return out if n_inputs == 0 else None
@@ -656,15 +664,8 @@ def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lon
             return None
         fp = fp_n
         tp = tp_n
-        if not _has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
+        if not _take_edge(out, fed, nodes, out_ids, in_ids, src, dst, fp, tp, line):
             return None
-        if not _has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
-            return None
-        key = (dst, tp)
-        if key in fed:
-            return None
-        fed.add(key)
-        out.append((src, dst, (fp, tp), {"from_port": fp, "to_port": tp, "line": line}))
     if len(fed) != n_inputs:
         return None
     return out

@@ -243,10 +243,19 @@ console_main()
 """
 
 
+def default_signals() -> None:
+    """In the child, before it starts: SIGINT, SIGTERM and SIGHUP at their default action,
+    as a command started from a terminal has them, whatever the test run inherited (under
+    ``nohup`` SIGHUP is ignored, in a background job SIGINT, and ovgather rightly leaves an
+    ignored signal ignored)."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def start_paused(point: str, flag: Path, argv: list) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", PAUSING_CLI, point, str(flag),
                              *map(str, argv)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_signals)
 
 
 def wait_for(path: Path, child: subprocess.Popen, timeout: float = 60) -> None:

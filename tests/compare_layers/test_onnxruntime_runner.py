@@ -18,6 +18,7 @@ import numpy as np
 import onnx
 import openvino as ov
 import pytest
+from model_edits import onnx_with_weight_changed
 
 from ovgather.errors import OvgatherError, RuntimeBridgeError
 from ovgather.runtime import onnxruntime_runner
@@ -260,13 +261,8 @@ def test_a_changed_weight_differs_from_its_first_reader_on(tmp_path: Path,
                                                            core: ov.Core) -> None:
     """ONNX Runtime on a copy with one weight of the second Conv changed, OpenVINO on the
     original: everything before that Conv agrees, the Conv and all after it do not."""
-    model = onnx.load(str(DATA / "conv_net.onnx"))
-    weight = next(t for t in model.graph.initializer if t.name == "w2")
-    values = onnx.numpy_helper.to_array(weight).copy()
-    values[3, 2, 1, 1] += 0.5
-    weight.CopyFrom(onnx.numpy_helper.from_array(values, "w2"))
-    changed = tmp_path / "changed.onnx"
-    onnx.save(model, str(changed))
+    changed = onnx_with_weight_changed(DATA / "conv_net.onnx", "w2", (3, 2, 1, 1), 0.5,
+                                       tmp_path / "changed.onnx")
     layers = OnnxRuntimeLayers(changed)
     wanted = [o for o in layers.outputs() if not o.constant]
     feeds = seeded_feeds(DATA / "conv_net.onnx", seed=4)

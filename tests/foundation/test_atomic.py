@@ -303,7 +303,8 @@ def test_sigint_at_random_moments_leaves_old_or_new_never_half(tmp_path: Path) -
         target.write_bytes(OLD_XML)
         target.with_suffix(".bin").write_bytes(OLD_BIN)
         child = subprocess.Popen([sys.executable, "-c", WRITER_SCRIPT, str(big), str(target)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         assert child.stdout.readline().strip() == "ready"
         time.sleep(float(rng.uniform(0.0, 0.4)))
         child.send_signal(signal.SIGINT)

@@ -65,3 +65,19 @@ def _result_input(G, names: set[str]) -> tuple[str, int]:
             if src and set(og.graph.output_port(G, *src)["names"]) & names:
                 return n, G.nodes[n]["inputs"][0]["id"]
     raise AssertionError(f"no Result reads {names}")
+
+
+def onnx_with_weight_changed(source: Path, initializer: str, index: tuple[int, ...],
+                             delta: float, out: Path) -> Path:
+    """A copy of the ONNX model ``source`` at ``out`` whose initializer ``initializer`` has
+    ``delta`` added at ``index``: the fault the ``--ref onnxruntime`` tests locate."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(source))
+    weight = next(t for t in model.graph.initializer if t.name == initializer)
+    values = numpy_helper.to_array(weight).copy()
+    values[index] += delta
+    weight.CopyFrom(numpy_helper.from_array(values, initializer))
+    onnx.save(model, str(out))
+    return out

@@ -21,6 +21,20 @@ def C(values, dtype=np.int64):
     return o.constant(np.array(values, dtype=dtype))
 
 
+def shape_of_params(rng, dim, etypes) -> tuple[list, list]:
+    """One or two Parameters of rank 1 to 4, each dim drawn by ``dim(rng)``, and the
+    ShapeOf of each in a type drawn from ``etypes``: ``(params, [(shape_of, rank, etype)])``,
+    the start of the seeded shape chains of the bounds tests."""
+    params, pool = [], []
+    for _ in range(rng.choice((1, 1, 2))):
+        rank = rng.randint(1, 4)
+        x = P("[" + ",".join(dim(rng) for _ in range(rank)) + "]")
+        params.append(x)
+        etype = rng.choice(etypes)
+        pool.append((o.shape_of(x, etype.get_type_name()), rank, etype))
+    return params, pool
+
+
 def ov_layer_shapes(model: ov.Model) -> dict[str, list[str]]:
     return {
         op.get_friendly_name(): [str(op.get_output_partial_shape(i))

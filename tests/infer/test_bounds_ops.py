@@ -23,7 +23,7 @@ import openvino.opset3 as o3
 import openvino.opset8 as o8
 import openvino.opset13 as o
 import pytest
-from op_graphs import C, P, compare_with_openvino
+from op_graphs import C, P, compare_with_openvino, shape_of_params
 from ov_oracle import rng_for
 
 ITYPES = (ov.Type.i64, ov.Type.i32)
@@ -48,14 +48,7 @@ class _Chain:
 
     def __init__(self, rng: random.Random):
         self.rng = rng
-        self.params = []
-        self.pool = []
-        for _ in range(rng.choice((1, 1, 2))):
-            rank = rng.randint(1, 4)
-            x = P("[" + ",".join(_dim(rng) for _ in range(rank)) + "]")
-            self.params.append(x)
-            etype = rng.choice(ITYPES)
-            self.pool.append((o3.shape_of(x, etype.get_type_name()), rank, etype))
+        self.params, self.pool = shape_of_params(rng, _dim, ITYPES)
 
     def const(self, values, etype):
         return C(values, _np(etype))

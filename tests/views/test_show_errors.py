@@ -16,11 +16,11 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import onnx
 import openvino as ov
 import pytest
 from browser import page_dom
 from dot_text import dot_nodes, label_lines
+from model_edits import onnx_with_weight_changed
 
 from ovgather.cli import main
 from ovgather.cli.models import load
@@ -165,13 +165,7 @@ def test_a_real_divergence_from_onnx_runtime_is_drawn_from_its_first_reader(
     """ONNX Runtime on a copy with one weight of the second Conv changed against OpenVINO
     on the original: the report is made here as compare --all-layers --json makes it, and
     the picture shows the layers before the Conv green, the Conv outlined and red."""
-    model = onnx.load(str(CONV))
-    weight = next(t for t in model.graph.initializer if t.name == "w2")
-    values = onnx.numpy_helper.to_array(weight).copy()
-    values[0, 0, 0, 0] += 1.0
-    weight.CopyFrom(onnx.numpy_helper.from_array(values, "w2"))
-    changed = tmp_path / "changed.onnx"
-    onnx.save(model, str(changed))
+    changed = onnx_with_weight_changed(CONV, "w2", (0, 0, 0, 0), 1.0, tmp_path / "changed.onnx")
     layers = OnnxRuntimeLayers(changed)
     wanted = [o for o in layers.outputs() if not o.constant]
     feeds = {"x": np.random.default_rng(0).standard_normal((1, 3, 16, 16)).astype(np.float32)}
