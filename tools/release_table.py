@@ -71,7 +71,7 @@ def cache_dir() -> Path:
 
 
 @contextlib.contextmanager
-def _locked(path: Path):
+def file_lock(path: Path):
     """Hold an exclusive lock on the file ``path`` (made if missing) until the block ends."""
     with open(path, "a") as handle:
         if fcntl is not None:
@@ -95,7 +95,7 @@ def release_python(release: str) -> Path:
         return python
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(final.with_name(f".{final.name}.lock")):
+        with file_lock(final.with_name(f".{final.name}.lock")):
             if not python.exists():
                 _install(release, final)
     except OSError as err:

@@ -18,7 +18,6 @@ CI, the tests are skipped with the reason.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
@@ -27,12 +26,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from release_table import file_lock
 from tampered_irs import CLEAN, ROOT, write_samples
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: no flock, runs do not take turns
-    fcntl = None
 
 #: ``pre-commit try-repo`` with its store in PRE_COMMIT_HOME rather than a temporary folder
 TRY_REPO = """\
@@ -79,15 +74,6 @@ def _hook_repo(folder: Path) -> str:
     return _git("rev-parse", "HEAD", cwd=folder)
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    """Two test runs on one machine take turns with the store."""
-    with open(path, "a") as handle:
-        if fcntl is not None:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-
-
 class Hook:
     """The hook repository, the store and a user's repository holding the samples."""
 
@@ -122,7 +108,7 @@ def hook(tmp_path_factory):
     _git("init", "-q", cwd=user)
     try:
         cache.mkdir(parents=True, exist_ok=True)
-        lock = _locked(cache / ".pre-commit.lock")
+        lock = file_lock(cache / ".pre-commit.lock")  # two test runs take turns
         lock.__enter__()
     except OSError as err:
         pytest.skip(f"pre-commit hook environment unavailable: cannot write {cache} "
