@@ -35,6 +35,50 @@ def shape_of_params(rng, dim, etypes) -> tuple[list, list]:
     return params, pool
 
 
+class ShapeChain:
+    """A pool of 1-D integer vectors computed from ShapeOfs, ``(node, length, type)``: the
+    seeded chains of the bounds tests. A subclass grows it by ``step()`` and ends it by
+    ``consumer()``, an op that reads a shape from the last vector's bounds."""
+
+    def __init__(self, rng, dim, etypes):
+        self.rng = rng
+        self.params, self.pool = shape_of_params(rng, dim, etypes)
+
+    def const(self, values, etype):
+        return C(values, np.int64 if etype == ov.Type.i64 else np.int32)
+
+    def keep(self, out, length, etype) -> None:
+        """Add ``out`` to the pool when its length (``length``, else its static first dim)
+        is known and positive."""
+        if length is None:
+            dim = out.get_output_partial_shape(0)[0]
+            if not dim.is_static:
+                return
+            length = dim.get_length()
+        if length > 0:
+            self.pool.append((out, length, etype))
+
+
+def chain_model(rng, make_chain) -> tuple:
+    """A chain drawn by ``make_chain(rng)``, 1 to 4 steps and its consumer, with every
+    Parameter it reads; a chain OpenVINO refuses is drawn again."""
+    for _ in range(50):
+        chain = make_chain(rng)
+        try:
+            for _ in range(rng.randint(1, 4)):
+                chain.step()
+            out = chain.consumer()
+        except RuntimeError:  # OpenVINO refuses these inputs: draw again
+            continue
+        params = list(chain.params)
+        for v in out.input_values():
+            node = v.get_node()
+            if node.get_type_name() == "Parameter" and node not in params:
+                params.append(node)
+        return out, params
+    raise AssertionError("50 chains in a row refused by OpenVINO")
+
+
 def ov_layer_shapes(model: ov.Model) -> dict[str, list[str]]:
     return {
         op.get_friendly_name(): [str(op.get_output_partial_shape(i))

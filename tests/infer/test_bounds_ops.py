@@ -23,7 +23,7 @@ import openvino.opset3 as o3
 import openvino.opset8 as o8
 import openvino.opset13 as o
 import pytest
-from op_graphs import C, P, compare_with_openvino, shape_of_params
+from op_graphs import C, P, ShapeChain, chain_model, compare_with_openvino
 from ov_oracle import rng_for
 
 ITYPES = (ov.Type.i64, ov.Type.i32)
@@ -43,15 +43,11 @@ def _np(etype):
     return np.int64 if etype == ov.Type.i64 else np.int32
 
 
-class _Chain:
+class _Chain(ShapeChain):
     """A pool of 1-D integer vectors computed from ShapeOfs: (node, length, type)."""
 
     def __init__(self, rng: random.Random):
-        self.rng = rng
-        self.params, self.pool = shape_of_params(rng, _dim, ITYPES)
-
-    def const(self, values, etype):
-        return C(values, _np(etype))
+        super().__init__(rng, _dim, ITYPES)
 
     def _same(self, n, etype, ones=False):
         return [p for p in self.pool if p[2] == etype and (p[1] == n or ones and p[1] == 1)]
@@ -194,13 +190,7 @@ class _Chain:
                 else self.const([rng.randint(-1, 3)], etype)
             cond = rng.choice((o.equal, o.less, o.greater))(node, other)
             out = o.select(cond, self._small(1, etype, -2, 3), node)
-        if m is None:
-            m = out.get_output_partial_shape(0)[0]
-            if not m.is_static:
-                return
-            m = m.get_length()
-        if m > 0:
-            self.pool.append((out, m, etype))
+        self.keep(out, m, etype)
 
     def consumer(self):
         rng = self.rng
@@ -225,21 +215,7 @@ class _Chain:
 
 
 def _model(rng: random.Random):
-    for _ in range(50):
-        chain = _Chain(rng)
-        try:
-            for _ in range(rng.randint(1, 4)):
-                chain.step()
-            out = chain.consumer()
-        except RuntimeError:  # OpenVINO refuses these inputs: draw again
-            continue
-        params = list(chain.params)
-        for v in out.input_values():
-            node = v.get_node()
-            if node.get_type_name() == "Parameter" and node not in params:
-                params.append(node)
-        return out, params
-    raise AssertionError("50 chains in a row refused by OpenVINO")
+    return chain_model(rng, _Chain)
 
 
 @pytest.mark.parametrize("seed", range(300))

@@ -15,7 +15,7 @@ import openvino.opset3 as o3
 import openvino.opset8 as o8
 import openvino.opset13 as o
 import pytest
-from op_graphs import C, P, compare_with_openvino, shape_of_params
+from op_graphs import C, P, ShapeChain, chain_model, compare_with_openvino
 from ov_oracle import rng_for
 
 ITYPES = (ov.Type.i64, ov.Type.i32)
@@ -31,18 +31,14 @@ def _dim(rng: random.Random) -> str:
     return rng.choice(("?", f"{lo}..", f"..{rng.randint(1, 9)}"))
 
 
-class _Chain:
+class _Chain(ShapeChain):
     """A pool of 1-D integer vectors computed from ShapeOfs, with their lengths."""
 
     def __init__(self, rng: random.Random):
-        self.rng = rng
-        self.params, self.pool = shape_of_params(rng, _dim, ITYPES)
+        super().__init__(rng, _dim, ITYPES)
 
     def pick(self):
         return self.rng.choice(self.pool)
-
-    def const(self, values, etype):
-        return C(values, np.int64 if etype == ov.Type.i64 else np.int32)
 
     def step(self) -> None:
         rng = self.rng
@@ -112,13 +108,7 @@ class _Chain:
         else:
             scalar = o8.gather(node, C(rng.randrange(n)), C(0))
             out, m = o3.broadcast(scalar, C([rng.randint(1, 3)])), None
-        if m is None:
-            m = out.get_output_partial_shape(0)[0]
-            if not m.is_static:
-                return
-            m = m.get_length()
-        if m > 0:
-            self.pool.append((out, m, etype))
+        self.keep(out, m, etype)
 
     def consumer(self):
         rng = self.rng
@@ -138,22 +128,7 @@ class _Chain:
 
 
 def _model(rng: random.Random):
-    for _ in range(50):
-        chain = _Chain(rng)
-        try:
-            for _ in range(rng.randint(1, 4)):
-                chain.step()
-            out = chain.consumer()
-        except RuntimeError:  # OpenVINO refuses these inputs: draw again
-            continue
-        params = list(chain.params)
-        for node in (out,):
-            for v in node.input_values():
-                n = v.get_node()
-                if n.get_type_name() == "Parameter" and n not in params:
-                    params.append(n)
-        return out, params
-    raise AssertionError("50 chains in a row refused by OpenVINO")
+    return chain_model(rng, _Chain)
 
 
 @pytest.mark.parametrize("seed", range(200))
