@@ -54,16 +54,19 @@ cdef list _cache = [None] * _CACHE_SLOTS
 
 
 cdef str _short_text(const tree.xmlChar* c):
-    cdef const char* b = <const char*>c
-    cdef Py_ssize_t n = 0, size
+    return _short_bytes(<const char*>c, strlen(<const char*>c))
+
+
+cdef str _short_bytes(const char* b, Py_ssize_t n):
+    """The text of the ``n`` bytes at ``b`` (strict UTF-8), one shared str for a short one."""
+    cdef Py_ssize_t i, size
     cdef unsigned int h = 2166136261u
     cdef const char* seen
     cdef str text
-    while b[n] != 0:
-        if n == _CACHE_MAX_LEN:
-            return PyUnicode_DecodeUTF8(b, n + strlen(b + n), NULL)
-        h = (h ^ <unsigned char>b[n]) * 16777619u
-        n += 1
+    if n > _CACHE_MAX_LEN:
+        return PyUnicode_DecodeUTF8(b, n, NULL)
+    for i in range(n):
+        h = (h ^ <unsigned char>b[i]) * 16777619u
     cdef object slot = <object>PyList_GET_ITEM(_cache, h & (_CACHE_SLOTS - 1))
     if slot is not None:
         seen = PyUnicode_AsUTF8AndSize(slot, &size)
@@ -265,6 +268,21 @@ cdef tuple _dims_tuple(long long* dims, Py_ssize_t n, dict shared):
     return out
 
 
+cdef dict _new_port(object port_id, object precision, object names, tuple dims,
+                    object rt_info, dict attrs, object extra, dict strings,
+                    object split_names):
+    """The dict graph.new_port makes, built here (its keys in its order)."""
+    cdef dict port = {
+        "id": port_id,
+        "precision": None if precision is None else strings.setdefault(precision, precision),
+        "names": [] if not names else (names.split(",") if "\\" not in names
+                                       else split_names(names)),
+        "dims": dims, "rt_info": rt_info, "attrs": attrs}
+    if extra:
+        port["extra_xml"] = extra
+    return port
+
+
 cdef Py_ssize_t _ports(list ports, xmlNode* section, object doc, dict strings, dict shared,
                        set seen, object rt_text, object split_names) except -1:
     """Append the <port>s of ``section`` to ``ports``; their number. ``shared``: the dims
@@ -308,16 +326,8 @@ cdef Py_ssize_t _ports(list ports, xmlNode* section, object doc, dict strings, d
             dims_out = _dims_tuple(dims, n_dims, shared)
         else:  # a rank past 64: rare, built as a list
             dims_out = tuple([dims[i] for i in range(n_dims)] + extra_dims)
-        # the dict graph.new_port makes, built here (its keys in its order)
-        port = {"id": port_id,
-                "precision": None if precision is None
-                else strings.setdefault(precision, precision),
-                "names": [] if not names else (names.split(",") if "\\" not in names
-                                               else split_names(names)),
-                "dims": dims_out, "rt_info": rt_info, "attrs": attrs}
-        if extra:
-            port["extra_xml"] = extra
-        ports.append(port)
+        ports.append(_new_port(port_id, precision, names, dims_out, rt_info, attrs, extra,
+                               strings, split_names))
         count += 1
         el = _next_element(el.next)
     return count
@@ -344,7 +354,14 @@ cdef tuple _layer(xmlNode* el, long line, dict taken):
     then names the error)."""
     cdef list found = [None, None, None, None]
     cdef dict layer_attrs = _attrs_but(el, _LAYER_KEYS, found)
-    node_id, name, op_type, version = found
+    return _new_layer(layer_attrs, found[0], found[1], found[2], found[3], line, taken)
+
+
+cdef tuple _new_layer(dict layer_attrs, object node_id, object name, object op_type,
+                      object version, long line, dict taken):
+    """``(id, node dict)`` of a <layer> tag's attributes, ``id``, ``name``, ``type`` and
+    ``version`` apart (None for one absent); _Unusual for a tag ``graph.layer_of_xml``
+    refuses or does not read as it is."""
     if (node_id is None or name is None or op_type is None or not _is_layer_id(node_id)
             or node_id in taken or (version is not None and version.startswith("opset0"))):
         raise _Unusual
@@ -842,3 +859,445 @@ def markup_counts(const unsigned char[:] xml):
             elif c == 101:  # e
                 body = _at(p, i, n, "else_body") and _tag_end(p, i + 9, n)
     return layers, comment, cdata, pis, body
+
+
+# -- <layers> read straight from the bytes ---------------------------------------------
+
+from libc.stdlib cimport free, malloc
+
+
+cdef inline bint _name_start(unsigned char c):
+    return (65 <= c <= 90) or (97 <= c <= 122) or c == 95  # A-Z a-z _
+
+
+cdef inline bint _name_char(unsigned char c):
+    return _name_start(c) or (48 <= c <= 57) or c == 45 or c == 46  # 0-9 - .
+
+
+cdef inline int _utf8(unsigned long code, char* out):
+    """``code`` (a valid XML character) encoded as UTF-8 at ``out``; its length."""
+    if code < 0x80:
+        out[0] = <char>code
+        return 1
+    if code < 0x800:
+        out[0] = <char>(0xC0 | (code >> 6))
+        out[1] = <char>(0x80 | (code & 0x3F))
+        return 2
+    if code < 0x10000:
+        out[0] = <char>(0xE0 | (code >> 12))
+        out[1] = <char>(0x80 | ((code >> 6) & 0x3F))
+        out[2] = <char>(0x80 | (code & 0x3F))
+        return 3
+    out[0] = <char>(0xF0 | (code >> 18))
+    out[1] = <char>(0x80 | ((code >> 12) & 0x3F))
+    out[2] = <char>(0x80 | ((code >> 6) & 0x3F))
+    out[3] = <char>(0x80 | (code & 0x3F))
+    return 4
+
+
+cdef inline bint _xml_char(unsigned long code):
+    """A character XML 1.0 allows (what a character reference may name)."""
+    return (code == 9 or code == 10 or code == 13 or 0x20 <= code <= 0xD7FF
+            or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF)
+
+
+cdef class _Bytes:
+    """A cursor over the bytes of <layers> content, reading the XML OpenVINO's serializer
+    writes, exactly as libxml2 reads it, or raising _Unusual: tags with names of ASCII
+    letters, digits, ``_ - .``; attributes quoted, each once a tag, their values decoded
+    as XML does (the five predefined entities, character references, a literal tab or
+    newline read as a space); whitespace (space, tab, newline) between elements. A CR, a
+    control character, ``<`` in a value, any other ``&``, comments, processing
+    instructions, CDATA, namespaces (``:`` in a name, ``xmlns``), bytes that are not UTF-8
+    or not XML characters: _Unusual."""
+    cdef const unsigned char* p
+    cdef Py_ssize_t i, n
+    cdef long line
+    #: the line of the end of the last start tag read: libxml2's line of its element
+    cdef long tag_line
+
+    cdef int blank(self) except -1:
+        """Skip whitespace; whether there was any."""
+        cdef Py_ssize_t at = self.i
+        cdef unsigned char c
+        while self.i < self.n:
+            c = self.p[self.i]
+            if c == 10:
+                self.line += 1
+            elif c != 32 and c != 9:
+                if c == 13:
+                    raise _Unusual  # XML's line-end normalization is the parser's
+                break
+            self.i += 1
+        return self.i > at
+
+    cdef Py_ssize_t name(self) except -1:
+        """A name at the cursor, consumed; its length (its start: the cursor before)."""
+        cdef Py_ssize_t at = self.i
+        if at >= self.n or not _name_start(self.p[at]):
+            raise _Unusual
+        self.i += 1
+        while self.i < self.n and _name_char(self.p[self.i]):
+            self.i += 1
+        return self.i - at
+
+    cdef bint is_name(self, Py_ssize_t at, Py_ssize_t size, const char* word):
+        return <Py_ssize_t>strlen(word) == size and memcmp(self.p + at, word, size) == 0
+
+    cdef int open_tag(self) except -1:
+        """Past whitespace, the ``<`` of a start tag (0) or of an end tag (1)."""
+        self.blank()
+        if self.i + 1 >= self.n or self.p[self.i] != 60:  # '<'
+            raise _Unusual
+        if self.p[self.i + 1] == 47:  # '/'
+            self.i += 2
+            return 1
+        self.i += 1
+        return 0
+
+    cdef int close(self, const char* word) except -1:
+        """The rest of an end tag ``</word>`` (the ``</`` read)."""
+        cdef Py_ssize_t at = self.i
+        if not self.is_name(at, self.name(), word):
+            raise _Unusual
+        self.blank()
+        if self.i >= self.n or self.p[self.i] != 62:  # '>'
+            raise _Unusual
+        self.i += 1
+        return 0
+
+    cdef int attributes(self, dict attrs) except -1:
+        """The attributes of the start tag whose name was read, into ``attrs`` in document
+        order (None: the tag must have none), up to its end: 1 for an empty-element tag
+        (``/>``), else 0."""
+        cdef bint spaced
+        cdef Py_ssize_t at, size
+        cdef unsigned char c
+        cdef str key
+        while True:
+            spaced = self.blank()
+            if self.i >= self.n:
+                raise _Unusual
+            c = self.p[self.i]
+            if c == 62 or c == 47:  # '>', '/'
+                self.tag_line = self.line
+                if c == 47:
+                    if self.i + 1 >= self.n or self.p[self.i + 1] != 62:
+                        raise _Unusual
+                    self.i += 2
+                    return 1
+                self.i += 1
+                return 0
+            if not spaced or attrs is None:
+                raise _Unusual
+            at = self.i
+            size = self.name()
+            if self.is_name(at, size, "xmlns"):
+                raise _Unusual
+            key = _short_bytes(<const char*>self.p + at, size)
+            self.blank()
+            if self.i >= self.n or self.p[self.i] != 61:  # '='
+                raise _Unusual
+            self.i += 1
+            self.blank()
+            if key in attrs:
+                raise _Unusual  # not well-formed
+            attrs[key] = self.value()
+
+    cdef str value(self):
+        """A quoted attribute value, consumed, as XML reads it."""
+        cdef Py_ssize_t start, end
+        cdef unsigned char quote, c
+        cdef bint plain = True
+        if self.i >= self.n:
+            raise _Unusual
+        quote = self.p[self.i]
+        if quote != 34 and quote != 39:  # '"', "'"
+            raise _Unusual
+        self.i += 1
+        start = self.i
+        while True:
+            if self.i >= self.n:
+                raise _Unusual
+            c = self.p[self.i]
+            if c == quote:
+                break
+            if c < 32 or c > 126 or c == 38 or c == 60:  # control, non-ASCII, '&', '<'
+                if c == 60 or (c < 32 and c != 9 and c != 10):
+                    raise _Unusual
+                if c == 10:
+                    self.line += 1
+                plain = False
+            self.i += 1
+        end = self.i
+        self.i += 1
+        if plain:
+            return _short_bytes(<const char*>self.p + start, end - start)
+        return _decoded(self.p + start, end - start)
+
+
+cdef str _decoded(const unsigned char* p, Py_ssize_t n):
+    """An attribute value's raw bytes as XML reads them: the predefined entities and
+    character references decoded, a literal tab or newline a space, strict UTF-8 without
+    U+FFFE or U+FFFF; _Unusual for another ``&``."""
+    cdef char* out = <char*>malloc(n + 1)
+    cdef Py_ssize_t i = 0, k = 0, j
+    cdef unsigned long code
+    cdef unsigned char c
+    if out is NULL:
+        raise MemoryError
+    try:
+        while i < n:
+            c = p[i]
+            if c == 9 or c == 10:
+                out[k] = 32
+                k += 1
+                i += 1
+            elif c == 0xEF and i + 2 < n and p[i + 1] == 0xBF and (p[i + 2] == 0xBE
+                                                                or p[i + 2] == 0xBF):
+                raise _Unusual  # U+FFFE, U+FFFF: no XML characters
+            elif c != 38:  # '&'
+                out[k] = <char>c
+                k += 1
+                i += 1
+            else:
+                j = i + 1
+                while j < n and j - i <= 12 and p[j] != 59:  # ';'
+                    j += 1
+                if j >= n or p[j] != 59:
+                    raise _Unusual
+                code = _reference(p + i + 1, j - i - 1)
+                k += _utf8(code, out + k)
+                i = j + 1
+        return PyUnicode_DecodeUTF8(out, k, NULL)
+    finally:
+        free(out)
+
+
+cdef unsigned long _reference(const unsigned char* p, Py_ssize_t n) except 0:
+    """The character the reference ``&p[:n];`` names: one of the five predefined
+    entities, ``#`` decimal digits or ``#x`` hexadecimal ones; _Unusual for any other."""
+    cdef unsigned long code = 0
+    cdef Py_ssize_t i
+    cdef unsigned char c
+    if n == 2 and memcmp(p, b"lt", 2) == 0:
+        return 60
+    if n == 2 and memcmp(p, b"gt", 2) == 0:
+        return 62
+    if n == 3 and memcmp(p, b"amp", 3) == 0:
+        return 38
+    if n == 4 and memcmp(p, b"quot", 4) == 0:
+        return 34
+    if n == 4 and memcmp(p, b"apos", 4) == 0:
+        return 39
+    if n < 2 or p[0] != 35:  # '#'
+        raise _Unusual
+    if p[1] == 120:  # 'x'
+        if n == 2 or n > 10:
+            raise _Unusual
+        for i in range(2, n):
+            c = p[i]
+            if 48 <= c <= 57:
+                code = code * 16 + (c - 48)
+            elif 97 <= c <= 102:
+                code = code * 16 + (c - 87)
+            elif 65 <= c <= 70:
+                code = code * 16 + (c - 55)
+            else:
+                raise _Unusual
+    else:
+        if n > 11:
+            raise _Unusual
+        for i in range(1, n):
+            c = p[i]
+            if not 48 <= c <= 57:
+                raise _Unusual
+            code = code * 10 + (c - 48)
+    if not _xml_char(code):
+        raise _Unusual
+    return code
+
+
+cdef long long _scan_dim(_Bytes s) except -2:
+    """A <dim>'s content and end tag (the start tag read): ``-1`` or plain ASCII digits
+    within int64, as ``_dim`` takes them; _Unusual for any other."""
+    cdef long long value = 0
+    cdef int digit
+    cdef Py_ssize_t start = s.i
+    if s.i + 1 < s.n and s.p[s.i] == 45 and s.p[s.i + 1] == 49:  # "-1"
+        s.i += 2
+        value = -1
+    else:
+        while s.i < s.n and 48 <= s.p[s.i] <= 57:
+            digit = s.p[s.i] - 48
+            if value > (INT64_MAX - digit) // 10:
+                raise _Unusual
+            value = value * 10 + digit
+            s.i += 1
+        if s.i == start:
+            raise _Unusual
+    if s.i + 1 >= s.n or s.p[s.i] != 60 or s.p[s.i + 1] != 47:  # "</"
+        raise _Unusual
+    s.i += 2
+    s.close("dim")
+    return value
+
+
+cdef str _scan_rt(_Bytes s, dict strings):
+    """``rt_text`` of an <rt_info> (its start tag's name read) as ``_flat_rt`` builds it:
+    empty elements with plain attribute values side by side, or nothing; _Unusual for
+    anything else."""
+    cdef list out = ["<rt_info>"]
+    cdef dict attrs
+    cdef Py_ssize_t at, size
+    cdef str name, text
+    if s.attributes(None):
+        return strings.setdefault("<rt_info/>", "<rt_info/>")
+    while not s.open_tag():
+        at = s.i
+        size = s.name()
+        name = _short_bytes(<const char*>s.p + at, size)
+        attrs = {}
+        if not s.attributes(attrs):  # <x ...></x>: nothing between
+            if s.i + 1 >= s.n or s.p[s.i] != 60 or s.p[s.i + 1] != 47:
+                raise _Unusual
+            s.i += 2
+            s.close(PyUnicode_AsUTF8AndSize(name, NULL))
+        out += ("<", name)
+        for key, value in attrs.items():
+            if not _plain_value(PyUnicode_AsUTF8AndSize(<str>value, NULL)):
+                raise _Unusual
+            out += (" ", key, '="', value, '"')
+        out.append("/>")
+    s.close("rt_info")
+    if len(out) == 1:
+        return strings.setdefault("<rt_info/>", "<rt_info/>")
+    out.append("</rt_info>")
+    text = "".join(out)
+    return strings.setdefault(text, text)
+
+
+cdef Py_ssize_t _scan_ports(_Bytes s, const char* section, list ports, dict strings,
+                            dict shared, set seen, object split_names) except -1:
+    """The <port>s of an <input> or <output> section (its start tag's name read) appended
+    to ``ports``; their number."""
+    cdef long long dims[_MAX_DIMS]
+    cdef Py_ssize_t n_dims, count = 0, at, size
+    cdef dict attrs
+    cdef object port_id, rt_info
+    if s.attributes(None):
+        return 0
+    while not s.open_tag():
+        at = s.i
+        if not s.is_name(at, s.name(), "port"):
+            raise _Unusual
+        attrs = {}
+        n_dims = 0
+        rt_info = None
+        if not s.attributes(attrs):
+            while not s.open_tag():
+                at = s.i
+                size = s.name()
+                if s.is_name(at, size, "dim"):
+                    if n_dims == _MAX_DIMS or s.attributes(None):
+                        raise _Unusual
+                    dims[n_dims] = _scan_dim(s)
+                    n_dims += 1
+                elif s.is_name(at, size, "rt_info"):
+                    rt_info = _scan_rt(s, strings)
+                else:
+                    raise _Unusual
+            s.close("port")
+        port_id = _port_id(attrs.pop("id", None))
+        if port_id in seen:
+            raise _Unusual
+        seen.add(port_id)
+        precision = attrs.pop("precision", None)
+        names = attrs.pop("names", None)
+        ports.append(_new_port(port_id, precision, names, _dims_tuple(dims, n_dims, shared),
+                               rt_info, attrs, None, strings, split_names))
+        count += 1
+    s.close(section)
+    return count
+
+
+cdef dict _scan_data(_Bytes s):
+    """A <data> element's attributes (its start tag's name read); only whitespace in it."""
+    cdef dict attrs = {}
+    if not s.attributes(attrs):
+        if not s.open_tag():
+            raise _Unusual
+        s.close("data")
+    return attrs
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def scan_layers(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, long line,
+                reader, split_names, const_types):
+    """``read_layers`` of the bytes ``xml[start:end]`` (<layers> content, whose first
+    byte is on line ``line``) without parsing them: the same list, lines and reader state
+    as ``read_layers`` gives for the parsed bytes, when they hold only <layer> elements
+    as OpenVINO's serializer writes them (see ``_Bytes``; children <data>, <input>,
+    <output>, <rt_info>; <port>s with <dim>s and a flat <rt_info>); None for anything
+    else (nothing added to the reader then but what ``read_layers`` also leaves: the
+    caller forgets the layers added, as after it). ``reader.check_const`` may raise."""
+    cdef _Bytes s = _Bytes()
+    cdef dict nodes = reader.nodes
+    cdef dict strings = reader.strings
+    cdef dict shared = reader.dims
+    cdef dict const_need = reader.const_need
+    cdef list slices = reader.slices
+    cdef object bin_size = reader.bin_size
+    cdef list out = []
+    cdef dict attrs, node
+    cdef set seen
+    cdef Py_ssize_t n_inputs = 0, at, size
+    if end <= start:
+        return out
+    s.p = &xml[0]
+    s.i = start
+    s.n = end
+    s.line = line
+    try:
+        while True:
+            s.blank()
+            if s.i == s.n:
+                break
+            if s.open_tag():
+                return None
+            at = s.i
+            if not s.is_name(at, s.name(), "layer"):
+                return None
+            attrs = {}
+            empty = s.attributes(attrs)
+            node_id, node = _new_layer(attrs, attrs.pop("id", None), attrs.pop("name", None),
+                                       attrs.pop("type", None), attrs.pop("version", None),
+                                       s.tag_line, nodes)
+            nodes[node_id] = node
+            seen = set()
+            if not empty:
+                while not s.open_tag():
+                    at = s.i
+                    size = s.name()
+                    if s.is_name(at, size, "data"):
+                        node["data"] = _scan_data(s)
+                    elif s.is_name(at, size, "output"):
+                        _scan_ports(s, "output", <list>node["outputs"], strings, shared, seen,
+                                    split_names)
+                    elif s.is_name(at, size, "input"):
+                        n_inputs += _scan_ports(s, "input", <list>node["inputs"], strings,
+                                                shared, seen, split_names)
+                    elif s.is_name(at, size, "rt_info"):
+                        node["rt_info"] = _scan_rt(s, strings)
+                    else:
+                        return None
+                s.close("layer")
+            if node["type"] in const_types and not _usual_const(
+                    <dict>node["data"], const_need, bin_size, slices, node_id):
+                reader.check_const(node_id)
+            out.append((node_id, node))
+    except (_Unusual, UnicodeDecodeError):
+        return None
+    reader.n_inputs += n_inputs
+    return out

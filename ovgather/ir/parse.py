@@ -426,12 +426,16 @@ def _check_no_doctype(root: etree._Element, file: str | None) -> None:
 
 def parse_in_pieces(xml_bytes: bytes, file: str | None,
                     read_layers: Callable[[etree._Element, int], list],
-                    meanwhile: Callable[[], object] | None = None, cut_edges: bool = False
+                    meanwhile: Callable[[], object] | None = None, cut_edges: bool = False,
+                    scan_layers: Callable[[int, int, int], list | None] | None = None
                     ) -> tuple[etree._Element, list, tuple[int, int, int] | None] | None:
-    """Parse the <layers> section as pieces of about ``STREAM_PIECE`` bytes (the first
-    ones smaller), each cut after a ``</layer>`` and parsed as a document of its
-    own by one of :data:`PARSERS` threads while ``read_layers(layers, line_offset)`` reads
-    the layers of the pieces before on this one; the rest of the file is parsed meanwhile
+    """Read the <layers> section as pieces of about ``STREAM_PIECE`` bytes (the first
+    ones smaller), each cut after a ``</layer>``. ``scan_layers(start, end, line_offset)``
+    reads the layers of the bytes ``xml_bytes[start:end]`` without parsing them, on this
+    thread, piece after piece as long as it can (None: it cannot read that piece); each
+    piece from there on is parsed as a document of its own by one of :data:`PARSERS`
+    threads while ``read_layers(layers, line_offset)`` reads the layers of the pieces
+    before on this one. The rest of the file is parsed meanwhile
     on a thread of its own, with an empty <layers> in their place (the same number of
     lines, so every line stays exact). lxml lets go of the GIL while it parses, so
     parsing, about half of a read, overlaps the walk, and the whole tree of a big IR
@@ -442,8 +446,8 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
     is then empty; None when it was not cut); or None (with the reader's
     state undefined) when the document is not the usual IR this takes apart safely, or
     anything in it fails: the caller then parses it whole, which words the errors.
-    ``meanwhile`` is called once the first piece and the rest are being parsed, before
-    the walk waits for the first: work this thread can do while they parse.
+    ``meanwhile`` is called once the rest is being parsed, before any piece is read:
+    work this thread can do while it parses.
 
     Pieces are cut with byte searches, which is exact here because the caller only
     calls this for a document without comments, PIs, CDATA or bodies, whose prolog
@@ -497,16 +501,24 @@ def parse_in_pieces(xml_bytes: bytes, file: str | None,
 
     streamed: list[tuple[str, dict[str, Any]]] = []
     with _quick_gil_handoff():
-        # the pieces parsed by PARSERS threads in turn, each one ahead of the walk, and
-        # the rest from the start on a thread of its own: its tree is needed at the end,
-        # when the graph is whole anyway, and the walk need not wait for it then
-        texts = [partial(text, i) for i in range(len(pieces))]
-        parsing = [_Pieces(texts[k::PARSERS]) for k in range(min(PARSERS, len(texts)))]
+        # the rest parsed from the start on a thread of its own: its tree is needed at
+        # the end, when the graph is whole anyway, and the walk need not wait for it then
         rest = _Pieces([partial(text, len(pieces))])
+        parsing: list[_Pieces] = []
         try:
             if meanwhile is not None:
                 meanwhile()
-            for i, (_, _, line) in enumerate(pieces):
+            scanned = 0  # the pieces read from their bytes on this thread, while they can be
+            while scan_layers is not None and scanned < len(pieces):
+                nodes = scan_layers(*pieces[scanned])
+                if nodes is None:
+                    break
+                streamed += nodes
+                scanned += 1
+            # the others parsed by PARSERS threads in turn, each one ahead of the walk
+            texts = [partial(text, i) for i in range(scanned, len(pieces))]
+            parsing = [_Pieces(texts[k::PARSERS]) for k in range(min(PARSERS, len(texts)))]
+            for i, (_, _, line) in enumerate(pieces[scanned:]):
                 layers = parsing[i % PARSERS].next()[0]
                 streamed += read_layers(layers, line)
                 del layers

@@ -57,10 +57,10 @@ from .._lazy import numpy as np
 from ..errors import IRError, IRStructureError, WeightsError
 from ..graph import LayerGraph, as_networkx, has_port, layer_of_xml, new_port
 from ..graph.bodies import share_source
-from . import compiled, parse
+from . import compiled, parse, pieces
 from .bodies import check_no_body_needed, fix_big_lines, may_hold_bodies, read_bodies
 from .lines import exact_lines
-from .parse import LXML_MAX_LINE, check_layer_count, check_xml_size, parse_in_pieces
+from .parse import LXML_MAX_LINE, check_layer_count, check_xml_size
 from .text import MAX_DIGITS, canonical_id, ov_index, rt_text, short, split_names
 from .weights import (
     CONST_TYPES,
@@ -378,21 +378,9 @@ class _Reader:
 
     def read_in_pieces(self, xml_bytes: bytes, meanwhile: Callable[[], object] | None = None
                        ) -> tuple[etree._Element, list] | None:
-        """The document parsed in pieces (:func:`~ovgather.ir.parse.parse_in_pieces`),
-        this reader reading each piece's layers while the next is parsed: the root, which
-        holds everything but the layers, and the layers read; or None (with this reader's
-        state undefined) when the caller must parse it whole."""
-        fastwalk = compiled._fastwalk
-        parsed = parse_in_pieces(xml_bytes, self.file, self.read_layers, meanwhile,
-                                 cut_edges=fastwalk is not None)
-        if parsed is None:
-            return None
-        root, streamed, edges = parsed
-        if edges is not None:  # <edges> cut out of the rest: read from its bytes
-            self.scanned = fastwalk.scan_edges(xml_bytes, *edges, self.nodes, self.n_inputs)
-            if self.scanned is None:  # unusual, or an error: the careful walk names it
-                return None
-        return root, streamed
+        """The document read in pieces (:func:`~ovgather.ir.pieces.read_in_pieces`);
+        None (with this reader's state undefined) when the caller must parse it whole."""
+        return pieces.read_in_pieces(self, xml_bytes, meanwhile)
 
     # -- layers --------------------------------------------------------------------
     def read_layers(self, layers: etree._Element, line_offset: int = 0
@@ -410,10 +398,16 @@ class _Reader:
         fastwalk = compiled._fastwalk
         if fastwalk is None:
             return None
+        return self.exactly(fastwalk.read_layers, layers, self, rt_text, split_names,
+                            CONST_TYPES, line_offset)
+
+    def exactly(self, read: Callable[..., list | None], *args: Any
+                ) -> list[tuple[str, dict[str, Any]]] | None:
+        """``read(*args)``, a compiled read of layers into this reader; None (and the
+        reader as it was before) when it returns None or raises an IRError."""
         n_nodes, n_slices, n_inputs = len(self.nodes), len(self.slices), self.n_inputs
         try:
-            nodes = fastwalk.read_layers(layers, self, rt_text, split_names, CONST_TYPES,
-                                          line_offset)
+            nodes = read(*args)
         except IRError:
             nodes = None
         if nodes is None:  # forget what this part added (dicts keep insertion order)

@@ -480,7 +480,6 @@ def test_a_note_before_the_layers_reads_the_same_in_pieces_or_whole(
     """A comment or PI outside the layers leaves a big IR read in pieces (the CPU time of
     a check with one is that of one without); one that looks like it holds ``<layers>``
     makes the cut fail its checks, and the file is parsed whole. Same graph either way."""
-    import ovgather.ir.reader as reader
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
     from bench_lines import chain_xml
@@ -488,8 +487,8 @@ def test_a_note_before_the_layers_reads_the_same_in_pieces_or_whole(
     text = chain_xml(8000, False).replace("\t<layers>", f"\t{note}<layers>", 1)
     assert len(text) > parse.STREAM_PIECE
     results = []
-    pieces = reader.parse_in_pieces
-    monkeypatch.setattr(reader, "parse_in_pieces",
+    pieces = parse.parse_in_pieces
+    monkeypatch.setattr(parse, "parse_in_pieces",
                         lambda *a, **k: results.append(pieces(*a, **k)) or results[-1])
     G = parse_ir(text)
     assert [r is not None for r in results] == ["<layers>" not in note]

@@ -20,7 +20,7 @@ import pytest
 from ir_variants import SAMPLES, VARIANTS, WALKS, _model_xml, _only, _same_graph, variant_xml
 
 from ovgather.errors import IRError
-from ovgather.ir import parse, parse_ir, read_ir
+from ovgather.ir import parse, parse_ir, pieces, read_ir
 from ovgather.ir import reader as ir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,14 +48,20 @@ def _whole_tree(monkeypatch: pytest.MonkeyPatch) -> None:
                         lambda data, file, counts=None: original(data, file, counts) or True)
 
 
-def _counting(calls: list):
-    """``_Reader.read_layers`` that also records each call in ``calls``."""
-    original = ir._Reader.read_layers
+def _counting(calls: list, m: pytest.MonkeyPatch) -> None:
+    """``_Reader.read_layers`` and ``pieces.scan_layers`` (a piece read from its bytes)
+    made to record each call in ``calls``."""
+    original, scan = ir._Reader.read_layers, pieces.scan_layers
 
     def read_layers(self, *args):
         calls.append(args)
         return original(self, *args)
-    return read_layers
+
+    def scan_layers(*args):
+        calls.append(args)
+        return scan(*args)
+    m.setattr(ir._Reader, "read_layers", read_layers)
+    m.setattr(pieces, "scan_layers", scan_layers)
 
 
 def _results(read, monkeypatch: pytest.MonkeyPatch, walk: str) -> tuple:
@@ -67,7 +73,7 @@ def _results(read, monkeypatch: pytest.MonkeyPatch, walk: str) -> tuple:
             if streamed:
                 m.setattr(parse, "STREAM_PIECE", TINY_PIECE)
                 calls: list = []
-                m.setattr(ir._Reader, "read_layers", _counting(calls))
+                _counting(calls, m)
             else:
                 _whole_tree(m)
             try:
@@ -159,7 +165,7 @@ def test_a_big_model_streams_with_exact_lines(tmp_path, monkeypatch) -> None:
         _same_graph(streamed, whole)
     with monkeypatch.context() as m:
         calls: list = []
-        m.setattr(ir._Reader, "read_layers", _counting(calls))
+        _counting(calls, m)
         read_ir(path)
     assert len(calls) >= 2, "a 2 MB IR is read in more than one part"
 
