@@ -6,16 +6,19 @@ reads bytes (``ir.writer`` writes the graph back, ``ir.weights`` gives a Const's
 Every problem is an :class:`~ovgather.errors.IRError` naming the file, the XML line and
 the layer.
 
-Reading is linear in the file size: lxml parses (``ir.parse``, hardened; a big IR's
-<layers> in pieces on two other threads, its <edges> as OpenVINO writes them read from
-the bytes by ``_fastwalk.scan_edges``), then one walk over its tree builds the node and
-edge dicts, added to the graph in bulk, with the garbage collector paused while
-millions of small objects are created (it would otherwise rescan them again and again).
-There are two walks: the compiled one (``_fastwalk.pyx``, which reads lxml's C tree
-without a Python object per element: most of a pure-Python reader's time) reads the
-usual IR and hands anything unusual to the careful one (``_Reader.layers``,
-``careful_edges``), which reads anything well-formed and names every error. Without a
-C compiler at install only the careful one is there (the same graphs, 1.5-2x slower).
+Reading is linear in the file size: lxml parses (``ir.parse``, hardened), then one walk
+over its tree builds the node and edge dicts, added to the graph in bulk, with the
+garbage collector paused while millions of small objects are created (it would otherwise
+rescan them again and again). A big IR is read in pieces (``ir.pieces``): its <layers>
+and <edges>, as OpenVINO writes them, read straight from the bytes by the compiled walk
+(``_fastwalk.scan_layers``, ``scan_edges``: exactly what lxml and the walk over its tree
+read, or nothing), a piece it cannot read parsed by lxml on two other threads, and only
+the small rest parsed whole. There are two walks over a tree: the compiled one
+(``_fastwalk.pyx``, which reads lxml's C tree without a Python object per element: most
+of a pure-Python reader's time) reads the usual IR and hands anything unusual to the
+careful one (``_Reader.layers``, ``careful_edges``), which reads anything well-formed
+and names every error. Without a C compiler at install only the careful one is there
+(the same graphs, 1.5-2x slower).
 TensorIterator, Loop and If bodies are read by ``ir.bodies`` with this same reader.
 
 Every layer id, port id, edge end and the <net version> is read as OpenVINO reads it
