@@ -50,6 +50,7 @@ cdef inline str _text(const tree.xmlChar* c):
 #: byte, so a collision only costs a fresh str.
 DEF _CACHE_SLOTS = 4096
 DEF _CACHE_MAX_LEN = 32
+DEF _FNV_START = 2166136261u
 cdef list _cache = [None] * _CACHE_SLOTS
 
 
@@ -59,14 +60,27 @@ cdef str _short_text(const tree.xmlChar* c):
 
 cdef str _short_bytes(const char* b, Py_ssize_t n):
     """The text of the ``n`` bytes at ``b`` (strict UTF-8), one shared str for a short one."""
-    cdef Py_ssize_t i, size
-    cdef unsigned int h = 2166136261u
+    cdef Py_ssize_t i
+    cdef unsigned int h = _FNV_START
+    if n > _CACHE_MAX_LEN:
+        return PyUnicode_DecodeUTF8(b, n, NULL)
+    for i in range(n):
+        h = _fnv(h, <unsigned char>b[i])
+    return _short_hashed(b, n, h)
+
+
+cdef inline unsigned int _fnv(unsigned int h, unsigned char c):
+    """The hash of the texts in ``_cache`` (FNV-1a), one byte on."""
+    return (h ^ c) * 16777619u
+
+
+cdef str _short_hashed(const char* b, Py_ssize_t n, unsigned int h):
+    """``_short_bytes`` of bytes whose hash ``h`` the caller computed as it read them."""
+    cdef Py_ssize_t size
     cdef const char* seen
     cdef str text
     if n > _CACHE_MAX_LEN:
         return PyUnicode_DecodeUTF8(b, n, NULL)
-    for i in range(n):
-        h = (h ^ <unsigned char>b[i]) * 16777619u
     cdef object slot = <object>PyList_GET_ITEM(_cache, h & (_CACHE_SLOTS - 1))
     if slot is not None:
         seen = PyUnicode_AsUTF8AndSize(slot, &size)
@@ -901,6 +915,7 @@ cdef inline bint _xml_char(unsigned long code):
             or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF)
 
 
+@cython.final
 cdef class _Bytes:
     """A cursor over the bytes of <layers> content, reading the XML OpenVINO's serializer
     writes, exactly as libxml2 reads it, or raising _Unusual: tags with names of ASCII
@@ -915,6 +930,8 @@ cdef class _Bytes:
     cdef long line
     #: the line of the end of the last start tag read: libxml2's line of its element
     cdef long tag_line
+    #: the ``_cache`` hash of the last name read
+    cdef unsigned int name_hash
 
     cdef int blank(self) except -1:
         """Skip whitespace; whether there was any."""
@@ -934,11 +951,13 @@ cdef class _Bytes:
     cdef Py_ssize_t name(self) except -1:
         """A name at the cursor, consumed; its length (its start: the cursor before)."""
         cdef Py_ssize_t at = self.i
+        cdef unsigned int h = _FNV_START
         if at >= self.n or not _name_start(self.p[at]):
             raise _Unusual
-        self.i += 1
         while self.i < self.n and _name_char(self.p[self.i]):
+            h = _fnv(h, self.p[self.i])
             self.i += 1
+        self.name_hash = h
         return self.i - at
 
     cdef bint is_name(self, Py_ssize_t at, Py_ssize_t size, const char* word):
@@ -994,21 +1013,23 @@ cdef class _Bytes:
             size = self.name()
             if self.is_name(at, size, "xmlns"):
                 raise _Unusual
-            key = _short_bytes(<const char*>self.p + at, size)
+            key = _short_hashed(<const char*>self.p + at, size, self.name_hash)
             self.blank()
             if self.i >= self.n or self.p[self.i] != 61:  # '='
                 raise _Unusual
             self.i += 1
             self.blank()
-            if key in attrs:
-                raise _Unusual  # not well-formed
+            size = len(attrs)
             attrs[key] = self.value()
+            if len(attrs) == size:
+                raise _Unusual  # an attribute twice: not well-formed
 
     cdef str value(self):
         """A quoted attribute value, consumed, as XML reads it."""
         cdef Py_ssize_t start, end
         cdef unsigned char quote, c
         cdef bint plain = True
+        cdef unsigned int h = _FNV_START
         if self.i >= self.n:
             raise _Unusual
         quote = self.p[self.i]
@@ -1028,11 +1049,12 @@ cdef class _Bytes:
                 if c == 10:
                     self.line += 1
                 plain = False
+            h = _fnv(h, c)
             self.i += 1
         end = self.i
         self.i += 1
         if plain:
-            return _short_bytes(<const char*>self.p + start, end - start)
+            return _short_hashed(<const char*>self.p + start, end - start, h)
         return _decoded(self.p + start, end - start)
 
 
@@ -1156,7 +1178,7 @@ cdef str _scan_rt(_Bytes s, dict strings):
     while not s.open_tag():
         at = s.i
         size = s.name()
-        name = _short_bytes(<const char*>s.p + at, size)
+        name = _short_hashed(<const char*>s.p + at, size, s.name_hash)
         attrs = {}
         if not s.attributes(attrs):  # <x ...></x>: nothing between
             if s.i + 1 >= s.n or s.p[s.i] != 60 or s.p[s.i + 1] != 47:
