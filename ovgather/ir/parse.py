@@ -1,6 +1,7 @@
 """The hardened XML parse: lxml with no network, no DTD loading, no entity expansion and
 no huge-tree mode, a DOCTYPE refused before lxml sees the bytes, a size limit checked
-before reading, and the parse of a big IR's <layers> in pieces on two other threads.
+before reading, and a big IR's <layers> cut into pieces, each read from its bytes by the
+compiled walk or parsed on one of two other threads (``ir.pieces``).
 
 Limits: an .xml of at most :data:`MAX_XML_BYTES` (checked before reading it; lxml's tree
 costs many bytes of memory per byte of XML). XML comments and processing instructions are
