@@ -13,6 +13,7 @@ refuses each byte sequence XML or lxml would read otherwise.
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -256,3 +257,56 @@ def test_the_scan_reads_the_usual_layer() -> None:
 @pytest.mark.parametrize("content", REFUSED, ids=range(len(REFUSED)))
 def test_the_scan_refuses_what_it_cannot_read_exactly(content: bytes) -> None:
     assert _scan(content) is None
+
+
+#: byte strings the random edits below insert: markup, quotes, references, whitespace,
+#: control and non-UTF-8 bytes, names
+_ATOMS = [b"<", b">", b"/", b'"', b"'", b"&", b"&amp;", b"&lt;", b"&#65;", b"&#x10FFFF;",
+          b"&#0;", b";", b"=", b" ", b"\t", b"\n", b"\r", b"\r\n", b"\x00", b"\x01", b"\x7f",
+          b"\xff", b"\xc3\xa9", b"\xc3", b"\xef\xbf\xbe", b"\xed\xa0\x80", b"<!--", b"-->",
+          b"<?", b"?>", b"<![CDATA[", b"]]>", b":", b"x", b"0", b"-", b"-1", b"<dim>",
+          b"</dim>", b"<layer", b"</layer>", b' id="9"', b' name="n"', b"xmlns", b"<rt_info/>",
+          b"<port", b"</port>", b"<data/>"]
+
+
+def test_the_scan_is_exact_or_nothing_on_random_edits() -> None:
+    """Seeded random edits of real <layers> content (1-3 insertions, deletions or
+    replacements of the bytes above): whenever the scan reads the bytes, lxml parses them
+    and the walk over its tree reads the same layers and reader state; whenever lxml or
+    that walk refuses them, the scan does too."""
+    from lxml import etree
+
+    rng = random.Random(40)
+    text = (ROOT / "ir_samples" / "mixed_ops.xml").read_bytes()
+    content = text[text.find(b"<layers>") + 8:text.find(b"</layers>")]
+    bin_size = (ROOT / "ir_samples" / "mixed_ops.bin").stat().st_size
+    read = 0
+    for _ in range(3000):
+        data = bytearray(content)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(data))
+            edit = rng.random()
+            if edit < 0.4:
+                data[at:at] = rng.choice(_ATOMS)
+            elif edit < 0.6:
+                del data[at:at + rng.randint(1, 8)]
+            else:
+                data[at:at + 1] = rng.choice(_ATOMS)
+        data = bytes(data)
+        scanner = ir._Reader("m.xml", bin_size, "m.bin", b"")
+        scanned = scanner.exactly(compiled._fastwalk.scan_layers, data, 0, len(data), 1,
+                                  scanner, split_names, CONST_TYPES)
+        walker = ir._Reader("m.xml", bin_size, "m.bin", b"")
+        try:
+            root = etree.fromstring(b"<net><layers>" + data + b"</layers></net>",
+                                    parse.xml_parser())
+            walked = walker.read_layers(root[0], 0)
+        except (etree.XMLSyntaxError, IRError):
+            assert scanned is None, data
+            continue
+        if scanned is not None:
+            read += 1
+            assert scanned == walked, data
+            assert (scanner.nodes, scanner.slices, scanner.n_inputs) == \
+                (walker.nodes, walker.slices, walker.n_inputs)
+    assert read > 100  # the scan read some of them (not nothing every time)
