@@ -985,12 +985,14 @@ cdef class _Bytes:
         self.i += 1
         return 0
 
-    cdef int attributes(self, dict attrs) except -1:
+    cdef int attributes(self, dict attrs, tuple keys=None, list found=None) except -1:
         """The attributes of the start tag whose name was read, into ``attrs`` in document
-        order (None: the tag must have none), up to its end: 1 for an empty-element tag
-        (``/>``), else 0."""
+        order (None: the tag must have none), but those named in ``keys`` (bytes), whose
+        values go to ``found`` at the key's place instead (as ``_attrs_but``: a dict that
+        never held them is smaller), up to its end: 1 for an empty-element tag (``/>``),
+        else 0."""
         cdef bint spaced
-        cdef Py_ssize_t at, size
+        cdef Py_ssize_t at, size, k, index
         cdef unsigned char c
         cdef str key
         while True:
@@ -1013,16 +1015,28 @@ cdef class _Bytes:
             size = self.name()
             if self.is_name(at, size, "xmlns"):
                 raise _Unusual
-            key = _short_hashed(<const char*>self.p + at, size, self.name_hash)
+            index = -1
+            if keys is not None:
+                for k in range(len(keys)):
+                    if self.is_name(at, size, <bytes>keys[k]):
+                        index = k
+                        break
+            key = None if index >= 0 else _short_hashed(<const char*>self.p + at, size,
+                                                        self.name_hash)
             self.blank()
             if self.i >= self.n or self.p[self.i] != 61:  # '='
                 raise _Unusual
             self.i += 1
             self.blank()
+            if index >= 0:
+                if found[index] is not None:
+                    raise _Unusual  # an attribute twice: not well-formed
+                found[index] = self.value()
+                continue
             size = len(attrs)
             attrs[key] = self.value()
             if len(attrs) == size:
-                raise _Unusual  # an attribute twice: not well-formed
+                raise _Unusual
 
     cdef str value(self):
         """A quoted attribute value, consumed, as XML reads it."""
@@ -1206,6 +1220,7 @@ cdef Py_ssize_t _scan_ports(_Bytes s, const char* section, list ports, dict stri
     cdef long long dims[_MAX_DIMS]
     cdef Py_ssize_t n_dims, count = 0, at, size
     cdef dict attrs
+    cdef list found
     cdef object port_id, rt_info
     if s.attributes(None):
         return 0
@@ -1214,9 +1229,10 @@ cdef Py_ssize_t _scan_ports(_Bytes s, const char* section, list ports, dict stri
         if not s.is_name(at, s.name(), "port"):
             raise _Unusual
         attrs = {}
+        found = [None, None, None]
         n_dims = 0
         rt_info = None
-        if not s.attributes(attrs):
+        if not s.attributes(attrs, _PORT_KEYS, found):
             while not s.open_tag():
                 at = s.i
                 size = s.name()
@@ -1230,13 +1246,11 @@ cdef Py_ssize_t _scan_ports(_Bytes s, const char* section, list ports, dict stri
                 else:
                     raise _Unusual
             s.close("port")
-        port_id = _port_id(attrs.pop("id", None))
+        port_id = _port_id(found[0])
         if port_id in seen:
             raise _Unusual
         seen.add(port_id)
-        precision = attrs.pop("precision", None)
-        names = attrs.pop("names", None)
-        ports.append(_new_port(port_id, precision, names, _dims_tuple(dims, n_dims, shared),
+        ports.append(_new_port(port_id, found[1], found[2], _dims_tuple(dims, n_dims, shared),
                                rt_info, attrs, None, strings, split_names))
         count += 1
     s.close(section)
@@ -1273,6 +1287,7 @@ def scan_layers(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lo
     cdef object bin_size = reader.bin_size
     cdef list out = []
     cdef dict attrs, node
+    cdef list found
     cdef set seen
     cdef Py_ssize_t n_inputs = 0, at, size
     if end <= start:
@@ -1292,9 +1307,9 @@ def scan_layers(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lo
             if not s.is_name(at, s.name(), "layer"):
                 return None
             attrs = {}
-            empty = s.attributes(attrs)
-            node_id, node = _new_layer(attrs, attrs.pop("id", None), attrs.pop("name", None),
-                                       attrs.pop("type", None), attrs.pop("version", None),
+            found = [None, None, None, None]
+            empty = s.attributes(attrs, _LAYER_KEYS, found)
+            node_id, node = _new_layer(attrs, found[0], found[1], found[2], found[3],
                                        s.tag_line, nodes)
             nodes[node_id] = node
             seen = set()
