@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import compress
 from operator import attrgetter
 from typing import Any
 
@@ -102,7 +103,8 @@ class CheckReport:
 
     def problems(self) -> list[LayerResult]:
         """The layers that are not ``ok``, in walk order."""
-        return [lr for lr in self.layers if lr.status != "ok"]
+        layers = self.layers
+        return list(compress(layers, map("ok".__ne__, map(_STATUS, layers))))  # C speed
 
     def to_dict(self, all_layers: bool = False) -> dict[str, Any]:
         shown = self.layers if all_layers else self.problems()
