@@ -8,7 +8,7 @@ package: the walk, ``explain``, ``validate``, the passes all ask it (through
 from __future__ import annotations
 
 import struct
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from ..element_types import FLOAT_VALUE_TYPES, INT_TYPES
@@ -129,11 +129,12 @@ def const_tensor(G, node, attrs, data) -> Tensor:
         shape, n = _shape_and_size(etype, text)
     if n is None:
         return Tensor(shape, etype, const=True)
+    # partial, not a lambda: one object a Const rather than a function and its closure
     if etype in PACKED:  # its value is for a Convert only
         t = Tensor(shape, etype, const=True)
-        t.unpacked = lambda: _const_value(G, node, attrs, n)
+        t.unpacked = partial(_const_value, G, node, attrs, n)
         return t
-    return Tensor(shape, etype, load=lambda: _const_value(G, node, attrs, n), const=True)
+    return Tensor(shape, etype, load=partial(_const_value, G, node, attrs, n), const=True)
 
 
 @lru_cache(maxsize=4096)
