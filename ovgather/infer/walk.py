@@ -176,10 +176,10 @@ def _check_layers(G, shapes, nodes, append, **walk) -> None:
 def _check_fast(G, shapes, nodes, append, params=None, nested=None, capture=None,
                 produced=None) -> None:
     """What :func:`_check_layers` does, in one loop instead of a walk and a loop over
-    what it yields: ``check``'s hot path (2-3 µs a layer on a big model). The usual layer
-    (one output port, an op the reader builds with a rule that has no bodies) is taken
-    here inline, each lookup its (type, version) needs made once; any other layer goes
-    through the walk's own steps (:func:`_layer`, :func:`_verdict`)."""
+    what it yields: ``check``'s hot path. The usual layer (one output port, an op the
+    reader builds with a rule that has no bodies) is taken here inline, each lookup its
+    (type, version) needs made once; any other layer goes through the walk's own steps
+    (:func:`_layer`, :func:`_verdict`)."""
     overrides = _resolve_overrides(G, shapes or {}) if params is None else params
     if capture is None:
         capture = BodyRuns()
@@ -252,8 +252,9 @@ def _check_fast(G, shapes, nodes, append, params=None, nested=None, capture=None
             if clean:
                 for p in inputs:
                     want = p.get("dims")
-                    if want:
-                        reached = found[p["id"]].shape
+                    t = found.get(p["id"])  # None: no edge (a Const's input port)
+                    if want and t is not None:
+                        reached = t.shape
                         try:
                             fit = fits.get((want, reached))
                         except TypeError:

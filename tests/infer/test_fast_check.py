@@ -84,3 +84,55 @@ def test_check_gives_the_plain_walks_verdicts_at_other_input_shapes(xml: Path) -
     shapes = {param["name"]: "[" + ",".join("?" for _ in param["outputs"][0]["dims"]) + "]"}
     fast, plain = _both(G, shapes)
     assert fast == plain
+
+
+def _graph(layers: list[tuple], edges: list[tuple]):
+    """A graph built in Python: ``(id, type, data, inputs dims, outputs dims)`` per layer
+    (port ids: inputs from 0, outputs after them), edges ``(u, v, from_port, to_port)``."""
+    import networkx as nx
+
+    G = nx.MultiDiGraph()
+    for node, op, data, ins, outs in layers:
+        G.add_node(node, name=f"l{node}", type=op, version="opset1", data=data, line=None,
+                   inputs=[{"id": i, "dims": d} for i, d in enumerate(ins)],
+                   outputs=[{"id": len(ins) + i, "dims": d, "precision": "FP32"}
+                            for i, d in enumerate(outs)])
+    for u, v, from_port, to_port in edges:
+        G.add_edge(u, v, key=(from_port, to_port), from_port=from_port, to_port=to_port)
+    return G
+
+
+X = {"shape": "2,3", "element_type": "f32"}
+ODD_GRAPHS = {
+    # a Const that declares an input port with dims and has no edge to it
+    "const with an input port": _graph(
+        [("0", "Const", {**X, "offset": "0", "size": "24"}, [(2, 3)], [(2, 3)])], []),
+    # two edges into one input port: the second producer's tensor contradicts it
+    "two edges into one port": _graph(
+        [("0", "Parameter", X, [], [(2, 3)]), ("1", "Parameter", {**X, "shape": "4,3"}, [],
+                                                  [(4, 3)]),
+         ("2", "Relu", {}, [(2, 3)], [(2, 3)])],
+        [("0", "2", 0, 0), ("1", "2", 0, 0)]),
+    # an input port without an edge: invalid, and no contradiction is looked for
+    "an unconnected input": _graph(
+        [("0", "Parameter", X, [], [(2, 3)]), ("1", "Add", {}, [(2, 3), (2, 3)], [(2, 3)])],
+        [("0", "1", 0, 0)]),
+    # an edge from an output port the producer does not have
+    "an edge from a missing port": _graph(
+        [("0", "Parameter", X, [], [(2, 3)]), ("1", "Relu", {}, [(2, 3)], [(2, 3)])],
+        [("0", "1", 7, 0)]),
+    # declared output and input dims given as lists (unhashable), one of them wrong
+    "dims as lists": _graph(
+        [("0", "Parameter", X, [], [[2, 3]]), ("1", "Relu", {}, [[2, 4]], [[2, 3]])],
+        [("0", "1", 0, 0)]),
+    # a layer declaring two outputs where the op has one
+    "two declared outputs": _graph(
+        [("0", "Parameter", X, [], [(2, 3)]), ("1", "Relu", {}, [(2, 3)], [(2, 3), (2, 3)])],
+        [("0", "1", 0, 0)]),
+}
+
+
+@pytest.mark.parametrize("name", ODD_GRAPHS)
+def test_check_gives_the_plain_walks_verdicts_on_odd_graphs(name: str) -> None:
+    fast, plain = _both(ODD_GRAPHS[name])
+    assert fast == plain
