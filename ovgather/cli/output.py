@@ -18,7 +18,6 @@ import json
 import os
 import re
 import sys
-import textwrap
 import threading
 from typing import Any
 
@@ -48,6 +47,8 @@ def wrap(line: str, hang: int | None = None, width: int = WIDTH) -> list[str]:
     lead = len(line) - len(line.lstrip(" "))
     indent = " " * min(lead + HANG if hang is None else hang, width // 2)
     glued = _COUNT.sub("\\1\0", line)  # "0 unchecked", "id 14" stay on one line
+    import textwrap  # here: a --json run wraps nothing, and need not import it
+
     lines = textwrap.wrap(glued, width=width, subsequent_indent=indent, break_on_hyphens=False,
                           break_long_words=True, replace_whitespace=False) or [glued]
     return [piece.replace("\0", " ") for piece in lines]

@@ -8,7 +8,7 @@ package: the walk, ``explain``, ``validate``, the passes all ask it (through
 from __future__ import annotations
 
 import struct
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from ..element_types import FLOAT_VALUE_TYPES, INT_TYPES
@@ -124,21 +124,37 @@ def const_tensor(G, node, attrs, data) -> Tensor:
         shape = declared_shape(attrs["outputs"][0]["dims"])
         if not attrs["outputs"][0]["dims"]:
             shape = PartialShape.of(())
-    else:
-        shape = _parse_shape(text)
+        n = _value_size(etype, shape)
+    else:  # a model has a few kinds of Const, and thousands of each
+        shape, n = _shape_and_size(etype, text)
+    if n is None:
+        return Tensor(shape, etype, const=True)
+    # partial, not a lambda: one object a Const rather than a function and its closure
+    if etype in PACKED:  # its value is for a Convert only
+        t = Tensor(shape, etype, const=True)
+        t.unpacked = partial(_const_value, G, node, attrs, n)
+        return t
+    return Tensor(shape, etype, load=partial(_const_value, G, node, attrs, n), const=True)
+
+
+@lru_cache(maxsize=4096)
+def _shape_and_size(etype: str, text: str) -> tuple[PartialShape, int | None]:
+    """The shape a Const's ``shape`` attribute gives, and :func:`_value_size`."""
+    shape = _parse_shape(text)
+    return shape, _value_size(etype, shape)
+
+
+def _value_size(etype: str, shape: PartialShape) -> int | None:
+    """The number of elements of a Const whose value the walk carries (a number type, a
+    static shape of at most MAX_VALUE_SIZE elements), else None."""
     if (etype in INT_TYPES or etype in FLOAT_VALUE_TYPES or etype == "boolean"
             or etype in UNPACKED) and shape.dims is not None:
         n = 1
         for d in shape.dims:
             n = n * d.lo if d.lo == d.hi else MAX_VALUE_SIZE + 1
-        if n <= MAX_VALUE_SIZE and etype in PACKED:  # its value is for a Convert only
-            t = Tensor(shape, etype, const=True)
-            t.unpacked = lambda: _const_value(G, node, attrs, n)
-            return t
         if n <= MAX_VALUE_SIZE:
-            return Tensor(shape, etype, load=lambda: _const_value(G, node, attrs, n),
-                          const=True)
-    return Tensor(shape, etype, const=True)
+            return n
+    return None
 
 
 @lru_cache(maxsize=4096)

@@ -46,6 +46,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import chain
+from operator import itemgetter
+from typing import Any
 
 from .._lazy import networkx as nx
 from ..errors import (
@@ -57,7 +59,7 @@ from ..errors import (
 )
 from ..ir.reader import gc_paused
 from ..ops.core import registry
-from ..ops.core.spec import Attrs, openvino_type
+from ..ops.core.spec import Attrs, OpSpec, openvino_type
 from ..ops.core.values import Tensor
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
 from .bodies import BodyRuns, infer_nested
@@ -143,14 +145,16 @@ def body_runs(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = None
 
 
 def _check(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
-           runs: BodyRuns | None) -> CheckReport:
+           runs: BodyRuns | None, loop=None) -> CheckReport:
+    """``check``; ``loop``: the layer loop (:func:`_check_fast`, or its plain twin
+    :func:`_check_layers`, which the tests hold it equal to)."""
     path = G.graph.get("xml_path") or G.graph.get("source_path")
     report = CheckReport(path, G.graph.get("ir_version"))
     nodes = G._node
     append = report.layers.append
     nested: dict[str, list[LayerResult]] = {}
     with gc_paused():
-        _check_layers(G, shapes, nodes, append, nested=nested, capture=runs)
+        (loop or _check_fast)(G, shapes, nodes, append, nested=nested, capture=runs)
     if nested:  # the layers of bodies follow the layer that holds them
         report.layers = [r for lr in report.layers for r in (lr, *nested.get(lr.id, ()))]
     return report
@@ -158,42 +162,171 @@ def _check(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
 
 def _check_layers(G, shapes, nodes, append, **walk) -> None:
     """``walk``: ``params``, ``nested``, ``capture`` and ``produced`` as :func:`_walk`
-    takes them (bodies)."""
+    takes them (bodies). The plain twin of :func:`_check_fast`, which ``check`` runs:
+    the two give the same verdicts (tests/infer/test_fast_check.py)."""
     fits: dict[tuple, bool] = {}  # the same declared dims and shape meet again and again
     produced: dict[str, dict[int, Tensor]] | None = walk.pop("produced", None)
     if produced is None:  # a body's run passes the dict it reads its results from
         produced = {}
     pred = G._pred
     for node, status, tensors, message in _walk(G, shapes, produced, **walk):
+        append(_verdict(nodes, node, status, tensors, message, pred[node], produced, fits))
+
+
+def _check_fast(G, shapes, nodes, append, params=None, nested=None, capture=None,
+                produced=None) -> None:
+    """What :func:`_check_layers` does, in one loop instead of a walk and a loop over
+    what it yields: ``check``'s hot path. The usual layer (one output port, an op the
+    reader builds with a rule that has no bodies) is taken here inline, each lookup its
+    (type, version) needs made once; any other layer goes through the walk's own steps
+    (:func:`_layer`, :func:`_verdict`)."""
+    overrides = _resolve_overrides(G, shapes or {}) if params is None else params
+    if capture is None:
+        capture = BodyRuns()
+    if produced is None:
+        produced = {}
+    pred = G._pred
+    memo = RuleMemo()
+    run = memo.run
+    fits: dict[tuple, bool] = {}
+    refused: dict[tuple, str | None] = {}
+    plain: dict[tuple, Any] = {}  # the spec the usual layer runs, by (type, version)
+    for node in _topological_order(G):
         attrs = nodes[node]
         outputs = attrs["outputs"]
-        if len(outputs) == 1 and len(tensors) == 1:  # the usual layer
-            dims, shape = outputs[0]["dims"], tensors[0].shape
-            declared, inferred = [dims], [shape]
-            if status == "ok":
-                try:  # _fit, inline: the one call every layer makes
-                    fit = fits.get((dims, shape))
-                except TypeError:
-                    fit = None
-                if fit is None:
-                    fit = _fit(fits, dims, shape)
-                if not fit:
+        op, version = attrs["type"], attrs.get("version")
+        try:
+            spec = plain[op, version]
+        except KeyError:
+            spec = plain[op, version] = _plain_spec(op, version)
+        except TypeError:  # a type or version no dict takes (a graph edited from Python)
+            spec = None
+        preds = pred[node]
+        if spec is None or len(outputs) != 1:
+            status, tensors, message = _layer(G, node, attrs, preds, produced, overrides, memo,
+                                              nested, capture, refused, _check_fast)
+            tensors = _store(produced, node, outputs, tensors)
+            append(_verdict(nodes, node, status, tensors, message, preds, produced, fits))
+            continue
+        found: dict[int, Tensor] = {}  # tensors_reaching, inline
+        edges = 0
+        for u, keyed in preds.items():
+            outs = produced[u]
+            for from_port, to_port in keyed:
+                edges += 1
+                t = outs.get(from_port)
+                if t is not None:
+                    found[to_port] = t
+        inputs = attrs["inputs"]
+        try:
+            if spec is _CONST:
+                tensors = [const_tensor(G, node, attrs, attrs.get("data") or {})]
+            else:
+                try:
+                    ins = list(map(found.__getitem__, map(_ID, inputs)))  # C speed
+                except KeyError:  # an input without an edge: tensors_reaching says which
+                    ins = tensors_reaching(attrs, preds, produced)
+                tensors = run(spec, op, version, attrs.get("data") or {}, 1, ins)
+            status, message = "ok", ""
+        except _RULE_ERRORS as err:
+            status, tensors, message = _failed(G, node, attrs, err)
+        if not tensors:  # None (the rule failed) or no tensor at all
+            status, tensors, message = _declared_fallback(outputs, status, tensors, message)
+        port = outputs[0]
+        shape = tensors[0].shape
+        produced[node] = {port["id"]: tensors[0]}
+        dims = port["dims"]
+        if status == "ok":
+            try:
+                fit = fits.get((dims, shape))
+            except TypeError:
+                fit = None
+            if fit is None:
+                fit = _fit(fits, dims, shape)
+            if not fit:
+                status, message = compare_ports([dims], [shape], attrs)
+        if inputs and (status == "ok" or status == "mismatch"):
+            # the usual case first: one edge a port, and each declared input dims fit the
+            # tensor reaching them; else the full search names the first contradiction
+            clean = edges == len(found)
+            if clean:
+                for p in inputs:
+                    want = p.get("dims")
+                    t = found.get(p["id"])  # None: no edge (a Const's input port)
+                    if want and t is not None:
+                        reached = t.shape
+                        try:
+                            fit = fits.get((want, reached))
+                        except TypeError:
+                            fit = None
+                        if fit is None:
+                            fit = _fit(fits, want, reached)
+                        if not fit:
+                            clean = False
+                            break
+            if not clean:
+                contradiction = _input_contradiction(nodes, attrs, preds, produced, fits)
+                if contradiction:
+                    message = f"{message}; {contradiction}" if message else contradiction
+                    status = "mismatch"
+        append(LayerResult(node, attrs["name"], op, version, status, [dims], [shape],
+                           attrs.get("line"), message))
+
+
+#: :func:`_plain_spec` of a Const the reader builds
+_CONST = object()
+_ID = itemgetter("id")
+
+
+def _plain_spec(op: str, version: str | None) -> OpSpec | object | None:
+    """The spec :func:`_check_fast` runs a layer of this type and version with itself: an
+    op the reader builds (no ``cannot_read``), not a Parameter, whose rule has no bodies;
+    ``_CONST`` for a Const; None for any other layer, which the walk's general steps
+    take."""
+    if op == "Parameter" or cannot_read(op, version) is not None:
+        return None
+    if op == "Const":
+        return _CONST
+    try:
+        spec = registry.find(op, version)
+    except Exception:  # noqa: BLE001 - the general steps meet the same error and report it
+        return None
+    return spec if spec is not None and not spec.nested else None
+
+
+def _verdict(nodes, node, status, tensors, message, preds, produced, fits) -> LayerResult:
+    """The layer's result from what the walk gave it: ``status`` (``ok`` still to be
+    compared with the declared dims), its output ``tensors`` (one per output port) and
+    ``message``."""
+    attrs = nodes[node]
+    outputs = attrs["outputs"]
+    if len(outputs) == 1 and len(tensors) == 1:  # the usual layer
+        dims, shape = outputs[0]["dims"], tensors[0].shape
+        declared, inferred = [dims], [shape]
+        if status == "ok":
+            try:  # _fit, inline: the one call every layer makes
+                fit = fits.get((dims, shape))
+            except TypeError:
+                fit = None
+            if fit is None:
+                fit = _fit(fits, dims, shape)
+            if not fit:
+                status, message = compare_ports(declared, inferred, attrs)
+    else:
+        declared = [p["dims"] for p in outputs]
+        inferred = [t.shape for t in tensors]
+        if status == "ok":
+            for d, s in zip(declared, inferred, strict=False):
+                if not dims_fit(d, s):
                     status, message = compare_ports(declared, inferred, attrs)
-        else:
-            declared = [p["dims"] for p in outputs]
-            inferred = [t.shape for t in tensors]
-            if status == "ok":
-                for d, s in zip(declared, inferred, strict=False):
-                    if not dims_fit(d, s):
-                        status, message = compare_ports(declared, inferred, attrs)
-                        break
-        if status in ("ok", "mismatch") and attrs["inputs"]:
-            contradiction = _input_contradiction(nodes, attrs, pred[node], produced, fits)
-            if contradiction:
-                message = f"{message}; {contradiction}" if message else contradiction
-                status = "mismatch"
-        append(LayerResult(node, attrs["name"], attrs["type"], attrs.get("version"), status,
-                           declared, inferred, attrs.get("line"), message))
+                    break
+    if status in ("ok", "mismatch") and attrs["inputs"]:
+        contradiction = _input_contradiction(nodes, attrs, preds, produced, fits)
+        if contradiction:
+            message = f"{message}; {contradiction}" if message else contradiction
+            status = "mismatch"
+    return LayerResult(node, attrs["name"], attrs["type"], attrs.get("version"), status,
+                       declared, inferred, attrs.get("line"), message)
 
 
 def _fit(fits: dict[tuple, bool], dims: tuple[int, ...], shape: PartialShape) -> bool:
@@ -255,62 +388,94 @@ def _walk(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None,
         if node == until:
             return
         attrs = nodes[node]
-        outputs = attrs["outputs"]
-        key = (attrs["type"], attrs.get("version"))
-        try:
-            unread = refused[key]
-        except KeyError:
-            unread = refused[key] = cannot_read(*key)
-        except TypeError:  # a type or version no dict takes (a graph edited from Python)
-            unread = cannot_read(*key)
-        if unread is None:
-            status, tensors, message = _run_rule(G, node, attrs, pred[node], produced,
-                                                 overrides, memo, nested, capture)
-        else:  # the reader refuses the model, unless a loaded extension provides the op
-            status = None
-            if "op_shapes" in G.graph and openvino_type(attrs["type"]) is None:
-                status, tensors, message = _run_rule(G, node, attrs, pred[node], produced,
-                                                     overrides, memo, nested, capture)
-            if status not in ("ok", "invalid"):  # the layer keeps its declared dims
-                status, tensors, message = "unknown", None, unread
-        if tensors is None or len(tensors) < len(outputs):
-            fallback = [Tensor(declared_shape(p["dims"]), port_type(p)) for p in outputs]
-            if tensors is None:
-                tensors = fallback
-            elif status == "ok":
-                status = "mismatch"
-                message = (f"the layer declares {len(outputs)} output ports, but the op "
-                           f"has {len(tensors)}")
-                tensors = tensors + fallback[len(tensors):]
-        if len(outputs) == 1:  # the usual layer: no comprehension, no slice
-            produced[node] = {outputs[0]["id"]: tensors[0]}
-            yield node, status, tensors if len(tensors) == 1 else tensors[:1], message
-        else:
-            produced[node] = {p["id"]: t for p, t in zip(outputs, tensors, strict=False)}
-            yield node, status, tensors[:len(outputs)], message
+        status, tensors, message = _layer(G, node, attrs, pred[node], produced, overrides,
+                                          memo, nested, capture, refused)
+        yield node, status, _store(produced, node, attrs["outputs"], tensors), message
 
 
-def _run_rule(G, node, attrs, preds, produced, overrides, memo, nested, capture):
+def _layer(G, node, attrs, preds, produced, overrides, memo, nested, capture, refused,
+           run_layers=None) -> tuple[str, list[Tensor], str]:
+    """``(status, output tensors, message)`` of one layer: what its rule gives, else its
+    declared dims (``refused`` keeps ``cannot_read`` by (type, version))."""
+    outputs = attrs["outputs"]
+    key = (attrs["type"], attrs.get("version"))
+    try:
+        unread = refused[key]
+    except KeyError:
+        unread = refused[key] = cannot_read(*key)
+    except TypeError:  # a type or version no dict takes (a graph edited from Python)
+        unread = cannot_read(*key)
+    if unread is None:
+        status, tensors, message = _run_rule(G, node, attrs, preds, produced, overrides,
+                                             memo, nested, capture, run_layers)
+    else:  # the reader refuses the model, unless a loaded extension provides the op
+        status = None
+        if "op_shapes" in G.graph and openvino_type(attrs["type"]) is None:
+            status, tensors, message = _run_rule(G, node, attrs, preds, produced, overrides,
+                                                 memo, nested, capture, run_layers)
+        if status not in ("ok", "invalid"):  # the layer keeps its declared dims
+            status, tensors, message = "unknown", None, unread
+    if tensors is None or len(tensors) < len(outputs):
+        status, tensors, message = _declared_fallback(outputs, status, tensors, message)
+    return status, tensors, message
+
+
+def _declared_fallback(outputs, status, tensors, message):
+    """The declared dims for the output ports a rule gave no tensor (all of them when
+    ``tensors`` is None); fewer tensors than ports where the rule ran is a mismatch."""
+    fallback = [Tensor(declared_shape(p["dims"]), port_type(p)) for p in outputs]
+    if tensors is None:
+        tensors = fallback
+    elif status == "ok":
+        status = "mismatch"
+        message = (f"the layer declares {len(outputs)} output ports, but the op "
+                   f"has {len(tensors)}")
+        tensors = tensors + fallback[len(tensors):]
+    return status, tensors, message
+
+
+def _store(produced, node, outputs, tensors) -> list[Tensor]:
+    """Keep the layer's output tensors by port id in ``produced``; the tensors, one per
+    declared output port."""
+    if len(outputs) == 1:  # the usual layer: no comprehension, no slice
+        produced[node] = {outputs[0]["id"]: tensors[0]}
+        return tensors if len(tensors) == 1 else tensors[:1]
+    produced[node] = {p["id"]: t for p, t in zip(outputs, tensors, strict=False)}
+    return tensors[:len(outputs)]
+
+
+#: what a rule may raise that makes its layer ``invalid`` or ``unchecked`` (:func:`_failed`)
+_RULE_ERRORS = (ShapeError, UnsupportedOpError, IndexError, NotImplementedError)
+
+
+def _run_rule(G, node, attrs, preds, produced, overrides, memo, nested, capture,
+              run_layers=None):
     """``(status, tensors, message)`` of a layer the reader builds: its rule's answer, or
-    ``invalid`` (tensors None) when the rule rejects it, ``unchecked`` when it has none."""
+    ``invalid`` (tensors None) when the rule rejects it, ``unchecked`` when it has none.
+    ``run_layers``: the layer loop that walks bodies (the walk's own by default)."""
     try:
         status, tensors = _infer_layer(G, node, attrs, preds, produced, overrides, memo,
-                                       nested, capture)
+                                       nested, capture, run_layers or _check_layers)
         message = ""
-    except (ShapeError, UnsupportedOpError) as err:
+    except _RULE_ERRORS as err:
+        status, tensors, message = _failed(G, node, attrs, err)
+    return status, tensors, message
+
+
+def _failed(G, node, attrs, err: Exception) -> tuple[str, None, str]:
+    """The verdict on a layer whose rule raised ``err`` (one of ``_RULE_ERRORS``; an
+    error that is both a ShapeError and an IndexError is a ShapeError here)."""
+    if isinstance(err, (ShapeError, UnsupportedOpError)):
         if isinstance(err, ShapeParseError):  # malformed shape text: the IR is unusable
             raise IRStructureError(
                 f"a {attrs['type']}'s shape attribute must be OpenVINO shape text: "
                 f"{err.message}", file=G.graph.get("xml_path"), line=attrs.get("line"),
                 layer_name=attrs["name"], layer_id=node) from err
-        status, tensors, message = "invalid", None, err.message
-    except IndexError:  # a rule asked for an input the layer does not have
-        status, tensors = "invalid", None
-        message = (f"a {attrs['type']} layer needs more inputs than the "
-                   f"{len(attrs['inputs'])} it has")
-    except NotImplementedError:  # a rule still being written elsewhere
-        status, tensors, message = "unchecked", None, "no shape rule yet"
-    return status, tensors, message
+        return "invalid", None, err.message
+    if isinstance(err, IndexError):  # a rule asked for an input the layer does not have
+        return "invalid", None, (f"a {attrs['type']} layer needs more inputs than the "
+                                 f"{len(attrs['inputs'])} it has")
+    return "unchecked", None, "no shape rule yet"  # NotImplementedError: a rule being written
 
 
 def _topological_order(G: nx.MultiDiGraph) -> list[str]:
@@ -359,7 +524,7 @@ def _check_edge_keys(G: nx.MultiDiGraph) -> None:
 
 
 def _infer_layer(G, node, attrs, preds, produced, overrides, memo, nested=None,
-                 capture=None):
+                 capture=None, run_layers=None):
     op = attrs["type"]
     data = attrs.get("data") or {}
     if op == "Parameter":
@@ -385,7 +550,8 @@ def _infer_layer(G, node, attrs, preds, produced, overrides, memo, nested=None,
     ins = tensors_reaching(attrs, preds, produced)
     if spec.nested:  # TensorIterator, Loop, If: the rule runs their bodies
         rule_attrs = Attrs.of(data, spec.version, len(attrs["outputs"]))
-        return infer_nested(node, attrs, spec, ins, rule_attrs, nested, _check_layers, capture)
+        return infer_nested(node, attrs, spec, ins, rule_attrs, nested,
+                            run_layers or _check_layers, capture)
     return "ok", memo.run(spec, op, attrs.get("version"), data, len(attrs["outputs"]), ins)
 
 
