@@ -12,9 +12,14 @@ given) and every older release (each installed in its venv by ``release_table.py
    precision: the CPU plugin computes in bf16 by default on CPUs that have it, which
    moves outputs by up to a few hundredths.
 
-An old release's CPU plugin may lack a oneDNN primitive for the CPU at hand ("could not
-create a primitive"): when the untouched model fails that way too, the pair is a limit of
-the release on this CPU (``Pair.cpu_limit``), not a failed conversion.
+An old release may not run a model on the CPU at hand: its oneDNN lacks a primitive ("could
+not create a primitive"), a JIT emitter needs an instruction set the CPU lacks ("cannot be
+input register in SSE41"), or the process dies. When the untouched model fails on the
+release the same way (the same message but for numbers and addresses, or both kill the
+process), or the release's process dies on the untouched model, the pair is a limit of the
+release on this CPU (``Pair.cpu_limit``), not a failed conversion; a converted model that
+fails to read, fails otherwise, or still holds a layer ``check --target-runtime`` finds,
+is a failed conversion.
 
 Prints one line per (IR, release) that needed a rewrite and, per release, how many were
 converted and proven, and how many refused.
@@ -308,8 +313,8 @@ def main() -> int:
             elif pair.proven:
                 print(f"{pair.release}  proven   {where} ({len(pair.changes)} layers rewritten)")
             elif pair.cpu_limit:
-                print(f"{pair.release}  no CPU kernel {where}: the release cannot run it on "
-                      f"this CPU, converted or not")
+                print(f"{pair.release}  this CPU {where}: the release cannot run it here, "
+                      f"converted or not: {failure(pair.after) or failure(pair.verdict)}")
             else:
                 fail = next((f"{k}: {v[:300]}" for k, v in pair.after.items() if v),
                             "; ".join(pair.differs))

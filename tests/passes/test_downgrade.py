@@ -3,9 +3,9 @@
 compile is rewritten into an IR the release reads, compiles and runs with the outputs the
 installed OpenVINO gives for the original (rtol 1e-3, both at f32 inference precision), or
 refused with the layers named; nothing written is ever refused by the release. A model the
-release cannot run on this CPU untouched either (its oneDNN has no kernel for a layer here)
-is not counted against the conversion. Skipped, with the reason, when the releases cannot
-be installed (``tests/helpers/old_releases.py``)."""
+release cannot run on this CPU untouched either (the same error, or its process dies) is not
+counted against the conversion (``downgrade_survey.Pair.cpu_limit``). Skipped, with the
+reason, when the releases cannot be installed (``tests/helpers/old_releases.py``)."""
 
 from __future__ import annotations
 
