@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import signal
 import subprocess
@@ -48,6 +49,9 @@ import release_table  # noqa: E402
 import target_pieces  # noqa: E402
 
 RTOL, ATOL = 1e-3, 1e-5
+#: the instruction sets a model the release fails on is tried again on, its kernels limited
+#: to each (oneDNN's names); one the CPU lacks changes nothing
+NARROWER = ("AVX2", "AVX", "SSE41")
 
 #: Runs in an old release's venv: reads "xml inputs.npz outputs.npz" lines, answers one
 #: JSON line each (the error of the stage that failed, or the output names written).
@@ -113,6 +117,9 @@ class Pair:
     differs: list[str] = field(default_factory=list)
     #: what ovgather still finds the release refuses in the converted model
     left: list[str] = field(default_factory=list)
+    #: the narrower instruction set on which the release, failing with this CPU's own,
+    #: ran the converted model and gave the original's outputs
+    isa: str | None = None
 
     @property
     def proven(self) -> bool:
@@ -125,12 +132,14 @@ class Pair:
         did. Either its process died on the untouched model (it cannot run it here at all),
         or the converted model, in which ovgather finds nothing left the release refuses,
         fails in the release's plugin (compile, run, or the process dying) the way the
-        untouched one does. Reading a model does not depend on the CPU: a failure to read
-        the converted model is always the conversion's."""
+        untouched one does, or runs with the original's outputs once the release's kernels
+        are limited to a narrower instruction set (``isa``). Reading a model does not
+        depend on the CPU: a failure to read the converted model is always the
+        conversion's, and so are outputs that differ."""
         if self.converted is None or self.proven:
             return False
         before, after = failure(self.verdict), failure(self.after)
-        if before == "died":
+        if before == "died" or self.isa:
             return True
         return after is not None and after == before and not after.startswith("read") \
             and not self.left
@@ -140,17 +149,21 @@ def stored_irs() -> list[Path]:
     return sorted([*ROOT.glob("ir_samples/**/*.xml"), *ROOT.glob("ir_corpus/**/*.xml")])
 
 
-def ask_release(release: str | None, jobs: list[tuple[Path, str, str]]) -> list[dict]:
+def ask_release(release: str | None, jobs: list[tuple[Path, str, str]],
+                isa: str | None = None) -> list[dict]:
     """Run ``jobs`` (xml, inputs npz or "-", outputs npz) in the release's venv (None:
-    the installed OpenVINO). A job that kills the process (a segmentation fault or an
-    abort in the release's plugin) gets a row whose stage names the signal and whose
-    ``died`` is true; the jobs after it run in a new process."""
+    the installed OpenVINO), its kernels limited to instruction set ``isa`` (oneDNN's
+    ``ONEDNN_MAX_CPU_ISA``, which the releases' CPU plugins follow) when given. A job
+    that kills the process (a segmentation fault or an abort in the release's plugin)
+    gets a row whose stage names the signal and whose ``died`` is true; the jobs after it
+    run in a new process."""
     python = sys.executable if release is None else str(release_table.release_python(release))
+    env = {**os.environ, "ONEDNN_MAX_CPU_ISA": isa} if isa else None
     rows: list[dict] = []
     while len(rows) < len(jobs):
         text = "\n".join(f"{x} {i} {o}" for x, i, o in jobs[len(rows):]) + "\n"
         done = subprocess.run([python, "-c", _RUNNER], input=text, capture_output=True,
-                              text=True, check=False)
+                              text=True, check=False, env=env)
         rows += [json.loads(line) for line in done.stdout.splitlines()]
         if len(rows) < len(jobs):
             rows.append(_death(release, jobs[len(rows)][0], done))
@@ -286,7 +299,32 @@ def survey(paths: list[Path], releases: list[str], work: Path) -> list[Pair]:
             if not any(row.values()):
                 pair.differs = differences(expected[pair.path],
                                            pair.converted.with_suffix(".npz"))
+        for isa in NARROWER:
+            _narrower(isa, [p for p in todo if _kernel_failure(p)], inputs, expected)
     return pairs
+
+
+def _kernel_failure(pair: Pair) -> bool:
+    """The converted model failed in the release's plugin (not reading it, not its
+    outputs) in a way the untouched model does not explain, and nothing is left to
+    rewrite: a kernel for this CPU's instruction set, or the conversion."""
+    after = failure(pair.after)
+    return after is not None and not after.startswith("read") and not pair.left \
+        and not pair.cpu_limit
+
+
+def _narrower(isa: str, pairs: list[Pair], inputs: dict, expected: dict) -> None:
+    """Run ``pairs`` again with the release's kernels limited to ``isa``; where a model
+    then runs and gives the original's outputs, the conversion is right and the failure
+    was the kernels' of this CPU's wider instruction set (``Pair.isa``)."""
+    if not pairs:
+        return
+    out = {p: p.converted.with_name(f"{p.converted.stem}_{isa}.npz") for p in pairs}
+    rows = ask_release(pairs[0].release, [(p.converted, inputs[p.path], out[p])
+                                          for p in pairs], isa)
+    for pair, row in zip(pairs, rows, strict=True):
+        if not any(row.values()) and not differences(expected[pair.path], out[pair]):
+            pair.isa = isa
 
 
 def main() -> int:
@@ -313,8 +351,10 @@ def main() -> int:
             elif pair.proven:
                 print(f"{pair.release}  proven   {where} ({len(pair.changes)} layers rewritten)")
             elif pair.cpu_limit:
+                how = f"proven with its kernels limited to {pair.isa}" if pair.isa else \
+                    "converted or not"
                 print(f"{pair.release}  this CPU {where}: the release cannot run it here, "
-                      f"converted or not: {failure(pair.after) or failure(pair.verdict)}")
+                      f"{how}: {failure(pair.after) or failure(pair.verdict)}")
             else:
                 fail = next((f"{k}: {v[:300]}" for k, v in pair.after.items() if v),
                             "; ".join(pair.differs))
