@@ -319,11 +319,11 @@ def _narrower(isa: str, pairs: list[Pair], inputs: dict, expected: dict) -> None
     was the kernels' of this CPU's wider instruction set (``Pair.isa``)."""
     if not pairs:
         return
-    out = {p: p.converted.with_name(f"{p.converted.stem}_{isa}.npz") for p in pairs}
-    rows = ask_release(pairs[0].release, [(p.converted, inputs[p.path], out[p])
-                                          for p in pairs], isa)
-    for pair, row in zip(pairs, rows, strict=True):
-        if not any(row.values()) and not differences(expected[pair.path], out[pair]):
+    outs = [p.converted.with_name(f"{p.converted.stem}_{isa}.npz") for p in pairs]
+    rows = ask_release(pairs[0].release, [(p.converted, inputs[p.path], out)
+                                          for p, out in zip(pairs, outs, strict=True)], isa)
+    for pair, row, out in zip(pairs, rows, outs, strict=True):
+        if not any(row.values()) and not differences(expected[pair.path], out):
             pair.isa = isa
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import downgrade_survey
 import networkx as nx
+import numpy as np
 import old_releases
 import pytest
 import release_table
@@ -146,6 +147,39 @@ for line in sys.stdin:
     assert rows[1]["compile"] == SEGV and not rows[1]["read"]
     rows = downgrade_survey.ask_release("2023.0", jobs, isa="AVX")
     assert [downgrade_survey.failure(r) for r in rows] == [None] * 4
+
+
+def test_a_model_the_release_runs_right_on_a_narrower_instruction_set_is_the_cpus(
+        tmp_path, monkeypatch):
+    """``survey``'s second try, on a fake release that dies on a model unless its kernels
+    are limited to AVX, and then gives ``got`` as the output."""
+    fake = tmp_path / "python"
+    fake.write_text(f"""#!{sys.executable}
+import json, os, signal, sys
+import numpy as np
+for line in sys.stdin:
+    xml, feed, out = line.split()
+    if os.environ.get("ONEDNN_MAX_CPU_ISA") != "AVX":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    np.savez(out, **{{"0": np.load(xml.replace(".xml", ".npy")), "names0": np.array(["y"])}})
+    print(json.dumps({{"read": None, "compile": None, "run": None}}), flush=True)
+""")
+    fake.chmod(0o755)
+    monkeypatch.setattr(release_table, "release_python", lambda release: fake)
+    want = np.arange(6, dtype=np.float32)
+    pairs, inputs, expected = [], {}, {}
+    for name, got in (("right", want), ("wrong", want + 1)):
+        xml = tmp_path / f"{name}.xml"
+        np.save(xml.with_suffix(".npy"), got)
+        pair = _pair(BOOL, SEGV, died=("after",), stage="run")
+        pair.path, pair.converted = Path(f"{name}-untouched.xml"), xml
+        pairs.append(pair)
+        inputs[pair.path], expected[pair.path] = "-", [({"y"}, want)]
+    for isa in downgrade_survey.NARROWER:
+        downgrade_survey._narrower(isa, [p for p in pairs if downgrade_survey._kernel_failure(p)],
+                                   inputs, expected)
+    assert [(p.isa, p.cpu_limit, p.proven) for p in pairs] == [("AVX", True, False),
+                                                                (None, False, False)]
 
 
 def test_a_converter_that_rewrites_nothing_fails_the_survey(pieces, tmp_path, monkeypatch):
