@@ -12,9 +12,14 @@ given) and every older release (each installed in its venv by ``release_table.py
    precision: the CPU plugin computes in bf16 by default on CPUs that have it, which
    moves outputs by up to a few hundredths.
 
-An old release's CPU plugin may lack a oneDNN primitive for the CPU at hand ("could not
-create a primitive"): when the untouched model fails that way too, the pair is a limit of
-the release on this CPU (``Pair.cpu_limit``), not a failed conversion.
+An old release may not run a model on the CPU at hand: its oneDNN lacks a primitive ("could
+not create a primitive"), a JIT emitter needs an instruction set the CPU lacks ("cannot be
+input register in SSE41"), or the process dies. When the untouched model fails on the
+release the same way (the same message but for numbers and addresses, or both kill the
+process), or the release's process dies on the untouched model, the pair is a limit of the
+release on this CPU (``Pair.cpu_limit``), not a failed conversion; a converted model that
+fails to read, fails otherwise, or still holds a layer ``check --target-runtime`` finds,
+is a failed conversion.
 
 Prints one line per (IR, release) that needed a rewrite and, per release, how many were
 converted and proven, and how many refused.
@@ -26,7 +31,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -42,8 +49,9 @@ import release_table  # noqa: E402
 import target_pieces  # noqa: E402
 
 RTOL, ATOL = 1e-3, 1e-5
-#: what a release's CPU plugin says when its oneDNN has no kernel for a layer on this CPU
-NO_PRIMITIVE = re.compile(r"could not create a primitive", re.IGNORECASE)
+#: the instruction sets a model the release fails on is tried again on, its kernels limited
+#: to each (oneDNN's names); one the CPU lacks changes nothing
+NARROWER = ("AVX2", "AVX", "SSE41")
 
 #: Runs in an old release's venv: reads "xml inputs.npz outputs.npz" lines, answers one
 #: JSON line each (the error of the stage that failed, or the output names written).
@@ -56,14 +64,18 @@ except ImportError:  # 2023.0 keeps the API in openvino.runtime
     from openvino.runtime import Core
 core = Core()
 F32 = {"INFERENCE_PRECISION_HINT": "f32"}  # not the bf16 a CPU with it gets by default
+def stage(name):  # on stderr: the stage a crash of the process stopped in
+    print("stage", name, file=sys.stderr, flush=True)
 for line in sys.stdin:
     xml, feed_path, out_path = line.split()
     row = {"read": None, "compile": None, "run": None}
+    stage("read")
     try:
         model = core.read_model(xml)
     except Exception as err:
         row["read"] = str(err)[:2000]
         print(json.dumps(row), flush=True); continue
+    stage("compile")
     try:
         compiled = core.compile_model(model, "CPU", F32)
     except Exception as err:
@@ -71,6 +83,7 @@ for line in sys.stdin:
         print(json.dumps(row), flush=True); continue
     if feed_path == "-":
         print(json.dumps(row), flush=True); continue
+    stage("run")
     try:
         given = dict(np.load(feed_path))
         feed = {}
@@ -102,6 +115,11 @@ class Pair:
     changes: list[dict] = field(default_factory=list)
     after: dict = field(default_factory=dict)
     differs: list[str] = field(default_factory=list)
+    #: what ovgather still finds the release refuses in the converted model
+    left: list[str] = field(default_factory=list)
+    #: the narrower instruction set on which the release, failing with this CPU's own,
+    #: ran the converted model and gave the original's outputs
+    isa: str | None = None
 
     @property
     def proven(self) -> bool:
@@ -110,28 +128,73 @@ class Pair:
 
     @property
     def cpu_limit(self) -> bool:
-        """The converted model fails on the release the way the untouched one does: its
-        CPU plugin cannot create a oneDNN primitive on this CPU. Nothing a rewrite did."""
-        return bool(NO_PRIMITIVE.search(self.verdict.get("compile") or "")) and any(
-            NO_PRIMITIVE.search(error or "") for error in self.after.values())
+        """The release cannot run the model on this CPU, converted or not; nothing a rewrite
+        did. Either its process died on the untouched model (it cannot run it here at all),
+        or the converted model, in which ovgather finds nothing left the release refuses,
+        fails in the release's plugin (compile, run, or the process dying) the way the
+        untouched one does, or runs with the original's outputs once the release's kernels
+        are limited to a narrower instruction set (``isa``). Reading a model does not
+        depend on the CPU: a failure to read the converted model is always the
+        conversion's, and so are outputs that differ."""
+        if self.converted is None or self.proven:
+            return False
+        before, after = failure(self.verdict), failure(self.after)
+        if before == "died" or self.isa:
+            return True
+        return after is not None and after == before and not after.startswith("read") \
+            and not self.left
 
 
 def stored_irs() -> list[Path]:
     return sorted([*ROOT.glob("ir_samples/**/*.xml"), *ROOT.glob("ir_corpus/**/*.xml")])
 
 
-def ask_release(release: str | None, jobs: list[tuple[Path, str, str]]) -> list[dict]:
+def ask_release(release: str | None, jobs: list[tuple[Path, str, str]],
+                isa: str | None = None) -> list[dict]:
     """Run ``jobs`` (xml, inputs npz or "-", outputs npz) in the release's venv (None:
-    the installed OpenVINO)."""
+    the installed OpenVINO), its kernels limited to instruction set ``isa`` (oneDNN's
+    ``ONEDNN_MAX_CPU_ISA``, which the releases' CPU plugins follow) when given. A job
+    that kills the process (a segmentation fault or an abort in the release's plugin)
+    gets a row whose stage names the signal and whose ``died`` is true; the jobs after it
+    run in a new process."""
     python = sys.executable if release is None else str(release_table.release_python(release))
-    text = "\n".join(f"{x} {i} {o}" for x, i, o in jobs) + "\n"
-    done = subprocess.run([python, "-c", _RUNNER], input=text, capture_output=True,
-                          text=True, check=False)
-    rows = [json.loads(line) for line in done.stdout.splitlines()]
-    if len(rows) != len(jobs):
-        raise RuntimeError(f"OpenVINO {release} died on {jobs[len(rows)][0]}: "
-                           f"{done.stderr[-2000:]}")
+    env = {**os.environ, "ONEDNN_MAX_CPU_ISA": isa} if isa else None
+    rows: list[dict] = []
+    while len(rows) < len(jobs):
+        text = "\n".join(f"{x} {i} {o}" for x, i, o in jobs[len(rows):]) + "\n"
+        done = subprocess.run([python, "-c", _RUNNER], input=text, capture_output=True,
+                              text=True, check=False, env=env)
+        rows += [json.loads(line) for line in done.stdout.splitlines()]
+        if len(rows) < len(jobs):
+            rows.append(_death(release, jobs[len(rows)][0], done))
     return rows
+
+
+def _death(release: str | None, xml: Path, done: subprocess.CompletedProcess) -> dict:
+    """The row of the job a release's process died on, in the stage it had reached."""
+    if done.returncode >= 0:  # not a signal: the runner itself is broken
+        raise RuntimeError(f"OpenVINO {release} stopped on {xml} (exit {done.returncode}): "
+                           f"{done.stderr[-2000:]}")
+    stages = re.findall(r"^stage (\w+)$", done.stderr, re.MULTILINE)
+    row: dict = {"read": None, "compile": None, "run": None, "died": True}
+    row[stages[-1] if stages else "read"] = \
+        f"the process died by {signal.Signals(-done.returncode).name}"
+    return row
+
+
+def failure(row: dict) -> str | None:
+    """How a release failed on a model, in a form two models can share: ``"died"`` when
+    the process died (a segmentation fault or an abort, in whichever stage), else the
+    stage and its message with numbers, addresses and file paths taken out (a layer's
+    name keeps its letters); None when nothing failed."""
+    if row.get("died"):
+        return "died"
+    stage = next((s for s in ("read", "compile", "run") if row.get(s)), None)
+    if stage is None:
+        return None
+    message = re.sub(r"\S*\.(xml|bin|npz)\b", "<file>", row[stage])
+    message = re.sub(r"0x[0-9a-f]+|\d+", "#", message, flags=re.IGNORECASE)
+    return f"{stage}: {' '.join(message.split())}"
 
 
 def reference(path: Path, feed_path: Path, seed: int = 0) -> list[tuple[set[str], np.ndarray]]:
@@ -193,6 +256,7 @@ def differences(expected: list[tuple[set[str], np.ndarray]], got_path: Path) -> 
 def survey(paths: list[Path], releases: list[str], work: Path) -> list[Pair]:
     """Every (IR, release) the release refuses, converted and proven where possible."""
     from ovgather.errors import RewriteError
+    from ovgather.infer import target_problems
     from ovgather.ir import read_ir, write_ir
     from ovgather.passes.downgrade import Downgrade, DowngradeError
 
@@ -211,6 +275,7 @@ def survey(paths: list[Path], releases: list[str], work: Path) -> list[Pair]:
         G = read_ir(str(pair.path))
         try:
             pair.changes = Downgrade(pair.release).call(G).changes
+            pair.left = [p.message for p in target_problems(G, pair.release)]
         except DowngradeError as err:
             pair.refused = err.refused
             continue
@@ -234,7 +299,32 @@ def survey(paths: list[Path], releases: list[str], work: Path) -> list[Pair]:
             if not any(row.values()):
                 pair.differs = differences(expected[pair.path],
                                            pair.converted.with_suffix(".npz"))
+        for isa in NARROWER:
+            _narrower(isa, [p for p in todo if _kernel_failure(p)], inputs, expected)
     return pairs
+
+
+def _kernel_failure(pair: Pair) -> bool:
+    """The converted model failed in the release's plugin (not reading it, not its
+    outputs) in a way the untouched model does not explain, and nothing is left to
+    rewrite: a kernel for this CPU's instruction set, or the conversion."""
+    after = failure(pair.after)
+    return after is not None and not after.startswith("read") and not pair.left \
+        and not pair.cpu_limit
+
+
+def _narrower(isa: str, pairs: list[Pair], inputs: dict, expected: dict) -> None:
+    """Run ``pairs`` again with the release's kernels limited to ``isa``; where a model
+    then runs and gives the original's outputs, the conversion is right and the failure
+    was the kernels' of this CPU's wider instruction set (``Pair.isa``)."""
+    if not pairs:
+        return
+    outs = [p.converted.with_name(f"{p.converted.stem}_{isa}.npz") for p in pairs]
+    rows = ask_release(pairs[0].release, [(p.converted, inputs[p.path], out)
+                                          for p, out in zip(pairs, outs, strict=True)], isa)
+    for pair, row, out in zip(pairs, rows, outs, strict=True):
+        if not any(row.values()) and not differences(expected[pair.path], out):
+            pair.isa = isa
 
 
 def main() -> int:
@@ -261,8 +351,10 @@ def main() -> int:
             elif pair.proven:
                 print(f"{pair.release}  proven   {where} ({len(pair.changes)} layers rewritten)")
             elif pair.cpu_limit:
-                print(f"{pair.release}  no CPU kernel {where}: the release cannot run it on "
-                      f"this CPU, converted or not")
+                how = f"proven with its kernels limited to {pair.isa}" if pair.isa else \
+                    "converted or not"
+                print(f"{pair.release}  this CPU {where}: the release cannot run it here, "
+                      f"{how}: {failure(pair.after) or failure(pair.verdict)}")
             else:
                 fail = next((f"{k}: {v[:300]}" for k, v in pair.after.items() if v),
                             "; ".join(pair.differs))
