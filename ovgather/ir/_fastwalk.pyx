@@ -22,6 +22,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp, strcmp, strlen
 
 cimport lxml.includes.etreepublic as cetree
@@ -486,11 +487,16 @@ cdef long long _number(const char* c) except -2:
     return value
 
 
-cdef list _ids_by_number(dict nodes):
+cdef inline Py_ssize_t _id_bound(dict nodes):
+    return 2 * len(nodes) + 1024
+
+
+cdef list _ids_by_number(dict nodes, Py_ssize_t* position=NULL):
     """``[id or None, ...]`` indexed by the number a layer id spells, for the ids in
-    canonical form (no leading zero) up to a bound: an edge then names its layers with
-    the very strings the node dicts are keyed by, without a new str per edge."""
-    cdef Py_ssize_t bound = 2 * len(nodes) + 1024, size
+    canonical form (no leading zero) below ``_id_bound(nodes)``: an edge then names its
+    layers with the very strings the node dicts are keyed by, without a new str per edge.
+    ``position``, when given (that many slots), gets each such id's place in ``nodes``."""
+    cdef Py_ssize_t bound = _id_bound(nodes), size, i = 0
     cdef list out = [None] * bound
     cdef const char* c
     cdef long long value
@@ -499,6 +505,9 @@ cdef list _ids_by_number(dict nodes):
         value = _number(c)
         if 0 <= value < bound and (c[0] != b'0' or size == 1):
             out[value] = key
+            if position is not NULL:
+                position[value] = i
+        i += 1
     return out
 
 
@@ -644,18 +653,35 @@ def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lon
     each on one line: ``<edge from-layer="1" from-port="0" to-layer="2" to-port="0"/>``
     (digits only, layer ids without leading zero, the attributes in that order). Such
     bytes are well-formed XML that lxml would read as those elements; None for any other
-    byte, and for an edge that breaks a rule (the careful walk then names it)."""
+    byte, and for an edge that breaks a rule (the careful walk then names it).
+
+    Returned with whether every edge goes forward in the order of ``nodes`` (what
+    ``in_order`` says of them and that order), as ``(edges, forward)``."""
+    cdef Py_ssize_t* position = <Py_ssize_t*>malloc(_id_bound(nodes) * sizeof(Py_ssize_t))
+    if position is NULL:
+        raise MemoryError()
+    try:
+        return _scan_edges(xml, start, end, line, nodes, n_inputs, position)
+    finally:
+        free(position)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef object _scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end,
+                        long line, dict nodes, Py_ssize_t n_inputs, Py_ssize_t* position):
     cdef const unsigned char* p
     cdef Py_ssize_t i = start, at_src, at_dst
     cdef long long src_n, fp_n, dst_n, tp_n
     cdef list out = []
-    cdef list by_number = _ids_by_number(nodes)
+    cdef list by_number = _ids_by_number(nodes, position)
+    cdef bint forward = True
     cdef set fed = set()
     cdef dict out_ids = {}, in_ids = {}
     cdef object src, dst, fp, tp
     cdef unsigned char c
     if end <= start:
-        return out if n_inputs == 0 else None
+        return (out, True) if n_inputs == 0 else None
     p = &xml[0]
     while i < end:
         c = p[i]
@@ -693,13 +719,15 @@ def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lon
         dst = _canonical_layer(p, at_dst, dst_n, by_number)
         if src is None or dst is None:
             return None
+        if position[src_n] >= position[dst_n]:  # both set: by_number names them
+            forward = False
         fp = fp_n
         tp = tp_n
         if not _take_edge(out, fed, nodes, out_ids, in_ids, src, dst, fp, tp, line):
             return None
     if len(fed) != n_inputs:
         return None
-    return out
+    return out, forward
 
 
 @cython.boundscheck(False)
@@ -876,8 +904,6 @@ def markup_counts(const unsigned char[:] xml):
 
 
 # -- <layers> read straight from the bytes ---------------------------------------------
-
-from libc.stdlib cimport free, malloc
 
 
 cdef inline bint _name_start(unsigned char c):

@@ -9,6 +9,7 @@ spellings really are scanned (a scan that gave up every time would pass the firs
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -142,3 +143,71 @@ def test_only_the_nets_first_edges_are_scanned(where, edit, scans, monkeypatch) 
     xml = edit(_model_xml())
     assert _read_both_ways(xml, monkeypatch) == [scans]
     assert re.search(r"<edges>\s*<edge ", xml)
+
+
+IRS = sorted((ROOT / "ir_samples").rglob("*.xml")) + sorted((ROOT / "ir_corpus").rglob("*.xml"))
+
+
+def _forward(G) -> bool:
+    """Whether every edge of ``G`` goes forward in the order its layers were read in."""
+    position = {n: i for i, n in enumerate(G._node)}
+    return all(position[u] < position[v] for u, targets in G._succ.items() for v in targets)
+
+
+def _in_order_of(read, monkeypatch) -> tuple:
+    """(``read()``'s graph, whether its edges were scanned, whether ``in_order`` ran)."""
+    fastwalk = compiled._fastwalk
+    ran: list = []
+    scanned: list = []
+    original_in_order, original_pieces = fastwalk.in_order, ir._Reader.read_in_pieces
+
+    def in_order(*args):
+        ran.append(True)
+        return original_in_order(*args)
+
+    def read_in_pieces(self, *args, **kwargs):
+        found = original_pieces(self, *args, **kwargs)
+        scanned.append(found is not None and self.scanned is not None)
+        return found
+
+    with monkeypatch.context() as m:
+        m.setattr(fastwalk, "in_order", in_order)
+        m.setattr(ir._Reader, "read_in_pieces", read_in_pieces)
+        m.setattr(parse, "STREAM_PIECE", 97)
+        G = read()
+    return G, scanned == [True], bool(ran)
+
+
+@pytest.mark.parametrize("path", IRS, ids=[str(p.relative_to(ROOT)) for p in IRS])
+def test_scanned_edges_say_in_order_as_in_order_does(path: Path, monkeypatch) -> None:
+    """The order the scan of the edges finds equals ``in_order`` over the layers read and
+    the edges, for every sample and corpus IR (the scan's answer used: no second pass)."""
+    G, scanned, ran = _in_order_of(lambda: ir.read_layer_graph(path), monkeypatch)
+    edges = [(u, v, k, d) for u, t in G._succ.items() for v, kd in t.items()
+             for k, d in kd.items()]
+    assert G.in_order == _forward(G) == compiled._fastwalk.in_order(list(G._node.items()),
+                                                                    edges)
+    if scanned:
+        assert not ran
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_scanned_edges_see_layers_out_of_order(seed, monkeypatch) -> None:
+    """The layers of mixed_ops shuffled (seeded; seed 0 keeps their order): the scan says
+    whether every edge still goes forward, as the order of the layers read says, and the
+    graph is the one the whole tree gives (an edge backwards: the cycle check runs)."""
+    xml = _model_xml()
+    layers = re.findall(r"<layer .*?</layer>\s*", xml, flags=re.DOTALL)
+    start, end = xml.index(layers[0]), xml.index(layers[-1]) + len(layers[-1])
+    assert "".join(layers) == xml[start:end]
+    if seed:
+        random.Random(seed).shuffle(layers)
+    shuffled = xml[:start] + "".join(layers) + xml[end:]
+    bin_bytes = (ROOT / "ir_samples" / "mixed_ops.bin").read_bytes()
+    G, scanned, ran = _in_order_of(
+        lambda: ir._build(shuffled.encode(), "m.xml", None, len(bin_bytes), "m.bin"),
+        monkeypatch)
+    assert scanned and not ran
+    assert G.in_order == _forward(G)
+    assert G.in_order == (seed == 0)  # mixed_ops has no pair of layers that may swap places
+    assert _read_both_ways(shuffled, monkeypatch) == [True]
