@@ -22,7 +22,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcmp, strcmp, strlen
 
 cimport lxml.includes.etreepublic as cetree
@@ -533,18 +533,22 @@ cdef inline bint _has_port(list ports, object port_id, dict ids, object node) ex
 
 
 cdef bint _take_edge(list out, set fed, dict nodes, dict out_ids, dict in_ids, object src,
-                     object dst, object fp, object tp, long line) except -1:
+                     object dst, object fp, object tp, long line, object ports=None
+                     ) except -1:
     """Append the edge ``src:fp -> dst:tp`` when both ports exist and ``dst:tp`` has no
-    edge yet; False (the caller gives up on the fast read) otherwise."""
+    edge yet (in ``fed``; None: the caller saw to it); False (the caller gives up on the
+    fast read) otherwise. ``ports``: the edge's key ``(fp, tp)``, when the caller has it."""
     if not _has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
         return False
     if not _has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
         return False
-    key = (dst, tp)
-    if key in fed:
-        return False
-    fed.add(key)
-    out.append((src, dst, (fp, tp), {"from_port": fp, "to_port": tp, "line": line}))
+    if fed is not None:
+        key = (dst, tp)
+        if key in fed:
+            return False
+        fed.add(key)
+    out.append((src, dst, (fp, tp) if ports is None else ports,
+                {"from_port": fp, "to_port": tp, "line": line}))
     return True
 
 
@@ -657,26 +661,33 @@ def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lon
 
     Returned with whether every edge goes forward in the order of ``nodes`` (what
     ``in_order`` says of them and that order), as ``(edges, forward)``."""
-    cdef Py_ssize_t* position = <Py_ssize_t*>malloc(_id_bound(nodes) * sizeof(Py_ssize_t))
-    if position is NULL:
-        raise MemoryError()
+    cdef Py_ssize_t bound = _id_bound(nodes)
+    cdef Py_ssize_t* position = <Py_ssize_t*>malloc(bound * sizeof(Py_ssize_t))
+    cdef unsigned long long* fed = <unsigned long long*>calloc(bound, 8)
     try:
-        return _scan_edges(xml, start, end, line, nodes, n_inputs, position)
+        if position is NULL or fed is NULL:
+            raise MemoryError()
+        return _scan_edges(xml, start, end, line, nodes, n_inputs, position, fed)
     finally:
         free(position)
+        free(fed)
 
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef object _scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end,
-                        long line, dict nodes, Py_ssize_t n_inputs, Py_ssize_t* position):
+                        long line, dict nodes, Py_ssize_t n_inputs, Py_ssize_t* position,
+                        unsigned long long* fed_bits):
+    """``scan_edges``; ``fed_bits[n]``: the input ports 0-63 of layer ``n`` fed so far."""
     cdef const unsigned char* p
-    cdef Py_ssize_t i = start, at_src, at_dst
+    cdef Py_ssize_t i = start, at_src, at_dst, n_fed = 0
     cdef long long src_n, fp_n, dst_n, tp_n
+    cdef unsigned long long bit
     cdef list out = []
     cdef list by_number = _ids_by_number(nodes, position)
+    cdef list keys = [None] * 256  # the edge key (fp, tp) of ports below 16, made once
     cdef bint forward = True
-    cdef set fed = set()
+    cdef set fed = set()  # (layer, port) fed so far, of ports from 64 on
     cdef dict out_ids = {}, in_ids = {}
     cdef object src, dst, fp, tp
     cdef unsigned char c
@@ -723,9 +734,23 @@ cdef object _scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t
             forward = False
         fp = fp_n
         tp = tp_n
-        if not _take_edge(out, fed, nodes, out_ids, in_ids, src, dst, fp, tp, line):
+        if tp_n < 64:  # dst_n < bound: by_number names it
+            bit = 1ULL << tp_n
+            if fed_bits[dst_n] & bit:
+                return None
+            fed_bits[dst_n] |= bit
+            n_fed += 1
+            if fp_n < 16 and tp_n < 16:
+                key = <object>PyList_GET_ITEM(keys, fp_n * 16 + tp_n)
+                if key is None:
+                    key = keys[fp_n * 16 + tp_n] = (fp, tp)
+            else:
+                key = (fp, tp)
+            if not _take_edge(out, None, nodes, out_ids, in_ids, src, dst, fp, tp, line, key):
+                return None
+        elif not _take_edge(out, fed, nodes, out_ids, in_ids, src, dst, fp, tp, line):
             return None
-    if len(fed) != n_inputs:
+    if n_fed + len(fed) != n_inputs:
         return None
     return out, forward
 

@@ -211,3 +211,38 @@ def test_scanned_edges_see_layers_out_of_order(seed, monkeypatch) -> None:
     assert G.in_order == _forward(G)
     assert G.in_order == (seed == 0)  # mixed_ops has no pair of layers that may swap places
     assert _read_both_ways(shuffled, monkeypatch) == [True]
+
+
+def _concat_xml(n: int) -> str:
+    """A Parameter feeding all ``n`` inputs of a Concat: input ports past 16 and 64."""
+    dims = "<dim>1</dim>"
+    ports = "".join(f'<port id="{i}" precision="FP32">{dims}</port>' for i in range(n))
+    edges = "".join(f'<edge from-layer="0" from-port="0" to-layer="1" to-port="{i}" />\n'
+                    for i in range(n))
+    return (f'<?xml version="1.0"?>\n<net name="c" version="11">\n<layers>\n'
+            f'<layer id="0" name="p" type="Parameter" version="opset1">'
+            f'<data shape="1" element_type="f32" /><output><port id="0" precision="FP32">'
+            f'{dims}</port></output></layer>\n'
+            f'<layer id="1" name="c" type="Concat" version="opset1"><data axis="0" />'
+            f'<input>{ports}</input><output><port id="{n}" precision="FP32"><dim>{n}</dim>'
+            f'</port></output></layer>\n'
+            f'<layer id="2" name="r" type="Result" version="opset1"><input>'
+            f'<port id="0" precision="FP32"><dim>{n}</dim></port></input></layer>\n'
+            f'</layers>\n<edges>\n{edges}'
+            f'<edge from-layer="1" from-port="{n}" to-layer="2" to-port="0" />\n'
+            f'</edges>\n</net>\n')
+
+
+@pytest.mark.parametrize(("edit", "scans"), [
+    (lambda x: x, True),
+    (lambda x: x.replace('to-port="70"', 'to-port="69"'), False),  # 69 twice, 70 unfed
+    (lambda x: x.replace('to-port="17"', 'to-port="16"'), False),
+    (lambda x: x.replace('to-port="64"', 'to-port="63"'), False),
+    (lambda x: x.replace('to-port="3"', 'to-port="71"'), False),
+], ids=["as written", "a port past 64 twice", "a port past 16 twice",
+        "a port below 64 twice", "a port that is not there"])
+def test_many_input_ports_scanned_as_a_whole_tree_reads_them(edit, scans, monkeypatch) -> None:
+    """Ports fed are noted per layer up to port 63, in a set after: either way each port
+    is fed once, as the whole tree's careful walk finds."""
+    xml = edit(_concat_xml(72))
+    assert _read_both_ways(xml, monkeypatch) == [scans]
