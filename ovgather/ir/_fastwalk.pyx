@@ -22,6 +22,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcmp, strcmp, strlen
 
 cimport lxml.includes.etreepublic as cetree
@@ -486,11 +487,16 @@ cdef long long _number(const char* c) except -2:
     return value
 
 
-cdef list _ids_by_number(dict nodes):
+cdef inline Py_ssize_t _id_bound(dict nodes):
+    return 2 * len(nodes) + 1024
+
+
+cdef list _ids_by_number(dict nodes, Py_ssize_t* position=NULL):
     """``[id or None, ...]`` indexed by the number a layer id spells, for the ids in
-    canonical form (no leading zero) up to a bound: an edge then names its layers with
-    the very strings the node dicts are keyed by, without a new str per edge."""
-    cdef Py_ssize_t bound = 2 * len(nodes) + 1024, size
+    canonical form (no leading zero) below ``_id_bound(nodes)``: an edge then names its
+    layers with the very strings the node dicts are keyed by, without a new str per edge.
+    ``position``, when given (that many slots), gets each such id's place in ``nodes``."""
+    cdef Py_ssize_t bound = _id_bound(nodes), size, i = 0
     cdef list out = [None] * bound
     cdef const char* c
     cdef long long value
@@ -499,6 +505,9 @@ cdef list _ids_by_number(dict nodes):
         value = _number(c)
         if 0 <= value < bound and (c[0] != b'0' or size == 1):
             out[value] = key
+            if position is not NULL:
+                position[value] = i
+        i += 1
     return out
 
 
@@ -524,18 +533,22 @@ cdef inline bint _has_port(list ports, object port_id, dict ids, object node) ex
 
 
 cdef bint _take_edge(list out, set fed, dict nodes, dict out_ids, dict in_ids, object src,
-                     object dst, object fp, object tp, long line) except -1:
+                     object dst, object fp, object tp, long line, object ports=None
+                     ) except -1:
     """Append the edge ``src:fp -> dst:tp`` when both ports exist and ``dst:tp`` has no
-    edge yet; False (the caller gives up on the fast read) otherwise."""
+    edge yet (in ``fed``; None: the caller saw to it); False (the caller gives up on the
+    fast read) otherwise. ``ports``: the edge's key ``(fp, tp)``, when the caller has it."""
     if not _has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
         return False
     if not _has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
         return False
-    key = (dst, tp)
-    if key in fed:
-        return False
-    fed.add(key)
-    out.append((src, dst, (fp, tp), {"from_port": fp, "to_port": tp, "line": line}))
+    if fed is not None:
+        key = (dst, tp)
+        if key in fed:
+            return False
+        fed.add(key)
+    out.append((src, dst, (fp, tp) if ports is None else ports,
+                {"from_port": fp, "to_port": tp, "line": line}))
     return True
 
 
@@ -644,18 +657,42 @@ def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lon
     each on one line: ``<edge from-layer="1" from-port="0" to-layer="2" to-port="0"/>``
     (digits only, layer ids without leading zero, the attributes in that order). Such
     bytes are well-formed XML that lxml would read as those elements; None for any other
-    byte, and for an edge that breaks a rule (the careful walk then names it)."""
+    byte, and for an edge that breaks a rule (the careful walk then names it).
+
+    Returned with whether every edge goes forward in the order of ``nodes`` (what
+    ``in_order`` says of them and that order), as ``(edges, forward)``."""
+    cdef Py_ssize_t bound = _id_bound(nodes)
+    cdef Py_ssize_t* position = <Py_ssize_t*>malloc(bound * sizeof(Py_ssize_t))
+    cdef unsigned long long* fed = <unsigned long long*>calloc(bound, 8)
+    try:
+        if position is NULL or fed is NULL:
+            raise MemoryError()
+        return _scan_edges(xml, start, end, line, nodes, n_inputs, position, fed)
+    finally:
+        free(position)
+        free(fed)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef object _scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end,
+                        long line, dict nodes, Py_ssize_t n_inputs, Py_ssize_t* position,
+                        unsigned long long* fed_bits):
+    """``scan_edges``; ``fed_bits[n]``: the input ports 0-63 of layer ``n`` fed so far."""
     cdef const unsigned char* p
-    cdef Py_ssize_t i = start, at_src, at_dst
+    cdef Py_ssize_t i = start, at_src, at_dst, n_fed = 0
     cdef long long src_n, fp_n, dst_n, tp_n
+    cdef unsigned long long bit
     cdef list out = []
-    cdef list by_number = _ids_by_number(nodes)
-    cdef set fed = set()
+    cdef list by_number = _ids_by_number(nodes, position)
+    cdef list keys = [None] * 256  # the edge key (fp, tp) of ports below 16, made once
+    cdef bint forward = True
+    cdef set fed = set()  # (layer, port) fed so far, of ports from 64 on
     cdef dict out_ids = {}, in_ids = {}
     cdef object src, dst, fp, tp
     cdef unsigned char c
     if end <= start:
-        return out if n_inputs == 0 else None
+        return (out, True) if n_inputs == 0 else None
     p = &xml[0]
     while i < end:
         c = p[i]
@@ -693,13 +730,29 @@ def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lon
         dst = _canonical_layer(p, at_dst, dst_n, by_number)
         if src is None or dst is None:
             return None
+        if position[src_n] >= position[dst_n]:  # both set: by_number names them
+            forward = False
         fp = fp_n
         tp = tp_n
-        if not _take_edge(out, fed, nodes, out_ids, in_ids, src, dst, fp, tp, line):
+        if tp_n < 64:  # dst_n < bound: by_number names it
+            bit = 1ULL << tp_n
+            if fed_bits[dst_n] & bit:
+                return None
+            fed_bits[dst_n] |= bit
+            n_fed += 1
+            if fp_n < 16 and tp_n < 16:
+                key = <object>PyList_GET_ITEM(keys, fp_n * 16 + tp_n)
+                if key is None:
+                    key = keys[fp_n * 16 + tp_n] = (fp, tp)
+            else:
+                key = (fp, tp)
+            if not _take_edge(out, None, nodes, out_ids, in_ids, src, dst, fp, tp, line, key):
+                return None
+        elif not _take_edge(out, fed, nodes, out_ids, in_ids, src, dst, fp, tp, line):
             return None
-    if len(fed) != n_inputs:
+    if n_fed + len(fed) != n_inputs:
         return None
-    return out
+    return out, forward
 
 
 @cython.boundscheck(False)
@@ -876,8 +929,6 @@ def markup_counts(const unsigned char[:] xml):
 
 
 # -- <layers> read straight from the bytes ---------------------------------------------
-
-from libc.stdlib cimport free, malloc
 
 
 cdef inline bint _name_start(unsigned char c):

@@ -294,8 +294,10 @@ class _Reader:
         #: the layers of this graph (and of bodies within) that hold bodies
         self.nested: list[dict[str, Any]] = []
         #: the edges ``_fastwalk.scan_edges`` read from the bytes of a read in pieces
-        #: (exact lines; <edges> in the parsed rest is then empty), else None
+        #: (exact lines; <edges> in the parsed rest is then empty), else None; ``forward``:
+        #: whether they all go forward in the order of ``nodes`` (``_fastwalk.in_order``)
         self.scanned: list[tuple] | None = None
+        self.forward = False
 
     def error(self, cls: type[IRError], message: str, el: etree._Element | None = None,
               name: str | None = None, node: str | None = None) -> IRError:
@@ -363,7 +365,8 @@ class _Reader:
             self.check_fed({})
         _fill_graph(G, nodes, edge_list)
         fastwalk = compiled._fastwalk
-        in_order = fastwalk is not None and fastwalk.in_order(nodes, edge_list)
+        in_order = (self.forward if edge_list is self.scanned and len(nodes) == len(self.nodes)
+                    else fastwalk is not None and fastwalk.in_order(nodes, edge_list))
         if not in_order:
             self.check_acyclic(G)  # OpenVINO writes layers in order: then there is no cycle
         if isinstance(G, LayerGraph):

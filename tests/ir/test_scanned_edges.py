@@ -9,6 +9,7 @@ spellings really are scanned (a scan that gave up every time would pass the firs
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -142,3 +143,106 @@ def test_only_the_nets_first_edges_are_scanned(where, edit, scans, monkeypatch) 
     xml = edit(_model_xml())
     assert _read_both_ways(xml, monkeypatch) == [scans]
     assert re.search(r"<edges>\s*<edge ", xml)
+
+
+IRS = sorted((ROOT / "ir_samples").rglob("*.xml")) + sorted((ROOT / "ir_corpus").rglob("*.xml"))
+
+
+def _forward(G) -> bool:
+    """Whether every edge of ``G`` goes forward in the order its layers were read in."""
+    position = {n: i for i, n in enumerate(G._node)}
+    return all(position[u] < position[v] for u, targets in G._succ.items() for v in targets)
+
+
+def _in_order_of(read, monkeypatch) -> tuple:
+    """(``read()``'s graph, whether its edges were scanned, whether ``in_order`` ran)."""
+    fastwalk = compiled._fastwalk
+    ran: list = []
+    scanned: list = []
+    original_in_order, original_pieces = fastwalk.in_order, ir._Reader.read_in_pieces
+
+    def in_order(*args):
+        ran.append(True)
+        return original_in_order(*args)
+
+    def read_in_pieces(self, *args, **kwargs):
+        found = original_pieces(self, *args, **kwargs)
+        scanned.append(found is not None and self.scanned is not None)
+        return found
+
+    with monkeypatch.context() as m:
+        m.setattr(fastwalk, "in_order", in_order)
+        m.setattr(ir._Reader, "read_in_pieces", read_in_pieces)
+        m.setattr(parse, "STREAM_PIECE", 97)
+        G = read()
+    return G, scanned == [True], bool(ran)
+
+
+@pytest.mark.parametrize("path", IRS, ids=[str(p.relative_to(ROOT)) for p in IRS])
+def test_scanned_edges_say_in_order_as_in_order_does(path: Path, monkeypatch) -> None:
+    """The order the scan of the edges finds equals ``in_order`` over the layers read and
+    the edges, for every sample and corpus IR (the scan's answer used: no second pass)."""
+    G, scanned, ran = _in_order_of(lambda: ir.read_layer_graph(path), monkeypatch)
+    edges = [(u, v, k, d) for u, t in G._succ.items() for v, kd in t.items()
+             for k, d in kd.items()]
+    assert G.in_order == _forward(G) == compiled._fastwalk.in_order(list(G._node.items()),
+                                                                    edges)
+    if scanned:
+        assert not ran
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_scanned_edges_see_layers_out_of_order(seed, monkeypatch) -> None:
+    """The layers of mixed_ops shuffled (seeded; seed 0 keeps their order): the scan says
+    whether every edge still goes forward, as the order of the layers read says, and the
+    graph is the one the whole tree gives (an edge backwards: the cycle check runs)."""
+    xml = _model_xml()
+    layers = re.findall(r"<layer .*?</layer>\s*", xml, flags=re.DOTALL)
+    start, end = xml.index(layers[0]), xml.index(layers[-1]) + len(layers[-1])
+    assert "".join(layers) == xml[start:end]
+    if seed:
+        random.Random(seed).shuffle(layers)
+    shuffled = xml[:start] + "".join(layers) + xml[end:]
+    bin_bytes = (ROOT / "ir_samples" / "mixed_ops.bin").read_bytes()
+    G, scanned, ran = _in_order_of(
+        lambda: ir._build(shuffled.encode(), "m.xml", None, len(bin_bytes), "m.bin"),
+        monkeypatch)
+    assert scanned and not ran
+    assert G.in_order == _forward(G)
+    assert G.in_order == (seed == 0)  # mixed_ops has no pair of layers that may swap places
+    assert _read_both_ways(shuffled, monkeypatch) == [True]
+
+
+def _concat_xml(n: int) -> str:
+    """A Parameter feeding all ``n`` inputs of a Concat: input ports past 16 and 64."""
+    dims = "<dim>1</dim>"
+    ports = "".join(f'<port id="{i}" precision="FP32">{dims}</port>' for i in range(n))
+    edges = "".join(f'<edge from-layer="0" from-port="0" to-layer="1" to-port="{i}" />\n'
+                    for i in range(n))
+    return (f'<?xml version="1.0"?>\n<net name="c" version="11">\n<layers>\n'
+            f'<layer id="0" name="p" type="Parameter" version="opset1">'
+            f'<data shape="1" element_type="f32" /><output><port id="0" precision="FP32">'
+            f'{dims}</port></output></layer>\n'
+            f'<layer id="1" name="c" type="Concat" version="opset1"><data axis="0" />'
+            f'<input>{ports}</input><output><port id="{n}" precision="FP32"><dim>{n}</dim>'
+            f'</port></output></layer>\n'
+            f'<layer id="2" name="r" type="Result" version="opset1"><input>'
+            f'<port id="0" precision="FP32"><dim>{n}</dim></port></input></layer>\n'
+            f'</layers>\n<edges>\n{edges}'
+            f'<edge from-layer="1" from-port="{n}" to-layer="2" to-port="0" />\n'
+            f'</edges>\n</net>\n')
+
+
+@pytest.mark.parametrize(("edit", "scans"), [
+    (lambda x: x, True),
+    (lambda x: x.replace('to-port="70"', 'to-port="69"'), False),  # 69 twice, 70 unfed
+    (lambda x: x.replace('to-port="17"', 'to-port="16"'), False),
+    (lambda x: x.replace('to-port="64"', 'to-port="63"'), False),
+    (lambda x: x.replace('to-port="3"', 'to-port="71"'), False),
+], ids=["as written", "a port past 64 twice", "a port past 16 twice",
+        "a port below 64 twice", "a port that is not there"])
+def test_many_input_ports_scanned_as_a_whole_tree_reads_them(edit, scans, monkeypatch) -> None:
+    """Ports fed are noted per layer up to port 63, in a set after: either way each port
+    is fed once, as the whole tree's careful walk finds."""
+    xml = edit(_concat_xml(72))
+    assert _read_both_ways(xml, monkeypatch) == [scans]
