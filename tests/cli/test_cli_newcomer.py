@@ -288,7 +288,8 @@ def test_a_short_run_shows_no_bar_with_the_default_delay():
 def test_a_long_run_shows_the_bar_with_the_default_delay(tmp_path):
     from gen_models import big_ir
 
-    big = big_ir(20000, tmp_path / "big.xml")
+    # ~1.2 s on a two-core EPYC, 2.5 times the delay: 20k layers now check in about it
+    big = big_ir(60000, tmp_path / "big.xml")
     code, out, err = _on_a_terminal("check", str(big), delay="0.5")
     assert code == 0 and "OK" in out
     assert "reading big.xml" in err or "checking big.xml" in err, err

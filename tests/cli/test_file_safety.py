@@ -379,6 +379,8 @@ def test_a_programs_own_signal_handlers_are_left_alone(model: Path, tmp_path: Pa
     mine = lambda signum, frame: None  # noqa: E731
     old_term = signal.signal(signal.SIGTERM, mine)
     old_hup = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    # Python's own SIGINT handler, as in a terminal (a run started with `&` has it ignored)
+    old_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         monkeypatch.setattr(atomic, "_hook", hook)
         write_ir(read_ir(model), tmp_path / "o.xml")
@@ -389,6 +391,7 @@ def test_a_programs_own_signal_handlers_are_left_alone(model: Path, tmp_path: Pa
     finally:
         signal.signal(signal.SIGTERM, old_term)
         signal.signal(signal.SIGHUP, old_hup)
+        signal.signal(signal.SIGINT, old_int)
 
 
 def test_failed_write_over_links_puts_the_links_back(model: Path, tmp_path: Path,

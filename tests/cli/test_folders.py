@@ -277,7 +277,10 @@ def big_folder(tmp_path: Path) -> Path:
 def test_ctrl_c_stops_every_worker_and_exits_130(big_folder):
     proc = subprocess.Popen([sys.executable, "-m", "ovgather", "check", str(big_folder),
                              "--jobs", "2"], start_new_session=True, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            # as from a terminal: a job started in the background (`cmd &`)
+                            # inherits SIGINT ignored, and ovgather leaves an ignored one alone
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     _wait_for(proc.pid, 3, proc)  # the parent and its two workers
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends the whole foreground group
     _, err = proc.communicate(timeout=60)
