@@ -237,13 +237,7 @@ def _check_fast(G, shapes, nodes, append, params=None, nested=None, capture=None
         produced[node] = {port["id"]: tensors[0]}
         dims = port["dims"]
         if status == "ok":
-            try:
-                fit = fits.get((dims, shape))
-            except TypeError:
-                fit = None
-            if fit is None:
-                fit = _fit(fits, dims, shape)
-            if not fit:
+            if not _fit(fits, dims, shape):
                 status, message = compare_ports([dims], [shape], attrs)
         if inputs and (status == "ok" or status == "mismatch"):
             # the usual case first: one edge a port, and each declared input dims fit the
@@ -254,14 +248,7 @@ def _check_fast(G, shapes, nodes, append, params=None, nested=None, capture=None
                     want = p.get("dims")
                     t = found.get(p["id"])  # None: no edge (a Const's input port)
                     if want and t is not None:
-                        reached = t.shape
-                        try:
-                            fit = fits.get((want, reached))
-                        except TypeError:
-                            fit = None
-                        if fit is None:
-                            fit = _fit(fits, want, reached)
-                        if not fit:
+                        if not _fit(fits, want, t.shape):
                             clean = False
                             break
             if not clean:
