@@ -52,13 +52,8 @@ class RuleMemo:
             if t._array is not None or t.unpacked is not None:  # a large value (rarely
                 # asked twice, costly to keep) or a packed Const's (not in the question)
                 return spec.rule(ins, Attrs.of(data, spec.version, n_outputs), None)
-            if t._load is not None:
-                v = _NOT_READ
-            else:  # _exactly(t), inline: every input of every layer comes here
-                v = t._value
-                if v is not None and t.etype not in INT_TYPES:
-                    v = v, repr(v)
-            asked.append((t.shape, t.etype, t.const, t.parts, v))
+            asked.append((t.shape, t.etype, t.const, t.parts,
+                          _NOT_READ if t._load is not None else _exactly(t)))
         question = (op, version, n_outputs, tuple(data.items()), tuple(asked))
         answers = self.answers
         try:

@@ -290,15 +290,8 @@ def _verdict(nodes, node, status, tensors, message, preds, produced, fits) -> La
     if len(outputs) == 1 and len(tensors) == 1:  # the usual layer
         dims, shape = outputs[0]["dims"], tensors[0].shape
         declared, inferred = [dims], [shape]
-        if status == "ok":
-            try:  # _fit, inline: the one call every layer makes
-                fit = fits.get((dims, shape))
-            except TypeError:
-                fit = None
-            if fit is None:
-                fit = _fit(fits, dims, shape)
-            if not fit:
-                status, message = compare_ports(declared, inferred, attrs)
+        if status == "ok" and not _fit(fits, dims, shape):
+            status, message = compare_ports(declared, inferred, attrs)
     else:
         declared = [p["dims"] for p in outputs]
         inferred = [t.shape for t in tensors]
