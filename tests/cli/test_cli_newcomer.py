@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from slowdown import seconds
 from terminal import COMMANDS, read_terminal
 
 from ovgather.cli import build_parser, main
@@ -68,7 +69,8 @@ def test_help_imports_no_numpy_networkx_lxml_or_openvino(argv):
 
 def test_help_answers_in_under_0_3_seconds():
     """Median of 7 runs of the console script; 0.07 s measured on an idle core (it was 1.2 s
-    when numpy and networkx were imported); the bound is the 0.3 s that --help must meet."""
+    when numpy and networkx were imported); the bound is the 0.3 s that --help must meet
+    (in an emulated CPU's time under tools/run_without_bf16.sh)."""
     script = Path(sys.executable).with_name("ovgather")
     argv = [str(script)] if script.exists() else [sys.executable, "-m", "ovgather"]
     times = []
@@ -76,7 +78,7 @@ def test_help_answers_in_under_0_3_seconds():
         start = time.perf_counter()
         subprocess.run([*argv, "--help"], capture_output=True, check=True)
         times.append(time.perf_counter() - start)
-    assert sorted(times)[3] < 0.3, times
+    assert sorted(times)[3] < seconds(0.3), times
 
 
 @pytest.mark.parametrize("argv", [["--help"]] + [[c, "--help"] for c in COMMANDS])
@@ -281,7 +283,8 @@ def test_the_bars_come_with_the_plain_install():
 
 
 def test_a_short_run_shows_no_bar_with_the_default_delay():
-    code, out, err = _on_a_terminal("check", "ir_samples/gather_nd8_bd2.xml", delay="0.5")
+    code, out, err = _on_a_terminal("check", "ir_samples/gather_nd8_bd2.xml",
+                                    delay=str(seconds(0.5)))
     assert code == 0 and "OK" in out and err == ""
 
 
@@ -290,7 +293,7 @@ def test_a_long_run_shows_the_bar_with_the_default_delay(tmp_path):
 
     # ~1.2 s on a two-core EPYC, 2.5 times the delay: 20k layers now check in about it
     big = big_ir(60000, tmp_path / "big.xml")
-    code, out, err = _on_a_terminal("check", str(big), delay="0.5")
+    code, out, err = _on_a_terminal("check", str(big), delay=str(seconds(0.5)))
     assert code == 0 and "OK" in out
     assert "reading big.xml" in err or "checking big.xml" in err, err
 

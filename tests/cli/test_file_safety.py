@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from slowdown import seconds
 
 from ovgather import errors
 from ovgather.cli import main
@@ -259,7 +260,7 @@ def start_paused(point: str, flag: Path, argv: list) -> subprocess.Popen:
 
 
 def wait_for(path: Path, child: subprocess.Popen, timeout: float = 60) -> None:
-    end = time.monotonic() + timeout
+    end = time.monotonic() + seconds(timeout)
     while not path.exists():
         if child.poll() is not None:
             raise AssertionError(f"the child ended early: {child.communicate()}")
