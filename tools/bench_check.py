@@ -8,7 +8,9 @@ Peak memory is each process's own maximum resident set, and CPU time its user + 
 time (``os.wait4``, threads included): on a machine other work shares, wall times
 swing with the load while the CPU ratio holds steadier, so both are shown. Then, inside one
 process, ``read_ir`` and ``check`` are timed per 1k layers from 10k to 100k layers, so
-that a cost that grows faster than the model shows.
+that a cost that grows faster than the model shows; with valgrind installed, the
+instructions each size's added layers cost are counted too (the work, apart from memory
+latency).
 
 The IRs: generated chains (``gen_models.big_ir``) of 1k, 20k and 100k layers, plus the
 ``--model`` IRs given (by default BERT and GPT-2 of ``ir_corpus/``, a few hundred layers
@@ -16,6 +18,7 @@ each, and ``llama_deep``, a 44-block Llama of ~5k layers).
 
     python tools/bench_check.py [--sizes 1000,20000,100000] [--model X.xml ...]
                                 [--repeat 7] [--scaling 10000,20000,50000,100000]
+                                [--only-scaling]
 """
 
 from __future__ import annotations
@@ -129,6 +132,39 @@ def bench_scaling(xmls: list[Path], repeat: int) -> list[tuple[int, float, float
     return result
 
 
+_INSTRUCTIONS = """
+import sys
+import networkx, numpy
+from ovgather.ir import read_ir
+from ovgather.infer import check
+G = read_ir(sys.argv[1])
+if sys.argv[2] == "check":
+    check(G)
+"""
+
+
+def instructions(xml: Path) -> tuple[int, int] | None:
+    """(read_ir, check) instructions, counted by valgrind's cachegrind: a process that
+    reads the IR, and one that reads and checks it, the second minus the first for check.
+    Unlike time, the count does not move with the load or with how much of the graph the
+    CPU's caches hold, so it shows whether the work per layer grows. None without
+    valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    counts = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for what in ("read", "check"):
+            out = Path(tmp) / f"{what}.out"
+            subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                            f"--cachegrind-out-file={out}", sys.executable, "-c",
+                            _INSTRUCTIONS, str(xml), what],
+                           capture_output=True, check=True, cwd=tempfile.gettempdir())
+            summary = next(line for line in out.read_text().splitlines()
+                           if line.startswith("summary:"))
+            counts.append(int(summary.split()[1]))
+    return counts[0], counts[1] - counts[0]
+
+
 def _layers(xml: Path) -> int:
     return sum(1 for line in xml.open() if "<layer " in line)
 
@@ -160,6 +196,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--scaling", default="10000,20000,50000,100000",
                     help="layer counts for the per-1k-layer figures ('' to skip)")
+    ap.add_argument("--only-scaling", action="store_true",
+                    help="time only the per-1k-layer figures, not the processes")
     args = ap.parse_args()
     import openvino as ov
     from gen_models import big_ir
@@ -169,12 +207,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         files = ([Path(m).resolve() for m in args.model]
                  or [ROOT / m for m in DEFAULT_MODELS])
-        for n in [int(s) for s in args.sizes.split(",") if s]:
+        for n in [] if args.only_scaling else [int(s) for s in args.sizes.split(",") if s]:
             files.append(big_ir(n, Path(tmp) / f"big_{n}.xml"))
-        print("\n| IR | layers | ovgather check --json | read_model | ratio | check peak RSS "
-              "| read_model peak RSS | memory ratio | CPU check / read_model | CPU ratio |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-        for xml in files:
+        if not args.only_scaling:
+            print("\n| IR | layers | ovgather check --json | read_model | ratio | check peak "
+                  "RSS | read_model peak RSS | memory ratio | CPU check / read_model | CPU "
+                  "ratio |")
+            print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for xml in [] if args.only_scaling else files:
             r = bench_processes(xml, args.repeat)
             name = xml.name if xml.parent == Path(tmp) else f"{xml.parent.name}/{xml.name}"
             print(f"| {name} | {_layers(xml)} | {r['check_s']:.2f} s | "
@@ -184,16 +224,34 @@ def main() -> None:
                   f"{r['cpu_ratio']:.2f}x |", flush=True)
         sizes = [int(s) for s in args.scaling.split(",") if s]
         if sizes:
-            print("\n| layers | read_ir ms / 1k layers | check ms / 1k layers |")
-            print("| ---: | ---: | ---: |")
-            reads, checks = [], []
+            print("\n| layers | read_ir ms / 1k layers | check ms / 1k layers "
+                  "| since the size before: read_ir, check ms / 1k "
+                  "| instructions / layer since the size before: read_ir, check |")
+            print("| ---: | ---: | ---: | ---: | ---: |")
+            reads, checks, step_reads, step_checks = [], [], [], []
             xmls = [big_ir(n, Path(tmp) / f"scale_{n}.xml") for n in sizes]
-            for layers, read_ms, check_ms in bench_scaling(xmls, max(5, args.repeat)):
+            before = None
+            for xml, (layers, read_ms, check_ms) in zip(
+                    xmls, bench_scaling(xmls, max(5, args.repeat)), strict=True):
                 reads.append(read_ms)
                 checks.append(check_ms)
-                print(f"| {layers} | {read_ms:.1f} | {check_ms:.1f} |", flush=True)
+                counted = instructions(xml)
+                step = steps = ""
+                if before is not None:  # the cost of the layers this size adds
+                    n0, r0, c0, i0 = before
+                    added = (layers - n0) / 1000
+                    step_reads.append((read_ms * layers - r0 * n0) / 1000 / added)
+                    step_checks.append((check_ms * layers - c0 * n0) / 1000 / added)
+                    step = f"{step_reads[-1]:.1f}, {step_checks[-1]:.1f}"
+                    if counted and i0:
+                        steps = (f"{(counted[0] - i0[0]) / (layers - n0):,.0f}, "
+                                 f"{(counted[1] - i0[1]) / (layers - n0):,.0f}")
+                before = (layers, read_ms, check_ms, counted)
+                print(f"| {layers} | {read_ms:.1f} | {check_ms:.1f} | {step} | {steps} |",
+                      flush=True)
             print(f"\nspread (largest / smallest - 1): read_ir {_spread(reads)}, "
-                  f"check {_spread(checks)}")
+                  f"check {_spread(checks)}; of the added layers' cost: read_ir "
+                  f"{_spread(step_reads)}, check {_spread(step_checks)}")
 
 
 if __name__ == "__main__":

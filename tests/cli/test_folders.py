@@ -15,6 +15,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from slowdown import seconds
 
 from ovgather.cli import main
 from ovgather.cli.folders import jobs_wanted, root_element
@@ -28,7 +29,7 @@ DEEP = ROOT / "ir_corpus" / "llama_deep" / "pytorch_dynamic.xml"
 
 def ovgather(*argv: str | Path, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "ovgather", *map(str, argv)],
-                          capture_output=True, text=True, timeout=300, **kw)
+                          capture_output=True, text=True, timeout=seconds(300), **kw)
 
 
 def _schema(command: str) -> dict:
@@ -223,7 +224,7 @@ print(batch.code, batch.errors, batch.failing)
 
 def test_a_worker_that_dies_is_that_models_error_and_the_others_still_run():
     run = subprocess.run([sys.executable, "-c", _DYING], capture_output=True, text=True,
-                         timeout=120)
+                         timeout=seconds(120))
     assert run.stdout.splitlines() == [
         "A", "C", "D",
         "2 [('b', 'b: the worker process running this model ended (SIGKILL)')] ['c']"]
@@ -283,7 +284,7 @@ def test_ctrl_c_stops_every_worker_and_exits_130(big_folder):
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     _wait_for(proc.pid, 3, proc)  # the parent and its two workers
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends the whole foreground group
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=seconds(60))
     assert proc.returncode == 130
     assert err.splitlines()[-1] == "error: interrupted" and "Traceback" not in err
     assert _gone(proc.pid) == []

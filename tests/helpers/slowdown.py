@@ -2,10 +2,11 @@
 
 1 on a real CPU. ``tools/run_without_bf16.sh`` runs the suite on an emulated CPU and
 sets ``OVGATHER_TEST_SLOWDOWN`` to the factor it measured before starting (the same
-small Python workload timed natively and emulated). The few tests that hold a wall-clock
-bound (``--help`` answers within 0.3 s, a short run shows no progress bar, a child
-reaches a pause in time) multiply their bound by it, so that they keep measuring
-ovgather rather than the emulator. Nothing else in the suite reads it."""
+small Python workload timed natively and emulated). The few tests that hold a
+wall-clock bound (``--help`` answers within 0.3 s, a short run shows no progress bar, a
+child reaches a pause in time, the time-outs of the folder runs) multiply their bound by
+it, so that they keep measuring ovgather rather than the emulator. Nothing else in
+the suite reads it."""
 
 import os
 
