@@ -7,8 +7,9 @@ of ``--repeat`` (7 or more) runs each; the ratio is the median of the per-pair r
 Peak memory is each process's own maximum resident set, and CPU time its user + system
 time (``os.wait4``, threads included): on a machine other work shares, wall times
 swing with the load while the CPU ratio holds steadier, so both are shown. Then, inside one
-process, ``read_ir`` and ``check`` are timed per 1k layers from 10k to 100k layers, so
-that a cost that grows faster than the model shows; with valgrind installed, the
+process, the read ``check`` makes (``read_layer_graph``: layers into records) and ``check``
+are timed per 1k layers from 10k to 100k layers, so that a cost that grows faster than the
+model shows; with valgrind installed, the
 instructions each size's added layers cost are counted too (the work, apart from memory
 latency).
 
@@ -97,15 +98,16 @@ def bench_processes(xml: Path, repeat: int) -> dict[str, float]:
             "check_cpu_s": ours_c, "read_model_cpu_s": theirs_c}
 
 
+#: what ``ovgather check`` runs: ``read_layer_graph`` (layers read into records, or into
+#: the graph's dicts with OVGATHER_READ_PATH=graph), then ``check``
 _PHASES = """
 import gc, time
-import networkx  # read_ir's graph type: imported before the clock starts, as numpy is
 import numpy
-from ovgather.ir import read_ir
+from ovgather.ir import read_layer_graph
 from ovgather.infer import check
 gc.collect()
 t0 = time.perf_counter()
-G = read_ir({xml!r})
+G = read_layer_graph({xml!r})
 t1 = time.perf_counter()
 check(G)
 t2 = time.perf_counter()
@@ -114,7 +116,7 @@ print(G.number_of_nodes(), t1 - t0, t2 - t1)
 
 
 def bench_scaling(xmls: list[Path], repeat: int) -> list[tuple[int, float, float]]:
-    """Per IR: (layers, read_ir ms per 1k layers, check ms per 1k layers), medians, each
+    """Per IR: (layers, read ms per 1k layers, check ms per 1k layers), medians, each
     run in a fresh process (no cache from an earlier run helps). The sizes take turns,
     round after round, so that a machine getting slower or faster meanwhile moves every
     size alike instead of showing as a spread between them."""
@@ -134,17 +136,17 @@ def bench_scaling(xmls: list[Path], repeat: int) -> list[tuple[int, float, float
 
 _INSTRUCTIONS = """
 import sys
-import networkx, numpy
-from ovgather.ir import read_ir
+import numpy
+from ovgather.ir import read_layer_graph
 from ovgather.infer import check
-G = read_ir(sys.argv[1])
+G = read_layer_graph(sys.argv[1])
 if sys.argv[2] == "check":
     check(G)
 """
 
 
 def instructions(xml: Path) -> tuple[int, int] | None:
-    """(read_ir, check) instructions, counted by valgrind's cachegrind: a process that
+    """(read, check) instructions, counted by valgrind's cachegrind: a process that
     reads the IR, and one that reads and checks it, the second minus the first for check.
     Unlike time, the count does not move with the load or with how much of the graph the
     CPU's caches hold, so it shows whether the work per layer grows. None without
@@ -224,9 +226,9 @@ def main() -> None:
                   f"{r['cpu_ratio']:.2f}x |", flush=True)
         sizes = [int(s) for s in args.scaling.split(",") if s]
         if sizes:
-            print("\n| layers | read_ir ms / 1k layers | check ms / 1k layers "
-                  "| since the size before: read_ir, check ms / 1k "
-                  "| instructions / layer since the size before: read_ir, check |")
+            print("\n| layers | read ms / 1k layers | check ms / 1k layers "
+                  "| since the size before: read, check ms / 1k "
+                  "| instructions / layer since the size before: read, check |")
             print("| ---: | ---: | ---: | ---: | ---: |")
             reads, checks, step_reads, step_checks = [], [], [], []
             xmls = [big_ir(n, Path(tmp) / f"scale_{n}.xml") for n in sizes]
@@ -249,8 +251,8 @@ def main() -> None:
                 before = (layers, read_ms, check_ms, counted)
                 print(f"| {layers} | {read_ms:.1f} | {check_ms:.1f} | {step} | {steps} |",
                       flush=True)
-            print(f"\nspread (largest / smallest - 1): read_ir {_spread(reads)}, "
-                  f"check {_spread(checks)}; of the added layers' cost: read_ir "
+            print(f"\nspread (largest / smallest - 1): read {_spread(reads)}, "
+                  f"check {_spread(checks)}; of the added layers' cost: read "
                   f"{_spread(step_reads)}, check {_spread(step_checks)}")
 
 

@@ -128,14 +128,19 @@ class LayerGraph:
     ``ovgather check`` infers on it directly, so a check never imports networkx (which
     alone takes longer than checking a transformer IR); :func:`as_networkx` turns it into
     the ``MultiDiGraph`` that ``read_ir`` returns without copying a dict.
+
+    With ``records`` the compiled walk read layers into records instead of node dicts
+    (``ir/_fastwalk.pyx``: a C object a layer and a port, read as the dicts they stand
+    for): what ``check`` reads. :func:`as_networkx` then makes each record its dict.
     """
 
-    __slots__ = ("graph", "_node", "_succ", "_pred", "in_order")
+    __slots__ = ("graph", "_node", "_succ", "_pred", "in_order", "records")
 
     def __init__(self) -> None:
         #: True when the reader saw every edge go forward in layer order (as OpenVINO
         #: writes IRs): the walk then takes that order as it is
         self.in_order = False
+        self.records = False
         self.graph: dict[str, Any] = {}
         self._node: dict[str, dict[str, Any]] = {}
         self._succ: dict[str, dict[str, dict]] = {}
@@ -146,7 +151,14 @@ class LayerGraph:
 
 
 def as_networkx(g: LayerGraph) -> nx.MultiDiGraph:
-    """A ``MultiDiGraph`` holding ``g``'s dicts (``g`` must not be used on its own after)."""
+    """A ``MultiDiGraph`` holding ``g``'s dicts (``g`` must not be used on its own after);
+    a layer read into a record gets its dict here, which the graph keeps."""
+    if g.records:
+        nodes = g._node
+        for n, attrs in nodes.items():
+            if type(attrs) is not dict:
+                nodes[n] = attrs.as_dict()
+        g.records = False
     G = nx.MultiDiGraph()
     G.graph = g.graph
     G._node = g._node

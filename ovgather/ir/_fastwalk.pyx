@@ -1,6 +1,7 @@
 # cython: language_level=3
 """The compiled read of <layers> and <edges>: the same dicts as ``ir.reader._Reader.layers``
-builds, made straight from libxml2's tree without an lxml proxy object per element.
+builds (or, for ``check``, records that read as those dicts: ``LayerRecord``,
+``PortRecord``), made straight from libxml2's tree without an lxml proxy object per element.
 
 lxml creates a Python object for every element it hands out, and for an IR most of them
 (<dim>, <port>) are read once and thrown away: that is most of a pure-Python reader's
@@ -222,6 +223,191 @@ cdef dict _attrs_but(xmlNode* el, tuple keys, list found):
     return out
 
 
+# -- records ---------------------------------------------------------------------------
+# What ``check`` reads a layer into: one object a layer and one a port, each with its
+# fields in C slots, instead of the node and port dicts of the graph (a dict each, and a
+# list and a dict inside each port): about a third of the memory, and objects made and
+# read without a hash table. They read as the dicts they stand for (``rec["outputs"]``,
+# ``rec.get("version")``), so the walk takes either; ``as_dict()`` makes the dict, which
+# ``graph.as_networkx`` does for every layer before a caller sees a networkx graph.
+
+cdef tuple _PORT_FIELDS = ("id", "precision", "names", "dims", "rt_info", "attrs")
+cdef tuple _LAYER_FIELDS = ("name", "type", "version", "data", "layer_attrs", "inputs",
+                            "outputs", "rt_info", "line")
+
+
+cdef object _equal(object record, object other):
+    """A record equals its dict, and a record of the same dict."""
+    if isinstance(other, (PortRecord, LayerRecord)):
+        other = other.as_dict()
+    return record.as_dict() == other
+
+
+cdef class PortRecord:
+    """A <port> as ``check`` reads it: the keys of ``graph.new_port``'s dict as fields."""
+
+    cdef public object id, precision, names, dims, rt_info, attrs, extra_xml
+
+    def __getitem__(self, str key):
+        if key == "dims":
+            return self.dims
+        if key == "id":
+            return self.id
+        if key == "precision":
+            return self.precision
+        if key == "names":
+            return [] if self.names is None else self.names
+        if key == "rt_info":
+            return self.rt_info
+        if key == "attrs":
+            return {} if self.attrs is None else self.attrs
+        if key == "extra_xml" and self.extra_xml is not None:
+            return self.extra_xml
+        raise KeyError(key)
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def keys(self):
+        return _PORT_FIELDS if self.extra_xml is None else _PORT_FIELDS + ("extra_xml",)
+
+    def as_dict(self):
+        """The port dict ``graph.new_port`` makes, keys in its order."""
+        cdef dict port = {"id": self.id, "precision": self.precision,
+                          "names": [] if self.names is None else self.names,
+                          "dims": self.dims, "rt_info": self.rt_info,
+                          "attrs": {} if self.attrs is None else self.attrs}
+        if self.extra_xml is not None:
+            port["extra_xml"] = self.extra_xml
+        return port
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+    def __contains__(self, key):
+        return key in self.keys()
+
+    def items(self):
+        return [(k, self[k]) for k in self.keys()]
+
+    def values(self):
+        return [self[k] for k in self.keys()]
+
+    def __eq__(self, other):
+        return _equal(self, other)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.as_dict()!r})"
+
+    __hash__ = None
+
+
+cdef class LayerRecord:
+    """A <layer> as ``check`` reads it: the keys of ``graph.new_layer``'s dict as fields,
+    its ports :class:`PortRecord` s. ``line`` and ``rt_info`` may be set by key (the
+    reader makes lines exact after the walk); nothing else changes a record."""
+
+    cdef public object name, type, version, data, layer_attrs, inputs, outputs, rt_info, line
+    cdef public object extra_xml
+
+    def __getitem__(self, str key):
+        if key == "type":
+            return self.type
+        if key == "outputs":
+            return self.outputs
+        if key == "inputs":
+            return self.inputs
+        if key == "data":
+            return self.data
+        if key == "version":
+            return self.version
+        if key == "name":
+            return self.name
+        if key == "line":
+            return self.line
+        if key == "layer_attrs":
+            return {} if self.layer_attrs is None else self.layer_attrs
+        if key == "rt_info":
+            return self.rt_info
+        if key == "extra_xml" and self.extra_xml is not None:
+            return self.extra_xml
+        raise KeyError(key)
+
+    def __setitem__(self, str key, value):
+        if key == "line":
+            self.line = value
+        elif key == "rt_info":
+            self.rt_info = value
+        else:
+            raise TypeError(f"a layer record takes no new {key!r}: change the graph "
+                            "read_ir returns instead")
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def keys(self):
+        return _LAYER_FIELDS if self.extra_xml is None else _LAYER_FIELDS + ("extra_xml",)
+
+    def as_dict(self):
+        """The node dict ``graph.new_layer`` makes, keys in its order, ports as dicts."""
+        cdef dict node = {
+            "name": self.name, "type": self.type, "version": self.version,
+            "data": self.data,
+            "layer_attrs": {} if self.layer_attrs is None else self.layer_attrs,
+            "inputs": [(<PortRecord>p).as_dict() for p in self.inputs],
+            "outputs": [(<PortRecord>p).as_dict() for p in self.outputs],
+            "rt_info": self.rt_info, "line": self.line}
+        if self.extra_xml is not None:
+            node["extra_xml"] = self.extra_xml
+        return node
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+    def __contains__(self, key):
+        return key in self.keys()
+
+    def items(self):
+        return [(k, self[k]) for k in self.keys()]
+
+    def values(self):
+        return [self[k] for k in self.keys()]
+
+    def __eq__(self, other):
+        return _equal(self, other)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.as_dict()!r})"
+
+    __hash__ = None
+
+
+from collections.abc import Mapping as _Mapping
+_Mapping.register(PortRecord)
+_Mapping.register(LayerRecord)
+
+
+def as_dicts(dict nodes):
+    """Every :class:`LayerRecord` among the values of ``nodes`` replaced by its dict, in
+    place (a graph read in pieces may hold dicts from the careful walk too)."""
+    cdef object n, attrs
+    for n, attrs in nodes.items():
+        if type(attrs) is LayerRecord:
+            nodes[n] = (<LayerRecord>attrs).as_dict()
+
+
 cdef tuple _PORT_KEYS = (b"id", b"precision", b"names")
 cdef tuple _LAYER_KEYS = (b"id", b"name", b"type", b"version")
 
@@ -283,23 +469,35 @@ cdef tuple _dims_tuple(long long* dims, Py_ssize_t n, dict shared):
     return out
 
 
-cdef dict _new_port(object port_id, object precision, object names, tuple dims,
-                    object rt_info, dict attrs, object extra, dict strings,
-                    object split_names):
-    """The dict graph.new_port makes, built here (its keys in its order)."""
-    cdef dict port = {
-        "id": port_id,
-        "precision": None if precision is None else strings.setdefault(precision, precision),
-        "names": [] if not names else (names.split(",") if "\\" not in names
-                                       else split_names(names)),
-        "dims": dims, "rt_info": rt_info, "attrs": attrs}
+cdef object _new_port(object port_id, object precision, object names, tuple dims,
+                      object rt_info, dict attrs, object extra, dict strings,
+                      object split_names, bint records):
+    """The dict graph.new_port makes, built here (its keys in its order), or its
+    :class:`PortRecord` (``records``)."""
+    cdef PortRecord record
+    if precision is not None:
+        precision = strings.setdefault(precision, precision)
+    names = [] if not names else (names.split(",") if "\\" not in names
+                                  else split_names(names))
+    if records:
+        record = PortRecord.__new__(PortRecord)
+        record.id = port_id
+        record.precision = precision
+        record.names = names or None
+        record.dims = dims
+        record.rt_info = rt_info
+        record.attrs = attrs or None
+        record.extra_xml = extra or None
+        return record
+    cdef dict port = {"id": port_id, "precision": precision, "names": names, "dims": dims,
+                      "rt_info": rt_info, "attrs": attrs}
     if extra:
         port["extra_xml"] = extra
     return port
 
 
 cdef Py_ssize_t _ports(list ports, xmlNode* section, object doc, dict strings, dict shared,
-                       set seen, object rt_text, object split_names) except -1:
+                       set seen, object rt_text, object split_names, bint records) except -1:
     """Append the <port>s of ``section`` to ``ports``; their number. ``shared``: the dims
     tuples met so far, each the one tuple of its dims."""
     cdef xmlNode* el = _next_element(section.children)
@@ -342,7 +540,7 @@ cdef Py_ssize_t _ports(list ports, xmlNode* section, object doc, dict strings, d
         else:  # a rank past 64: rare, built as a list
             dims_out = tuple([dims[i] for i in range(n_dims)] + extra_dims)
         ports.append(_new_port(port_id, precision, names, dims_out, rt_info, attrs, extra,
-                               strings, split_names))
+                               strings, split_names, records))
         count += 1
         el = _next_element(el.next)
     return count
@@ -362,29 +560,68 @@ cdef bint _is_layer_id(str text):
     return True
 
 
-cdef tuple _layer(xmlNode* el, long line, dict taken):
-    """``graph.layer_of_xml`` of a <layer> tag, built here: ``(id, node dict)`` with
-    ``id``, ``name``, ``type`` and ``version`` taken out of the attributes and the rest
-    kept as ``layer_attrs``; _Unusual for a tag that function refuses (the careful walk
-    then names the error)."""
+cdef class _Layer:
+    """A <layer> being read: its tag's fields, checked, and its children's as they come;
+    ``node()`` the node dict ``graph.new_layer`` makes (its keys in its order) or its
+    :class:`LayerRecord`."""
+
+    cdef object id, name, type, version, data, rt_info, extra
+    cdef dict layer_attrs
+    cdef list inputs, outputs
+    cdef long line
+
+    cdef object node(self, bint records):
+        cdef LayerRecord record
+        cdef dict node
+        if records:
+            record = LayerRecord.__new__(LayerRecord)
+            record.name = self.name
+            record.type = self.type
+            record.version = self.version
+            record.data = self.data
+            record.layer_attrs = self.layer_attrs or None
+            record.inputs = self.inputs
+            record.outputs = self.outputs
+            record.rt_info = self.rt_info
+            record.line = self.line
+            record.extra_xml = self.extra
+            return record
+        node = {"name": self.name, "type": self.type, "version": self.version,
+                "data": self.data, "layer_attrs": self.layer_attrs, "inputs": self.inputs,
+                "outputs": self.outputs, "rt_info": self.rt_info, "line": self.line}
+        if self.extra is not None:
+            node["extra_xml"] = self.extra
+        return node
+
+
+cdef _Layer _layer(xmlNode* el, long line, dict taken):
+    """``graph.layer_of_xml`` of a <layer> tag, built here: ``id``, ``name``, ``type``
+    and ``version`` taken out of the attributes and the rest kept as ``layer_attrs``;
+    _Unusual for a tag that function refuses (the careful walk then names the error)."""
     cdef list found = [None, None, None, None]
     cdef dict layer_attrs = _attrs_but(el, _LAYER_KEYS, found)
     return _new_layer(layer_attrs, found[0], found[1], found[2], found[3], line, taken)
 
 
-cdef tuple _new_layer(dict layer_attrs, object node_id, object name, object op_type,
-                      object version, long line, dict taken):
-    """``(id, node dict)`` of a <layer> tag's attributes, ``id``, ``name``, ``type`` and
+cdef _Layer _new_layer(dict layer_attrs, object node_id, object name, object op_type,
+                       object version, long line, dict taken):
+    """The :class:`_Layer` of a <layer> tag's attributes, ``id``, ``name``, ``type`` and
     ``version`` apart (None for one absent); _Unusual for a tag ``graph.layer_of_xml``
     refuses or does not read as it is."""
     if (node_id is None or name is None or op_type is None or not _is_layer_id(node_id)
             or node_id in taken or (version is not None and version.startswith("opset0"))):
         raise _Unusual
-    # the dict graph.new_layer makes (its keys in its order)
-    return node_id, {"name": name, "type": intern(op_type),
-                     "version": None if version is None else intern(version),
-                     "data": {}, "layer_attrs": layer_attrs, "inputs": [], "outputs": [],
-                     "rt_info": None, "line": line}
+    cdef _Layer layer = _Layer.__new__(_Layer)
+    layer.id = node_id
+    layer.name = name
+    layer.type = intern(op_type)
+    layer.version = None if version is None else intern(version)
+    layer.data = {}
+    layer.layer_attrs = layer_attrs
+    layer.inputs = []
+    layer.outputs = []
+    layer.line = line
+    return layer
 
 
 cdef long long _size_text(object text):
@@ -430,41 +667,43 @@ def read_layers(layers, reader, rt_text, split_names, const_types, long line_off
     cdef dict strings = reader.strings
     cdef dict shared = reader.dims
     cdef list out = []
-    cdef dict attrs, node
-    cdef object node_id
+    cdef _Layer layer
+    cdef object node
     cdef set seen
     cdef Py_ssize_t n_inputs = 0
     cdef dict const_need = reader.const_need
     cdef list slices = reader.slices
     cdef object bin_size = reader.bin_size
+    cdef bint records = reader.records
     try:
         el = _next_element(proxy._c_node.children)
         while el is not NULL:
             if not _is(el, "layer"):
                 return None
-            node_id, node = _layer(el, el.line + line_offset, nodes)
-            nodes[node_id] = node
+            layer = _layer(el, el.line + line_offset, nodes)
             seen = set()
             child = _next_element(el.children)
             while child is not NULL:
                 if _is(child, "data"):
-                    node["data"] = _attrs(child)
+                    layer.data = _attrs(child)
                 elif _is(child, "output"):
-                    _ports(<list>node["outputs"], child, doc, strings, shared, seen, rt_text,
-                           split_names)
+                    _ports(layer.outputs, child, doc, strings, shared, seen, rt_text,
+                           split_names, records)
                 elif _is(child, "input"):
-                    n_inputs += _ports(<list>node["inputs"], child, doc, strings, shared, seen,
-                                       rt_text, split_names)
+                    n_inputs += _ports(layer.inputs, child, doc, strings, shared, seen,
+                                       rt_text, split_names, records)
                 elif _is(child, "rt_info"):
-                    node["rt_info"] = _rt(doc, child, rt_text, strings)
+                    layer.rt_info = _rt(doc, child, rt_text, strings)
                 else:
-                    node.setdefault("extra_xml", []).append(
-                        rt_text(cetree.elementFactory(doc, child)))
+                    if layer.extra is None:
+                        layer.extra = []
+                    layer.extra.append(rt_text(cetree.elementFactory(doc, child)))
                 child = _next_element(child.next)
-            if node["type"] in const_types and not _usual_const(
-                    <dict>node["data"], const_need, bin_size, slices, node_id):
-                reader.check_const(node_id)
-            out.append((node_id, node))
+            node = nodes[layer.id] = layer.node(records)
+            if layer.type in const_types and not _usual_const(
+                    <dict>layer.data, const_need, bin_size, slices, layer.id):
+                reader.check_const(layer.id)
+            out.append((layer.id, node))
             el = _next_element(el.next)
     except _Unusual:
         return None
@@ -527,7 +766,7 @@ cdef inline bint _has_port(list ports, object port_id, dict ids, object node) ex
     if PyList_GET_SIZE(ports) > 8:
         return has_port(ports, port_id, ids, node)
     for port in ports:
-        if (<dict>port)["id"] == port_id:
+        if port["id"] == port_id:
             return True
     return False
 
@@ -538,9 +777,9 @@ cdef bint _take_edge(list out, set fed, dict nodes, dict out_ids, dict in_ids, o
     """Append the edge ``src:fp -> dst:tp`` when both ports exist and ``dst:tp`` has no
     edge yet (in ``fed``; None: the caller saw to it); False (the caller gives up on the
     fast read) otherwise. ``ports``: the edge's key ``(fp, tp)``, when the caller has it."""
-    if not _has_port((<dict>nodes[src])["outputs"], fp, out_ids, src):
+    if not _has_port(nodes[src]["outputs"], fp, out_ids, src):
         return False
-    if not _has_port((<dict>nodes[dst])["inputs"], tp, in_ids, dst):
+    if not _has_port(nodes[dst]["inputs"], tp, in_ids, dst):
         return False
     if fed is not None:
         key = (dst, tp)
@@ -1265,7 +1504,8 @@ cdef str _scan_rt(_Bytes s, dict strings):
 
 
 cdef Py_ssize_t _scan_ports(_Bytes s, const char* section, list ports, dict strings,
-                            dict shared, set seen, object split_names) except -1:
+                            dict shared, set seen, object split_names, bint records
+                            ) except -1:
     """The <port>s of an <input> or <output> section (its start tag's name read) appended
     to ``ports``; their number."""
     cdef long long dims[_MAX_DIMS]
@@ -1302,7 +1542,7 @@ cdef Py_ssize_t _scan_ports(_Bytes s, const char* section, list ports, dict stri
             raise _Unusual
         seen.add(port_id)
         ports.append(_new_port(port_id, found[1], found[2], _dims_tuple(dims, n_dims, shared),
-                               rt_info, attrs, None, strings, split_names))
+                               rt_info, attrs, None, strings, split_names, records))
         count += 1
     s.close(section)
     return count
@@ -1337,10 +1577,13 @@ def scan_layers(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lo
     cdef list slices = reader.slices
     cdef object bin_size = reader.bin_size
     cdef list out = []
-    cdef dict attrs, node
+    cdef dict attrs
+    cdef object node
+    cdef _Layer layer
     cdef list found
     cdef set seen
     cdef Py_ssize_t n_inputs = 0, at, size
+    cdef bint records = reader.records
     if end <= start:
         return out
     s.p = &xml[0]
@@ -1360,31 +1603,31 @@ def scan_layers(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lo
             attrs = {}
             found = [None, None, None, None]
             empty = s.attributes(attrs, _LAYER_KEYS, found)
-            node_id, node = _new_layer(attrs, found[0], found[1], found[2], found[3],
-                                       s.tag_line, nodes)
-            nodes[node_id] = node
+            layer = _new_layer(attrs, found[0], found[1], found[2], found[3], s.tag_line,
+                               nodes)
             seen = set()
             if not empty:
                 while not s.open_tag():
                     at = s.i
                     size = s.name()
                     if s.is_name(at, size, "data"):
-                        node["data"] = _scan_data(s)
+                        layer.data = _scan_data(s)
                     elif s.is_name(at, size, "output"):
-                        _scan_ports(s, "output", <list>node["outputs"], strings, shared, seen,
-                                    split_names)
+                        _scan_ports(s, "output", layer.outputs, strings, shared, seen,
+                                    split_names, records)
                     elif s.is_name(at, size, "input"):
-                        n_inputs += _scan_ports(s, "input", <list>node["inputs"], strings,
-                                                shared, seen, split_names)
+                        n_inputs += _scan_ports(s, "input", layer.inputs, strings,
+                                                shared, seen, split_names, records)
                     elif s.is_name(at, size, "rt_info"):
-                        node["rt_info"] = _scan_rt(s, strings)
+                        layer.rt_info = _scan_rt(s, strings)
                     else:
                         return None
                 s.close("layer")
-            if node["type"] in const_types and not _usual_const(
-                    <dict>node["data"], const_need, bin_size, slices, node_id):
-                reader.check_const(node_id)
-            out.append((node_id, node))
+            node = nodes[layer.id] = layer.node(records)
+            if layer.type in const_types and not _usual_const(
+                    <dict>layer.data, const_need, bin_size, slices, layer.id):
+                reader.check_const(layer.id)
+            out.append((layer.id, node))
     except (_Unusual, UnicodeDecodeError):
         return None
     reader.n_inputs += n_inputs

@@ -18,8 +18,7 @@ the small rest parsed whole. There are two walks over a tree: the compiled one
 of a pure-Python reader's time) reads the usual IR and hands anything unusual to the
 careful one (``_Reader.layers``, ``careful_edges``), which reads anything well-formed
 and names every error. Without a C compiler at install only the careful one is there
-(the same graphs, 1.5-2x slower).
-TensorIterator, Loop and If bodies are read by ``ir.bodies`` with this same reader.
+(the same graphs, 1.5-2x slower). Bodies: ``ir.bodies``, with this same reader.
 
 Every layer id, port id, edge end and the <net version> is read as OpenVINO reads it
 (``ir.text.ov_index``: leading whitespace, a sign and zeros are read, anything after the
@@ -39,8 +38,7 @@ Where ovgather is stricter or looser than OpenVINO's own reader:
   and any layer type or opset.
 
 Line numbers are exact, also past line 65535 where libxml2 only estimates them (for
-layers and edges, ``ir.lines``; an error inside a layer past that line names the
-estimated line, one or two off).
+layers and edges, ``ir.lines``; an error inside a layer past that line: one or two off).
 """
 
 from __future__ import annotations
@@ -64,7 +62,7 @@ from . import compiled, parse, pieces
 from .bodies import check_no_body_needed, fix_big_lines, may_hold_bodies, read_bodies
 from .lines import exact_lines
 from .parse import LXML_MAX_LINE, check_layer_count, check_xml_size
-from .text import MAX_DIGITS, canonical_id, ov_index, rt_text, short, split_names
+from .text import canonical_id, is_uint, odd_opset, ov_index, rt_text, short, split_names
 from .weights import (
     CONST_TYPES,
     bin_identity,
@@ -97,8 +95,7 @@ def gc_paused() -> Iterator[None]:
     (what made a naive reader 2-3 times slower than OpenVINO's). At the end the new
     objects are promoted straight to the oldest generation (``freeze`` + ``unfreeze``,
     both O(1)) instead of being scanned once more at the next allocation (0.2 s after
-    a check of 100k layers): they are long-lived by nature, and still scanned by later
-    full collections.
+    a check of 100k layers): long-lived by nature, and still scanned by full collections.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -122,14 +119,17 @@ def read_ir(path: str | os.PathLike[str], *, max_xml_bytes: int | None = None,
     before it is parsed; a .bin that is a symbolic link must point into the model's folder.
     """
     return as_networkx(read_layer_graph(path, max_xml_bytes=max_xml_bytes,
-                                        max_layers=max_layers))
+                                        max_layers=max_layers, records=_records(False)))
 
 
 def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None = None,
                      max_layers: int | None = None,
-                     meanwhile: Callable[[], object] | None = None) -> LayerGraph:
-    """:func:`read_ir` without networkx: the same dicts in a :class:`LayerGraph`, what
-    ``check`` needs (``as_networkx`` makes it the MultiDiGraph ``read_ir`` returns).
+                     meanwhile: Callable[[], object] | None = None,
+                     records: bool | None = None) -> LayerGraph:
+    """:func:`read_ir` without networkx, in a :class:`LayerGraph`: what ``check`` needs
+    (``as_networkx`` makes it the MultiDiGraph ``read_ir`` returns). ``records``: layers
+    read into records rather than dicts where the compiled walk reads them (the default;
+    ``OVGATHER_READ_PATH=graph`` or ``=records`` chooses for every read).
 
     ``meanwhile`` is called once during the read, while a big file's first piece is
     parsed on another thread (before the parse for a small one): the CLI imports the
@@ -162,7 +162,8 @@ def read_layer_graph(path: str | os.PathLike[str], *, max_xml_bytes: int | None 
     return _build(xml_bytes, xml_path, bin_path if bin_stat is not None else None,
                   None if bin_stat is None else bin_stat[3], os.path.basename(bin_path),
                   bin_stat=bin_stat, meanwhile=meanwhile, counts=counts,
-                  max_layers=max_layers)
+                  max_layers=max_layers,
+                  records=_records(True) if records is None else records)
 
 
 def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
@@ -181,19 +182,21 @@ def parse_ir(xml_bytes: bytes | str, bin_bytes: bytes | None = None, *,
     bin_size = None if bin_bytes is None else len(bin_bytes)
     weights = None if bin_bytes is None else np.frombuffer(bin_bytes, dtype=np.uint8)
     return as_networkx(_build(xml_bytes, xml_path, None, bin_size, "the weights (.bin)",
-                              weights, counts=counts, max_layers=max_layers))
+                              weights, counts=counts, max_layers=max_layers,
+                              records=_records(False)))
 
 
 def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: int | None,
            bin_name: str, weights: np.ndarray | None = None,
            bin_stat: tuple[int, ...] | None = None,
            meanwhile: Callable[[], object] | None = None,
-           counts: tuple | None = None, max_layers: int | None = None) -> LayerGraph:
+           counts: tuple | None = None, max_layers: int | None = None,
+           records: bool = False) -> LayerGraph:
     """The graph of ``xml_bytes``; ``counts``: what ``parse.markup_counts`` found in them;
     ``max_layers``: the limit, checked here in the parsed tree of a document whose bytes
     do not spell its markup in ASCII (the caller counted the others' bytes)."""
     reader = _Reader(file, bin_size, bin_name, xml_bytes,
-                     has_bodies=may_hold_bodies(xml_bytes, counts))
+                     has_bodies=may_hold_bodies(xml_bytes, counts), records=records)
     once = _once(meanwhile)
     with gc_paused():
         # parsed whole: a file of one piece, one with comments, PIs or CDATA among its
@@ -207,7 +210,8 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
                 or (markup and not parse.markup_outside_pieces(xml_bytes))):
             parsed = reader.read_in_pieces(xml_bytes, once)
             if parsed is None:  # a fresh reader: the pieces may have left layers in it
-                reader = _Reader(file, bin_size, bin_name, xml_bytes, has_bodies=False)
+                reader = _Reader(file, bin_size, bin_name, xml_bytes, has_bodies=False,
+                                 records=records)
         if parsed is None:
             once()
         root, streamed = parsed or (parse.parse_xml(xml_bytes, file, markup=markup), None)
@@ -225,6 +229,12 @@ def _build(xml_bytes: bytes, file: str | None, bin_path: str | None, bin_size: i
     return G
 
 
+def _records(default: bool) -> bool:
+    """Records or dicts: ``default``, or what ``OVGATHER_READ_PATH`` says for all reads."""
+    path = os.environ.get("OVGATHER_READ_PATH")
+    return default if path not in ("graph", "records") else path == "records"
+
+
 def _once(fn: Callable[[], object] | None) -> Callable[[], None]:
     """``fn`` made to run at most once, however often the result is called."""
     pending = [] if fn is None else [fn]
@@ -236,22 +246,9 @@ def _once(fn: Callable[[], object] | None) -> Callable[[], None]:
     return call
 
 
-def _is_uint(text: str | None) -> bool:
-    """True for a plain ASCII decimal integer (what ``int()`` parses exactly as OpenVINO)."""
-    return (text is not None and text.isascii() and text.isdigit()
-            and len(text) <= MAX_DIGITS)
-
-
-def _odd_opset(version: str | None) -> bool:
-    """A layer version ``opset`` + digits with a leading zero (``opset01``): no opset
-    OpenVINO's reader knows (it looks the text up as it is), whatever the op."""
-    return version is not None and version.startswith("opset0")
-
-
 def _fill_graph(G: LayerGraph, nodes: list[tuple[str, dict]], edges: list[tuple]) -> None:
-    """Add nodes and edges in bulk, in networkx's adjacency layout (what
-    ``MultiDiGraph.add_edge`` builds: ``_succ[u][v][key] = data`` with the key dict shared
-    by ``_pred[v][u]``), 3-5 times faster than ``add_nodes_from``/``add_edges_from``."""
+    """Nodes and edges in bulk in networkx's layout (``_succ[u][v][key] = data``, the key
+    dict shared by ``_pred[v][u]``), 3-5 times faster than ``add_edges_from``."""
     node_dict, succ, pred = G._node, G._succ, G._pred
     if compiled._fastwalk is not None:
         compiled._fastwalk.fill_graph(node_dict, succ, pred, nodes, edges)
@@ -273,7 +270,8 @@ class _Reader:
     """One pass over the <net> tree: net attributes, layers, edges, checks."""
 
     def __init__(self, file: str | None, bin_size: int | None, bin_name: str,
-                 xml_bytes: bytes, has_bodies: bool | None = None) -> None:
+                 xml_bytes: bytes, has_bodies: bool | None = None, records: bool = False
+                 ) -> None:
         self.file = file
         self.xml_bytes = xml_bytes
         #: whether the document may hold TensorIterator/Loop/If bodies (scanned once; a
@@ -282,6 +280,8 @@ class _Reader:
         #: whether a default namespace may be declared (``<net xmlns="…">``): OpenVINO's
         #: reader knows no namespaces, so its elements are read by their plain names
         self.namespaced = b"xmlns" in xml_bytes or not parse.markup_in_ascii(xml_bytes)
+        #: whether the compiled walk reads layers into records (not for bodies' graphs)
+        self.records = records and not self.has_bodies
         self.bin_size = bin_size
         self.bin_name = bin_name
         self.nodes: dict[str, dict[str, Any]] = {}
@@ -371,6 +371,7 @@ class _Reader:
             self.check_acyclic(G)  # OpenVINO writes layers in order: then there is no cycle
         if isinstance(G, LayerGraph):
             G.in_order = in_order
+            G.records = self.records
         if self.nested or root.tag != "net":  # lines of nested layers: ir.bodies
             return G
         if streamed:  # the pieces' lines are exact: only edges may need it, after them
@@ -441,7 +442,7 @@ class _Reader:
             if node_id is not None:  # "01" and " +1" are layer 1 to OpenVINO
                 attrs["id"] = node_id
             node_id, node = layer_of_xml(attrs, el.sourceline + line_offset, nodes)
-            if node is not None and _odd_opset(node["version"]):
+            if node is not None and odd_opset(node["version"]):
                 raise self.error(
                     IRStructureError,
                     f"a layer's version must name an opset OpenVINO knows, but got "
@@ -563,7 +564,7 @@ class _Reader:
         key = (data.get("element_type"), data.get("shape"))
         need = self.const_need.get(key)
         if (need is not None and offset is not None and size is not None
-                and _is_uint(offset) and _is_uint(size) and self.bin_size is not None):
+                and is_uint(offset) and is_uint(size) and self.bin_size is not None):
             # the usual Const: a type and shape seen before, plain offset and size
             offset, size = int(offset), int(size)
             if size >= need and offset + size <= self.bin_size:

@@ -10,7 +10,7 @@ from typing import Any
 from lxml import etree
 
 __all__ = ["split_names", "join_names", "rt_text", "short", "xml_attrs", "MAX_DIGITS",
-           "ov_index", "canonical_id", "INT64_MAX"]
+           "ov_index", "canonical_id", "INT64_MAX", "is_uint", "odd_opset"]
 
 _NAME_SPLIT = re.compile(r"(?<!\\),")
 
@@ -124,3 +124,15 @@ def xml_attrs(items: dict[str, Any]) -> str:
             k = f"{prefix}:{local}"
         out.append(f' {k}="{str(v).translate(_ESCAPES)}"')
     return "".join(out)
+
+
+def is_uint(text: str | None) -> bool:
+    """True for a plain ASCII decimal integer (what ``int()`` parses exactly as OpenVINO)."""
+    return (text is not None and text.isascii() and text.isdigit()
+            and len(text) <= MAX_DIGITS)
+
+
+def odd_opset(version: str | None) -> bool:
+    """A layer version ``opset`` + digits with a leading zero (``opset01``): no opset
+    OpenVINO's reader knows (it looks the text up as it is), whatever the op."""
+    return version is not None and version.startswith("opset0")

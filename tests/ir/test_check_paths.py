@@ -1,10 +1,10 @@
 """``ovgather check`` reads an IR its own way (``read_layer_graph``: no networkx, a big IR
 in pieces on other threads, its <edges> scanned from the bytes by the compiled walk);
 ``read_ir`` users get a networkx graph. Both must give the same check: here every
-sample and corpus IR is read both ways, the fast one cut into tiny pieces so that each
-is read in pieces, the other as one tree by the careful Python walk, and each layer's
-status, declared and inferred text, message and line, and the values the walk carried
-(``all_tensors``), are compared.
+sample and corpus IR is read both ways, the fast one into records and cut into tiny
+pieces so that each is read in pieces, the other into dicts as one tree by the careful
+Python walk, and each layer's status, declared and inferred text, message and line, and
+the values the walk carried (``all_tensors``), are compared.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from ovgather.infer import all_tensors, check
 from ovgather.ir import compiled, parse, read_ir, read_layer_graph
 from ovgather.ir import reader as ir
 
+LayerRecord = compiled._fastwalk.LayerRecord  # tests/ir/test_compiled.py: it is built
 ROOT = Path(__file__).resolve().parents[2]
 IRS = sorted((ROOT / "ir_samples").rglob("*.xml")) + sorted((ROOT / "ir_corpus").rglob("*.xml"))
 
@@ -45,7 +46,7 @@ def test_the_check_path_and_the_graph_path_agree(path: Path, monkeypatch) -> Non
     with monkeypatch.context() as m:
         m.setattr(ir._Reader, "read_in_pieces", read_in_pieces)
         m.setattr(parse, "STREAM_PIECE", 4096)
-        fast = read_layer_graph(path)
+        fast = read_layer_graph(path, records=True)
         fast_report, fast_values = check(fast), _values(fast)
     with monkeypatch.context() as m:
         m.setattr(compiled, "_fastwalk", None)
@@ -57,3 +58,5 @@ def test_the_check_path_and_the_graph_path_agree(path: Path, monkeypatch) -> Non
     text = path.read_bytes()
     if not any(word in text for word in (b"body>", b"<!--", b"<?xml-")) and len(text) > 4096:
         assert pieces == [True]  # the check path really was the other path
+    if b"body>" not in text:  # the layers were records (a graph with bodies keeps dicts)
+        assert fast.records and LayerRecord in {type(a) for a in fast._node.values()}
