@@ -105,6 +105,7 @@ __all__ = [
     "Port",
     "LayerGraph",
     "as_networkx",
+    "fill_adjacency",
     "new_layer",
     "layer_of_xml",
     "new_port",
@@ -131,20 +132,58 @@ class LayerGraph:
 
     With ``records`` the compiled walk read layers into records instead of node dicts
     (``ir/_fastwalk.pyx``: a C object a layer and a port, read as the dicts they stand
-    for): what ``check`` reads. :func:`as_networkx` then makes each record its dict.
+    for), and the edges are kept as ``edges``, a list of ``(u, v, key, data)`` (data the
+    edge's dict, or its line for a dict not made yet): ``_pred[v][u]`` is then a tuple of
+    keys, all that ``check`` reads of the edges, and ``_succ`` is made when first asked for.
+    :func:`as_networkx` makes the records their dicts and the edges networkx's layout.
     """
 
-    __slots__ = ("graph", "_node", "_succ", "_pred", "in_order", "records")
+    __slots__ = ("graph", "_node", "_succ_dicts", "_pred", "in_order", "records", "edges")
 
     def __init__(self) -> None:
         #: True when the reader saw every edge go forward in layer order (as OpenVINO
         #: writes IRs): the walk then takes that order as it is
         self.in_order = False
         self.records = False
+        self.edges: list[tuple] | None = None
         self.graph: dict[str, Any] = {}
         self._node: dict[str, dict[str, Any]] = {}
-        self._succ: dict[str, dict[str, dict]] = {}
-        self._pred: dict[str, dict[str, dict]] = {}
+        self._succ_dicts: dict[str, dict[str, dict]] = {}
+        self._pred: dict[str, dict[str, Any]] = {}
+
+    @property
+    def _succ(self) -> dict[str, dict[str, dict]]:
+        if self.edges is not None:
+            self.spread_edges()
+        return self._succ_dicts
+
+    def spread_edges(self) -> None:
+        """``edges`` put in networkx's layout (``_succ[u][v][key] = data``, the key dict
+        shared by ``_pred[v][u]``), each edge's dict made where it has its line."""
+        edges, self.edges = self.edges, None
+        self._succ_dicts, self._pred, nodes = {}, {}, self._node
+        self._node = {}
+        fill_adjacency(self._node, self._succ_dicts, self._pred, list(nodes.items()), [
+            (u, v, key, {"from_port": key[0], "to_port": key[1], "line": data}
+             if type(data) is int else data) for u, v, key, data in edges or ()])
+
+
+def fill_adjacency(node_dict: dict, succ: dict, pred: dict, nodes: list[tuple[str, dict]],
+                   edges: list[tuple]) -> None:
+    """Add nodes and edges in bulk, in networkx's adjacency layout (what
+    ``MultiDiGraph.add_edge`` builds: ``_succ[u][v][key] = data`` with the key dict shared
+    by ``_pred[v][u]``), 3-5 times faster than ``add_nodes_from``/``add_edges_from``."""
+    for n, attrs in nodes:
+        node_dict[n] = attrs
+        succ[n] = {}
+        pred[n] = {}
+    for u, v, key, attrs in edges:
+        targets = succ[u]
+        keydict = targets.get(v)
+        if keydict is None:
+            keydict = targets[v] = {}
+            pred[v][u] = keydict
+        keydict[key] = attrs
 
     def number_of_nodes(self) -> int:
         return len(self._node)
@@ -159,6 +198,8 @@ def as_networkx(g: LayerGraph) -> nx.MultiDiGraph:
             if type(attrs) is not dict:
                 nodes[n] = attrs.as_dict()
         g.records = False
+    if g.edges is not None:
+        g.spread_edges()
     G = nx.MultiDiGraph()
     G.graph = g.graph
     G._node = g._node

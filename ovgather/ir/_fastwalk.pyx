@@ -231,6 +231,7 @@ cdef dict _attrs_but(xmlNode* el, tuple keys, list found):
 # ``rec.get("version")``), so the walk takes either; ``as_dict()`` makes the dict, which
 # ``graph.as_networkx`` does for every layer before a caller sees a networkx graph.
 
+cdef object _MISSING = object()
 cdef tuple _PORT_FIELDS = ("id", "precision", "names", "dims", "rt_info", "attrs")
 cdef tuple _LAYER_FIELDS = ("name", "type", "version", "data", "layer_attrs", "inputs",
                             "outputs", "rt_info", "line")
@@ -248,28 +249,36 @@ cdef class PortRecord:
 
     cdef public object id, precision, names, dims, rt_info, attrs, extra_xml
 
-    def __getitem__(self, str key):
-        if key == "dims":
+    cdef object field(self, object key):
+        """The value at ``key``, else ``_MISSING``; a key spelled in code is the interned
+        str, met by identity (a str made at run time is interned first)."""
+        if key is "dims":
             return self.dims
-        if key == "id":
+        if key is "id":
             return self.id
-        if key == "precision":
+        if key is "precision":
             return self.precision
-        if key == "names":
+        if key is "names":
             return [] if self.names is None else self.names
-        if key == "rt_info":
+        if key is "rt_info":
             return self.rt_info
-        if key == "attrs":
+        if key is "attrs":
             return {} if self.attrs is None else self.attrs
-        if key == "extra_xml" and self.extra_xml is not None:
-            return self.extra_xml
-        raise KeyError(key)
+        if key is "extra_xml":
+            return _MISSING if self.extra_xml is None else self.extra_xml
+        if type(key) is str and intern(key) is not key:
+            return self.field(intern(key))
+        return _MISSING
+
+    def __getitem__(self, key):
+        value = self.field(key)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
 
     def get(self, key, default=None):
-        try:
-            return self[key]
-        except KeyError:
-            return default
+        value = self.field(key)
+        return default if value is _MISSING else value
 
     def keys(self):
         return _PORT_FIELDS if self.extra_xml is None else _PORT_FIELDS + ("extra_xml",)
@@ -316,30 +325,39 @@ cdef class LayerRecord:
     cdef public object name, type, version, data, layer_attrs, inputs, outputs, rt_info, line
     cdef public object extra_xml
 
-    def __getitem__(self, str key):
-        if key == "type":
+    cdef object field(self, object key):
+        """As ``PortRecord.field``."""
+        if key is "type":
             return self.type
-        if key == "outputs":
+        if key is "outputs":
             return self.outputs
-        if key == "inputs":
+        if key is "inputs":
             return self.inputs
-        if key == "data":
+        if key is "data":
             return self.data
-        if key == "version":
+        if key is "version":
             return self.version
-        if key == "name":
+        if key is "name":
             return self.name
-        if key == "line":
+        if key is "line":
             return self.line
-        if key == "layer_attrs":
+        if key is "layer_attrs":
             return {} if self.layer_attrs is None else self.layer_attrs
-        if key == "rt_info":
+        if key is "rt_info":
             return self.rt_info
-        if key == "extra_xml" and self.extra_xml is not None:
-            return self.extra_xml
-        raise KeyError(key)
+        if key is "extra_xml":
+            return _MISSING if self.extra_xml is None else self.extra_xml
+        if type(key) is str and intern(key) is not key:
+            return self.field(intern(key))
+        return _MISSING
 
-    def __setitem__(self, str key, value):
+    def __getitem__(self, key):
+        value = self.field(key)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key, value):
         if key == "line":
             self.line = value
         elif key == "rt_info":
@@ -349,10 +367,8 @@ cdef class LayerRecord:
                             "read_ir returns instead")
 
     def get(self, key, default=None):
-        try:
-            return self[key]
-        except KeyError:
-            return default
+        value = self.field(key)
+        return default if value is _MISSING else value
 
     def keys(self):
         return _LAYER_FIELDS if self.extra_xml is None else _LAYER_FIELDS + ("extra_xml",)
@@ -772,11 +788,12 @@ cdef inline bint _has_port(list ports, object port_id, dict ids, object node) ex
 
 
 cdef bint _take_edge(list out, set fed, dict nodes, dict out_ids, dict in_ids, object src,
-                     object dst, object fp, object tp, long line, object ports=None
-                     ) except -1:
+                     object dst, object fp, object tp, long line, object ports=None,
+                     bint records=False) except -1:
     """Append the edge ``src:fp -> dst:tp`` when both ports exist and ``dst:tp`` has no
     edge yet (in ``fed``; None: the caller saw to it); False (the caller gives up on the
-    fast read) otherwise. ``ports``: the edge's key ``(fp, tp)``, when the caller has it."""
+    fast read) otherwise. ``ports``: the edge's key ``(fp, tp)``, when the caller has it;
+    ``records``: the edge's line stands for its dict (``graph.LayerGraph`` makes it)."""
     if not _has_port(nodes[src]["outputs"], fp, out_ids, src):
         return False
     if not _has_port(nodes[dst]["inputs"], tp, in_ids, dst):
@@ -786,8 +803,11 @@ cdef bint _take_edge(list out, set fed, dict nodes, dict out_ids, dict in_ids, o
         if key in fed:
             return False
         fed.add(key)
-    out.append((src, dst, (fp, tp) if ports is None else ports,
-                {"from_port": fp, "to_port": tp, "line": line}))
+    if records:
+        out.append((src, dst, (fp, tp) if ports is None else ports, line))
+    else:
+        out.append((src, dst, (fp, tp) if ports is None else ports,
+                    {"from_port": fp, "to_port": tp, "line": line}))
     return True
 
 
@@ -889,7 +909,7 @@ cdef object _canonical_layer(const unsigned char* p, Py_ssize_t at, long long va
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, long line,
-               dict nodes, Py_ssize_t n_inputs):
+               dict nodes, Py_ssize_t n_inputs, bint records=False):
     """``read_edges`` of the bytes ``xml[start:end]`` (the content of <edges>, whose first
     byte is on line ``line``) without parsing them: the same list, with exact lines, when
     they hold only whitespace (space, tab, newline) and edges as OpenVINO writes them,
@@ -899,14 +919,15 @@ def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lon
     byte, and for an edge that breaks a rule (the careful walk then names it).
 
     Returned with whether every edge goes forward in the order of ``nodes`` (what
-    ``in_order`` says of them and that order), as ``(edges, forward)``."""
+    ``in_order`` says of them and that order), as ``(edges, forward)``. ``records``: each
+    edge's line in place of its dict, as ``graph.LayerGraph`` keeps edges for ``check``."""
     cdef Py_ssize_t bound = _id_bound(nodes)
     cdef Py_ssize_t* position = <Py_ssize_t*>malloc(bound * sizeof(Py_ssize_t))
     cdef unsigned long long* fed = <unsigned long long*>calloc(bound, 8)
     try:
         if position is NULL or fed is NULL:
             raise MemoryError()
-        return _scan_edges(xml, start, end, line, nodes, n_inputs, position, fed)
+        return _scan_edges(xml, start, end, line, nodes, n_inputs, position, fed, records)
     finally:
         free(position)
         free(fed)
@@ -916,7 +937,7 @@ def scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end, lon
 @cython.wraparound(False)
 cdef object _scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t end,
                         long line, dict nodes, Py_ssize_t n_inputs, Py_ssize_t* position,
-                        unsigned long long* fed_bits):
+                        unsigned long long* fed_bits, bint records):
     """``scan_edges``; ``fed_bits[n]``: the input ports 0-63 of layer ``n`` fed so far."""
     cdef const unsigned char* p
     cdef Py_ssize_t i = start, at_src, at_dst, n_fed = 0
@@ -985,9 +1006,11 @@ cdef object _scan_edges(const unsigned char[:] xml, Py_ssize_t start, Py_ssize_t
                     key = keys[fp_n * 16 + tp_n] = (fp, tp)
             else:
                 key = (fp, tp)
-            if not _take_edge(out, None, nodes, out_ids, in_ids, src, dst, fp, tp, line, key):
+            if not _take_edge(out, None, nodes, out_ids, in_ids, src, dst, fp, tp, line, key,
+                              records):
                 return None
-        elif not _take_edge(out, fed, nodes, out_ids, in_ids, src, dst, fp, tp, line):
+        elif not _take_edge(out, fed, nodes, out_ids, in_ids, src, dst, fp, tp, line, None,
+                            records):
             return None
     if n_fed + len(fed) != n_inputs:
         return None
@@ -1046,6 +1069,21 @@ def in_order(list nodes, list edges):
         if <Py_ssize_t>position[u] >= <Py_ssize_t>position[v]:
             return False
     return True
+
+
+def fill_sources(dict node_dict, dict pred, list nodes, list edges):
+    """The nodes, and for each layer the keys ``(from_port, to_port)`` of the edges from each
+    producer as ``pred[v][u]``, a tuple: what ``check`` reads of the edges of a graph whose
+    edges all go forward (``graph.LayerGraph`` keeps the edges themselves)."""
+    cdef object n, attrs, u, v, key
+    cdef dict sources
+    for n, attrs in nodes:
+        node_dict[n] = attrs
+        pred[n] = {}
+    for u, v, key, attrs in edges:
+        sources = <dict>pred[v]
+        keys = sources.get(u)
+        sources[u] = (key,) if keys is None else keys + (key,)
 
 
 def fill_graph(dict node_dict, dict succ, dict pred, list nodes, list edges):

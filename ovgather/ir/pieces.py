@@ -42,7 +42,8 @@ def read_in_pieces(reader: Any, xml_bytes: bytes,
         return None
     root, streamed, edges = parsed
     if edges is not None:  # <edges> cut out of the rest: read from its bytes
-        scanned = fastwalk.scan_edges(xml_bytes, *edges, reader.nodes, reader.n_inputs)
+        scanned = fastwalk.scan_edges(xml_bytes, *edges, reader.nodes, reader.n_inputs,
+                                      reader.records)
         if scanned is None:  # unusual, or an error: the careful walk names it
             return None
         # whether they go forward in the order of reader.nodes, which is streamed's
