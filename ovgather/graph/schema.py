@@ -151,6 +151,9 @@ class LayerGraph:
         self._succ_dicts: dict[str, dict[str, dict]] = {}
         self._pred: dict[str, dict[str, Any]] = {}
 
+    def number_of_nodes(self) -> int:
+        return len(self._node)
+
     @property
     def _succ(self) -> dict[str, dict[str, dict]]:
         if self.edges is not None:
@@ -184,9 +187,6 @@ def fill_adjacency(node_dict: dict, succ: dict, pred: dict, nodes: list[tuple[st
             keydict = targets[v] = {}
             pred[v][u] = keydict
         keydict[key] = attrs
-
-    def number_of_nodes(self) -> int:
-        return len(self._node)
 
 
 def as_networkx(g: LayerGraph) -> nx.MultiDiGraph:
