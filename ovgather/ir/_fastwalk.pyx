@@ -1072,13 +1072,15 @@ def in_order(list nodes, list edges):
 
 
 def fill_sources(dict node_dict, dict pred, list nodes, list edges):
-    """The nodes, and for each layer the keys ``(from_port, to_port)`` of the edges from each
-    producer as ``pred[v][u]``, a tuple: what ``check`` reads of the edges of a graph whose
-    edges all go forward (``graph.LayerGraph`` keeps the edges themselves)."""
+    """The nodes (unless ``node_dict`` is None: the caller's dict holds them), and for
+    each layer the keys ``(from_port, to_port)`` of the edges from each producer as
+    ``pred[v][u]``, a tuple: what ``check`` reads of the edges (``graph.LayerGraph`` keeps
+    the edges themselves)."""
     cdef object n, attrs, u, v, key
     cdef dict sources
     for n, attrs in nodes:
-        node_dict[n] = attrs
+        if node_dict is not None:
+            node_dict[n] = attrs
         pred[n] = {}
     for u, v, key, attrs in edges:
         sources = <dict>pred[v]

@@ -354,7 +354,10 @@ class _Reader:
         in_order = (self.forward if edge_list is self.scanned and len(nodes) == len(self.nodes)
                     else fastwalk is not None and fastwalk.in_order(nodes, edge_list))
         if self.records and isinstance(G, LayerGraph):  # check's read: see LayerGraph
-            fastwalk.fill_sources(G._node, G._pred, nodes, edge_list)
+            if len(nodes) == len(self.nodes):  # the reader's dict holds them, in order
+                G._node = self.nodes
+            fastwalk.fill_sources(None if G._node is self.nodes else G._node, G._pred, nodes,
+                                  edge_list)
             G.edges, G.in_order, G.records = edge_list, in_order, True
             if not in_order:
                 G.spread_edges()  # the general order and the cycle check need _succ
