@@ -23,7 +23,7 @@ from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport calloc, free, malloc, qsort
 from libc.string cimport memcmp, strcmp, strlen
 
 cimport lxml.includes.etreepublic as cetree
@@ -1069,6 +1069,47 @@ def in_order(list nodes, list edges):
         if <Py_ssize_t>position[u] >= <Py_ssize_t>position[v]:
             return False
     return True
+
+
+cdef struct _Slice:
+    long long offset, end
+    Py_ssize_t index
+
+
+cdef int _slice_order(const void* a, const void* b) noexcept nogil:
+    """By offset, then end, then the order read (a stable sort, as the Python twin's)."""
+    cdef const _Slice* x = <const _Slice*>a
+    cdef const _Slice* y = <const _Slice*>b
+    if x.offset != y.offset:
+        return -1 if x.offset < y.offset else 1
+    if x.end != y.end:
+        return -1 if x.end < y.end else 1
+    return -1 if x.index < y.index else (1 if x.index > y.index else 0)
+
+
+def first_overlap(list slices):
+    """``ir.weights.first_overlap`` at C speed (a C sort of the two numbers): the same
+    answer."""
+    cdef Py_ssize_t i, n = len(slices), reach = -1
+    cdef _Slice* order = <_Slice*>malloc((n or 1) * sizeof(_Slice))
+    if order is NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            slice_ = <tuple>slices[i]
+            order[i].offset = slice_[0]
+            order[i].end = slice_[1]
+            order[i].index = i
+        qsort(order, n, sizeof(_Slice), _slice_order)
+        for i in range(n):
+            if reach >= 0 and order[i].offset < order[reach].end and (
+                    order[i].offset != order[reach].offset or order[i].end != order[reach].end):
+                return slices[order[reach].index], slices[order[i].index]
+            if reach < 0 or order[i].end > order[reach].end:
+                reach = i
+        return None
+    finally:
+        free(order)
 
 
 def fill_sources(dict node_dict, dict pred, list nodes, list edges):

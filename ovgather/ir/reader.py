@@ -70,6 +70,7 @@ from .weights import (
     check_slice,
     const_layout,
     const_nbytes,
+    first_overlap,
 )
 
 __all__ = ["read_ir", "parse_ir", "read_layer_graph", "gc_paused"]
@@ -658,19 +659,16 @@ class _Reader:
         """Const slices of the .bin may be shared whole (same offset and size: OpenVINO's
         serializer stores equal bytes once, even for Consts of different types), never
         overlap partly (a sign of a corrupt or hand-edited IR)."""
-        reach = None  # the slice seen so far that ends last
-        for off2, end2, et2, n2 in sorted(self.slices):
-            if reach is not None:
-                off1, end1, et1, n1 = reach
-                if off2 < end1 and (off1, end1) != (off2, end2):
-                    other = self.nodes[n1]
-                    raise self.node_error(
-                        WeightsError,
-                        "Const data may share whole slices only, but bytes "
-                        f"[{off2}, {end2}) as {et2} overlap [{off1}, {end1}) as {et1} of "
-                        f"layer {n1} ('{other['name']}', line {other['line']})", n2)
-            if reach is None or end2 > reach[1]:
-                reach = (off2, end2, et2, n2)
+        fastwalk = compiled._fastwalk
+        found = (first_overlap if fastwalk is None else fastwalk.first_overlap)(self.slices)
+        if found is not None:
+            (off1, end1, et1, n1), (off2, end2, et2, n2) = found
+            other = self.nodes[n1]
+            raise self.node_error(
+                WeightsError,
+                "Const data may share whole slices only, but bytes "
+                f"[{off2}, {end2}) as {et2} overlap [{off1}, {end1}) as {et1} of "
+                f"layer {n1} ('{other['name']}', line {other['line']})", n2)
 
     def check_acyclic(self, G: LayerGraph) -> None:
         """Kahn's algorithm over the adjacency dicts; on a cycle, report a layer on it."""

@@ -26,6 +26,7 @@ import os
 import re
 import stat
 from functools import cache
+from operator import itemgetter
 from typing import Any
 
 from .._lazy import networkx as nx
@@ -36,7 +37,7 @@ from .text import MAX_DIGITS, short
 
 __all__ = ["CONST_TYPES", "const_nbytes", "const_layout", "const_shape", "check_slice",
            "check_bin_location", "bin_identity", "weights_source", "weights_bytes", "const_value",
-           "element_type_of"]
+           "element_type_of", "first_overlap"]
 
 CONST_TYPES = ("Const", "Constant")
 #: Bytes of the string count a packed string tensor starts with (then its offsets and
@@ -370,3 +371,21 @@ def check_bin_location(xml_path: str, bin_path: str) -> None:
         "a .bin that is a symbolic link must point into the model's folder, but it "
         "points outside it (refused, so that a model cannot make ovgather read another "
         "file); copy the weights beside the .xml", file=bin_path)
+
+
+def first_overlap(slices: list[tuple[int, int, str, str]]) -> tuple[tuple, tuple] | None:
+    """The first two Const slices ``(offset, end, element type, layer)`` of the .bin that
+    overlap partly, in the order of offset and end (ties in the order read), as ``(the
+    earlier, the later)``; None when every two are apart or the same slice. The compiled
+    walk has the same function at C speed (the sort by a 2-int key, not the whole tuple,
+    which a model's thousands of shared slices make compare strings)."""
+    reach = None  # the slice seen so far that ends last
+    for slice_ in sorted(slices, key=_OFFSET_END):
+        if reach is not None and slice_[0] < reach[1] and slice_[:2] != reach[:2]:
+            return reach, slice_
+        if reach is None or slice_[1] > reach[1]:
+            reach = slice_
+    return None
+
+
+_OFFSET_END = itemgetter(0, 1)
