@@ -15,6 +15,8 @@ which also names every error. It is only used with the lxml it was compiled agai
 (``LXML_BUILT``), since it reads lxml's struct layout.
 """
 
+from types import MappingProxyType
+
 from ovgather.graph import has_port
 
 cimport cython
@@ -232,6 +234,8 @@ cdef dict _attrs_but(xmlNode* el, tuple keys, list found):
 # ``graph.as_networkx`` does for every layer before a caller sees a networkx graph.
 
 cdef object _MISSING = object()
+#: the producers of a layer without inputs, shared (and read-only) in check's graph
+cdef object _NO_SOURCES = MappingProxyType({})
 cdef tuple _PORT_FIELDS = ("id", "precision", "names", "dims", "rt_info", "attrs")
 cdef tuple _LAYER_FIELDS = ("name", "type", "version", "data", "layer_attrs", "inputs",
                             "outputs", "rt_info", "line")
@@ -1117,16 +1121,17 @@ def fill_sources(dict node_dict, dict pred, list nodes, list edges):
     each layer the keys ``(from_port, to_port)`` of the edges from each producer as
     ``pred[v][u]``, a tuple: what ``check`` reads of the edges (``graph.LayerGraph`` keeps
     the edges themselves)."""
-    cdef object n, attrs, u, v, key
-    cdef dict sources
+    cdef object n, attrs, u, v, key, sources
     for n, attrs in nodes:
         if node_dict is not None:
             node_dict[n] = attrs
-        pred[n] = {}
+        pred[n] = _NO_SOURCES  # a layer without inputs (a Const, a Parameter) keeps it
     for u, v, key, attrs in edges:
-        sources = <dict>pred[v]
-        keys = sources.get(u)
-        sources[u] = (key,) if keys is None else keys + (key,)
+        sources = pred[v]
+        if sources is _NO_SOURCES:
+            sources = pred[v] = {}
+        keys = (<dict>sources).get(u)
+        (<dict>sources)[u] = (key,) if keys is None else keys + (key,)
 
 
 def fill_graph(dict node_dict, dict succ, dict pred, list nodes, list edges):
