@@ -241,14 +241,50 @@ cdef tuple _LAYER_FIELDS = ("name", "type", "version", "data", "layer_attrs", "i
                             "outputs", "rt_info", "line")
 
 
-cdef object _equal(object record, object other):
-    """A record equals its dict, and a record of the same dict."""
-    if isinstance(other, (PortRecord, LayerRecord)):
-        other = other.as_dict()
-    return record.as_dict() == other
+cdef class _Record:
+    """What a record shares: read as a mapping of its ``keys()`` through ``field``."""
+
+    cdef object field(self, object key):
+        return _MISSING
+
+    def __getitem__(self, key):
+        value = self.field(key)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
+
+    def get(self, key, default=None):
+        value = self.field(key)
+        return default if value is _MISSING else value
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+    def __contains__(self, key):
+        return key in self.keys()
+
+    def items(self):
+        return [(k, self[k]) for k in self.keys()]
+
+    def values(self):
+        return [self[k] for k in self.keys()]
+
+    def __eq__(self, other):
+        """A record equals its dict, and a record of the same dict."""
+        if isinstance(other, _Record):
+            other = other.as_dict()
+        return self.as_dict() == other
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.as_dict()!r})"
+
+    __hash__ = None
 
 
-cdef class PortRecord:
+cdef class PortRecord(_Record):
     """A <port> as ``check`` reads it: the keys of ``graph.new_port``'s dict as fields."""
 
     cdef public object id, precision, names, dims, rt_info, attrs, extra_xml
@@ -274,15 +310,7 @@ cdef class PortRecord:
             return self.field(intern(key))
         return _MISSING
 
-    def __getitem__(self, key):
-        value = self.field(key)
-        if value is _MISSING:
-            raise KeyError(key)
-        return value
 
-    def get(self, key, default=None):
-        value = self.field(key)
-        return default if value is _MISSING else value
 
     def keys(self):
         return _PORT_FIELDS if self.extra_xml is None else _PORT_FIELDS + ("extra_xml",)
@@ -297,31 +325,9 @@ cdef class PortRecord:
             port["extra_xml"] = self.extra_xml
         return port
 
-    def __iter__(self):
-        return iter(self.keys())
-
-    def __len__(self):
-        return len(self.keys())
-
-    def __contains__(self, key):
-        return key in self.keys()
-
-    def items(self):
-        return [(k, self[k]) for k in self.keys()]
-
-    def values(self):
-        return [self[k] for k in self.keys()]
-
-    def __eq__(self, other):
-        return _equal(self, other)
-
-    def __repr__(self):
-        return f"{type(self).__name__}({self.as_dict()!r})"
-
-    __hash__ = None
 
 
-cdef class LayerRecord:
+cdef class LayerRecord(_Record):
     """A <layer> as ``check`` reads it: the keys of ``graph.new_layer``'s dict as fields,
     its ports :class:`PortRecord` s. ``line`` and ``rt_info`` may be set by key (the
     reader makes lines exact after the walk); nothing else changes a record."""
@@ -355,11 +361,6 @@ cdef class LayerRecord:
             return self.field(intern(key))
         return _MISSING
 
-    def __getitem__(self, key):
-        value = self.field(key)
-        if value is _MISSING:
-            raise KeyError(key)
-        return value
 
     def __setitem__(self, key, value):
         if key == "line":
@@ -370,9 +371,6 @@ cdef class LayerRecord:
             raise TypeError(f"a layer record takes no new {key!r}: change the graph "
                             "read_ir returns instead")
 
-    def get(self, key, default=None):
-        value = self.field(key)
-        return default if value is _MISSING else value
 
     def keys(self):
         return _LAYER_FIELDS if self.extra_xml is None else _LAYER_FIELDS + ("extra_xml",)
@@ -390,28 +388,6 @@ cdef class LayerRecord:
             node["extra_xml"] = self.extra_xml
         return node
 
-    def __iter__(self):
-        return iter(self.keys())
-
-    def __len__(self):
-        return len(self.keys())
-
-    def __contains__(self, key):
-        return key in self.keys()
-
-    def items(self):
-        return [(k, self[k]) for k in self.keys()]
-
-    def values(self):
-        return [self[k] for k in self.keys()]
-
-    def __eq__(self, other):
-        return _equal(self, other)
-
-    def __repr__(self):
-        return f"{type(self).__name__}({self.as_dict()!r})"
-
-    __hash__ = None
 
 
 from collections.abc import Mapping as _Mapping
