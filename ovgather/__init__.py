@@ -8,7 +8,7 @@ The public names below are loaded on first use (PEP 562), so that ``import ovgat
 and with it ``ovgather --help``, does not pay for numpy, networkx and lxml before a
 command needs them. ``_PUBLIC`` is the explicit table of which module holds each name.
 The first use also warns when the compiled IR walk is missing but was installed
-(``_walkcheck.py``).
+(``ir/walkcheck.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import errors as _errors
-from ._walkcheck import warn_if_walk_missing
 
 __version__ = "0.1.0"
 
@@ -33,36 +32,40 @@ _PUBLIC: dict[str, str] = {
     "onnx_gather_nd_shape": ".ops",
     # rewriting
     "convert_gather_nd": ".passes", "ConvertGatherND": ".passes", "Pass": ".passes",
-    "PassResult": ".passes", "find_layers": ".rewrite", "add_layer": ".rewrite",
-    "add_const": ".rewrite", "insert_after": ".rewrite", "replace_layer": ".rewrite",
-    "remove_layer": ".rewrite", "reinfer": ".rewrite", "connect": ".rewrite",
-    "unique_name": ".rewrite", "editing": ".rewrite", "bypass": ".rewrite",
-    "replace_uses": ".rewrite", "rename_input": ".rewrite", "rename_output": ".rewrite",
-    "set_const": ".rewrite", "cleanup": ".rewrite",
+    "PassResult": ".passes", "find_layers": ".edit", "add_layer": ".edit",
+    "add_const": ".edit", "insert_after": ".edit", "replace_layer": ".edit",
+    "remove_layer": ".edit", "reinfer": ".edit", "connect": ".edit",
+    "unique_name": ".edit", "editing": ".edit", "bypass": ".edit",
+    "replace_uses": ".edit", "rename_input": ".edit", "rename_output": ".edit",
+    "set_const": ".edit", "cleanup": ".edit",
     "reshape": ".passes", "ReshapeResult": ".passes",
     # OpenVINO in memory
     "from_openvino": ".runtime", "to_openvino": ".runtime", "load_model": ".runtime",
     # two models on the runtime
     "compare": ".comparison", "CompareReport": ".comparison",
-    "compare_layers": ".layer_comparison", "LayersReport": ".layer_comparison",
+    "compare_layers": ".comparison", "LayersReport": ".comparison",
     # in a notebook (graphs and reports display themselves there once ovgather is imported)
-    "view": ".notebook", "picture": ".notebook", "Picture": ".notebook",
+    "view": ".views", "picture": ".views", "Picture": ".views",
     # shapes
     "Dimension": ".shapes", "PartialShape": ".shapes",
     # errors: the whole family (a small module with no imports of its own)
     **dict.fromkeys(_errors.__all__, ".errors"),
 }
-_MODULES = ("errors", "graph", "reference", "shapes")
+#: public modules -> where they live (``og.reference``: the gather family's NumPy references)
+_MODULES: dict[str, str] = {"errors": ".errors", "graph": ".graph",
+                            "reference": ".ops.reference", "shapes": ".shapes"}
 
 __all__ = [*_PUBLIC, *_MODULES]
 
 
 def __getattr__(name: str) -> Any:
     if name in _PUBLIC:
+        from .ir.walkcheck import warn_if_walk_missing
+
         warn_if_walk_missing()
         value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
     elif name in _MODULES:
-        value = importlib.import_module(f".{name}", __name__)
+        value = importlib.import_module(_MODULES[name], __name__)
     else:
         raise AttributeError(f"module 'ovgather' has no attribute '{name}'")
     globals()[name] = value  # looked up once
@@ -74,33 +77,9 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and editors see
-    from . import errors, graph, reference, shapes  # noqa: F401
-    from .comparison import CompareReport, compare  # noqa: F401
-    from .errors import (  # noqa: F401
-        IRError,
-        IRStructureError,
-        OvgatherError,
-        ReshapeError,
-        ShapeError,
-        ShapeInferenceError,
-        ShapeParseError,
-        UnsupportedOpError,
-        WeightsError,
-        XMLSyntaxError,
-    )
-    from .infer import CheckReport, TargetProblem, check, infer_shapes, target_problems  # noqa: F401
-    from .ir import const_value, parse_ir, read_ir, write_ir  # noqa: F401
-    from .layer_comparison import LayersReport, compare_layers  # noqa: F401
-    from .notebook import Picture, picture, view  # noqa: F401
-    from .ops import (  # noqa: F401
-        gather_elements_shape,
-        gather_nd_shape,
-        gather_shape,
-        onnx_gather_nd_shape,
-    )
-    from .passes import ConvertGatherND, Pass, PassResult, convert_gather_nd  # noqa: F401
-    from .passes.reshape import ReshapeResult, reshape  # noqa: F401
-    from .rewrite import (  # noqa: F401
+    from . import errors, graph, shapes  # noqa: F401
+    from .comparison import CompareReport, LayersReport, compare, compare_layers  # noqa: F401
+    from .edit import (  # noqa: F401
         add_const,
         add_layer,
         bypass,
@@ -118,8 +97,32 @@ if TYPE_CHECKING:  # what type checkers and editors see
         set_const,
         unique_name,
     )
+    from .errors import (  # noqa: F401
+        IRError,
+        IRStructureError,
+        OvgatherError,
+        ReshapeError,
+        ShapeError,
+        ShapeInferenceError,
+        ShapeParseError,
+        UnsupportedOpError,
+        WeightsError,
+        XMLSyntaxError,
+    )
+    from .infer import CheckReport, TargetProblem, check, infer_shapes, target_problems  # noqa: F401
+    from .ir import const_value, parse_ir, read_ir, write_ir  # noqa: F401
+    from .ops import (  # noqa: F401
+        gather_elements_shape,
+        gather_nd_shape,
+        gather_shape,
+        onnx_gather_nd_shape,
+        reference,  # noqa: F401
+    )
+    from .passes import ConvertGatherND, Pass, PassResult, convert_gather_nd  # noqa: F401
+    from .passes.reshape import ReshapeResult, reshape  # noqa: F401
     from .runtime.interop import from_openvino, load_model, to_openvino  # noqa: F401
     from .shapes import Dimension, PartialShape  # noqa: F401
+    from .views import Picture, picture, view  # noqa: F401
 
 
 def _in_a_notebook() -> None:
@@ -128,7 +131,7 @@ def _in_a_notebook() -> None:
     import sys
 
     if "IPython" in sys.modules:
-        from .notebook import register
+        from .views.notebook import register
 
         register()
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run pytest (or any command of the venv's python) on an emulated x86-64 CPU without bf16.
 #
-#   tools/run_without_bf16.sh [pytest arguments]        e.g. tests/graph/test_edit.py -q
+#   tools/run_without_bf16.sh [pytest arguments]        e.g. tests/edit/test_edit.py -q
 #   tools/run_without_bf16.sh --python -c "import openvino"
 #
 # OpenVINO's CPU plugin reads the CPU's features itself (cpuid): on a CPU with avx512_bf16

@@ -171,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_BAD_INPUT
         args = parser.parse_args(argv)
         args.debug = debug
-        from .._walkcheck import warn_if_walk_missing
+        from ..ir.walkcheck import warn_if_walk_missing
 
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning

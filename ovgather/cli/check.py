@@ -250,10 +250,11 @@ def _output_format(args: argparse.Namespace) -> str | None:
 def _print_ci_format(form: str, reports: list[Any], failed: list[tuple[str, str]],
                      release: str | None, code: int, seconds: float) -> None:
     """The SARIF log or JUnit XML of the whole command on stdout (ci_formats.py)."""
-    from .ci_formats import junit_xml, sarif_log
+    from .. import __version__
+    from ..views.ci_formats import junit_xml, sarif_log
 
     if form == "sarif":
-        print_json(sarif_log(reports, failed, release, exit_code=code))
+        print_json(sarif_log(reports, failed, release, exit_code=code, version=__version__))
     else:
         write_bytes(junit_xml(reports, failed, release, seconds))
 

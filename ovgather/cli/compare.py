@@ -3,12 +3,12 @@
 [--atol A] [--memory-budget SIZE] [--all-layers [--ref openvino|onnxruntime]] [--json]``.
 
 Runs both models on the OpenVINO CPU runtime with the same inputs and compares every
-output (``ovgather.comparison``). Exit codes (docs/cli.md): 0 every output within
+output (``ovgather.comparison.outputs``). Exit codes (docs/cli.md): 0 every output within
 tolerance, 1 an output differs, is in one model only or proves nothing (each is named), 2
 the models cannot be compared (a missing file, inputs that do not pair up or that the
 files given do not fit, a run over the memory budget, a model the CPU plugin cannot
 compile). With ``--all-layers`` every layer output that pairs up is compared too
-(``ovgather.layer_comparison``), and a differing one fails like a differing output.
+(``ovgather.comparison.layers``), and a differing one fails like a differing output.
 """
 
 from __future__ import annotations
@@ -93,44 +93,8 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
-def _pairs(items: list[str] | None, option: str, what: str) -> dict[str, str]:
-    """``NAME=VALUE`` items as a dict; a UsageError for one without ``=`` or a name given
-    twice."""
-    out: dict[str, str] = {}
-    for item in items or []:
-        name, sep, value = item.partition("=")
-        if not sep or not name or not value:
-            raise UsageError(f"{option} takes {what}, but got '{item[:80]}'")
-        if name in out:
-            raise UsageError(f"{option} names each input once, but '{name}' is given twice")
-        out[name] = value
-    return out
-
-
-def _inputs(items: list[str] | None) -> dict[str, Any] | None:
-    """The arrays ``--input`` gives, by input name: ``NAME=FILE.npy`` items and the
-    arrays of each ``FILE.npz``."""
-    from ..comparison import load_inputs
-
-    if not items:
-        return None
-    files = [i for i in items if "=" not in i]
-    for path in files:
-        if not path.lower().endswith(".npz"):
-            raise UsageError(f"--input takes NAME=FILE.npy or FILE.npz, but got "
-                             f"'{path[:80]}'")
-    out = load_inputs(_pairs([i for i in items if "=" in i], "--input", "NAME=FILE.npy"))
-    for path in files:
-        for name, array in load_inputs(path).items():
-            if name in out:
-                raise UsageError(f"--input names each input once, but '{name}' is given "
-                                 f"twice (in {path})")
-            out[name] = array
-    return out
-
-
 def run_compare(args: argparse.Namespace) -> int:
-    from ..comparison import compare
+    from ..comparison import compare, inputs_from_options, name_pairs
 
     models = (args.model, args.other)
     for path in models:
@@ -141,8 +105,8 @@ def run_compare(args: argparse.Namespace) -> int:
         k: v for k, v in (("rtol", args.rtol), ("atol", args.atol),
                           ("memory_budget", args.memory_budget)) if v is not None}
     options.update(shapes=shape_overrides(args.shape), seed=args.seed,
-                   inputs=_inputs(args.input),
-                   input_map=_pairs(args.map, "--map", "A_NAME=B_NAME"),
+                   inputs=inputs_from_options(args.input),
+                   input_map=name_pairs(args.map, "--map", "A_NAME=B_NAME"),
                    by_position=args.by_position, allow_unproven=args.allow_unproven)
     with quiet_native_stderr(enabled=not args.debug):  # the ONNX frontends' native lines
         if args.all_layers:
@@ -163,7 +127,7 @@ def _compare_layers(models: tuple[str, str], ref: str, options: dict[str, Any]) 
     """``compare_layers`` with a progress bar over the chunks of layers."""
     import os
 
-    from ..layer_comparison import compare_layers
+    from ..comparison.layers import compare_layers
 
     with Progress(None, f"comparing {os.path.basename(models[0])} with "
                   f"{os.path.basename(models[1])}", unit="output") as bar:
@@ -182,7 +146,7 @@ def _compare_layers(models: tuple[str, str], ref: str, options: dict[str, Any]) 
 def _print_layers(report: Any) -> None:
     """The layer verdicts: the counts, the first divergent layer with its lines, the worst
     layers after it, and the outputs without a partner (the JSON lists every layer)."""
-    from ..layer_comparison import LAYER_STATUSES
+    from ..comparison.layers import LAYER_STATUSES
 
     s = report.summary
     counts = ", ".join(f"{s[k]} {k}" for k in LAYER_STATUSES if s[k])
@@ -233,7 +197,7 @@ def _errors(lc: Any) -> str:
 
 
 def _print_human(report: Any) -> None:
-    from ..comparison import HINT, STATUSES
+    from ..comparison.outputs import HINT, STATUSES
 
     s = report.summary
     counts = ", ".join(f"{s[k]} {k}" for k in STATUSES if s[k])

@@ -57,9 +57,9 @@ def _problems(report: Any) -> list[Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Convert, check, write; exit 0, or 1 with nothing written when the model is bad."""
+    from ..edit import reinfer
     from ..ir import write_ir
     from ..passes.convert_gather_nd import ConvertGatherND
-    from ..rewrite import reinfer
 
     if args.target_runtime is not None:
         return _run_downgrade(args)
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 def _load_checked(args: argparse.Namespace, bar: Progress) -> tuple[Any, Any] | int:
     """MODEL read and checked: (graph, check report), or exit code 1 (nothing converted)
     when a layer is invalid or mismatch: converting would carry a broken model over."""
-    from ..rewrite import reinfer
+    from ..edit import reinfer
 
     G = load(args.model, bar, args.debug, ir_only=True)
     bar.update()
@@ -148,10 +148,10 @@ def _print_human(args: argparse.Namespace, G: Any, changes: list[dict[str, Any]]
 def _run_downgrade(args: argparse.Namespace) -> int:
     """``--target-runtime``: rewrite for the release, check, write; exit 1 naming every
     layer there is no rewrite for, with nothing written."""
+    from ..edit import reinfer
     from ..ir import write_ir
     from ..ops.core.releases import release_of
     from ..passes.downgrade import Downgrade, DowngradeError
-    from ..rewrite import reinfer
 
     release = release_of(args.target_runtime)
     check_output(Path(args.output), args.model, args.in_place)

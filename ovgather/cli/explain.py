@@ -22,7 +22,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..explain import explain_layer
+    from ..views.explain import explain_layer
 
     G = load(args.model, debug=args.debug)
     e = explain_layer(G, args.layer, shape_overrides(args.shape))

@@ -1,6 +1,6 @@
 """`ovgather extract MODEL --layer NAME [--depth N] -o SUB.xml [--json]`.
 
-Writes a standalone IR of a layer and its neighbourhood (ovgather.extract), the small
+Writes a standalone IR of a layer and its neighbourhood (ovgather.edit.extract), the small
 file to attach to a bug report. Exit 0 when written, 2 for unusable input.
 """
 
@@ -28,7 +28,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..atomic import clashes_with_model
-    from ..extract import write_extract
+    from ..edit.extract import write_extract
 
     out = args.output
     if not out.lower().endswith(".xml"):

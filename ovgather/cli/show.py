@@ -15,7 +15,7 @@ from .common import EXIT_OK, add_layer_command, shape_overrides, whole_number
 from .models import load
 from .output import print_json, say
 
-#: ovgather.show.FORMATS, spelled out so that building the parser imports no drawing code
+#: ovgather.views.show.FORMATS, spelled out so that building the parser imports no drawing code
 _FORMATS = ("dot", "svg", "png", "html")
 
 
@@ -44,7 +44,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..atomic import clashes_with_model
-    from ..show import DEFAULT_MAX_LAYERS, write_picture
+    from ..views.show import DEFAULT_MAX_LAYERS, write_picture
 
     fmt = args.format or _format_of(args.output)
     clash = clashes_with_model([args.output], args.model)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from ..edit import add_const, add_layer
 from ..element_types import precision_of
 from ..graph import output_port
-from ..rewrite import add_const, add_layer
 
 __all__ = ["I64", "first_output", "shape_layer", "shape_of", "slice_of", "concat"]
 

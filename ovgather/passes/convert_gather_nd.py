@@ -27,6 +27,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from ..edit import add_const, add_layer, editing, insert_after, replace_layer, unique_name
 from ..errors import OvgatherError, RewriteError, ShapeError, UnsupportedOpError
 from ..graph import consumers, output_port, producer
 from ..graph.bodies import inside_words
@@ -34,7 +35,6 @@ from ..infer import infer_shapes, shape_reaching
 from ..ops.core import registry
 from ..ops.core.spec import Attrs
 from ..ops.core.values import Tensor
-from ..rewrite import add_const, add_layer, editing, insert_after, replace_layer, unique_name
 from ..shapes import PartialShape
 from .base import Pass, PassResult
 from .building import concat, first_output, shape_layer, shape_of, slice_of
@@ -116,7 +116,7 @@ def convert_gather_nd(G: nx.MultiDiGraph, to: str = "opset5") -> list[dict[str, 
     An empty list means nothing changed.
 
     >>> import networkx as nx
-    >>> from ovgather.rewrite import add_layer
+    >>> from ovgather.edit import add_layer
     >>> G = nx.MultiDiGraph()
     >>> d = add_layer(G, "Parameter", "opset1", data={"shape": "2,3,4", "element_type": "f32"},
     ...               outputs=[{"precision": "FP32", "dims": (2, 3, 4)}], name="data")

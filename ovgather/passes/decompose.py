@@ -29,9 +29,9 @@ import math
 import networkx as nx
 import numpy as np
 
+from ..edit import add_const, add_layer, connect, remove_layer, replace_layer, replace_uses
 from ..element_types import element_type_name, numpy_dtype, precision_of
 from ..graph import consumers, input_edges, output_port
-from ..rewrite import add_const, add_layer, connect, remove_layer, replace_layer, replace_uses
 from .building import first_output
 
 __all__ = ["sdpa", "sdpa_float_mask", "group_norm", "pad_cropped", "is_nan", "promote_types"]

@@ -34,13 +34,13 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from ..edit import add_const, bypass, connect, editing, reinfer, replace_layer
 from ..element_types import element_type_name, numpy_dtype
 from ..errors import RewriteError
 from ..graph import consumers, input_edges, locate, new_port, op_spec, output_port
 from ..infer.target import TargetProblem, op_refused, target_problems, unread_types
 from ..ops.core.releases import NEWEST, builds, release_of
 from ..ops.core.spec import Attrs
-from ..rewrite import add_const, bypass, connect, editing, reinfer, replace_layer
 from . import decompose
 from .base import Pass, PassResult
 

@@ -20,7 +20,7 @@ model is blocked without them, and only to layers upstream of a blocking layer: 
 that reshapes cleanly is never rewritten.
 
 >>> import networkx as nx
->>> from ovgather.rewrite import add_layer
+>>> from ovgather.edit import add_layer
 >>> G = nx.MultiDiGraph()
 >>> x = add_layer(G, "Parameter", "opset1", data={"shape": "1,3", "element_type": "f32"},
 ...               outputs=[{"precision": "FP32", "dims": (1, 3)}], name="x")
@@ -42,11 +42,11 @@ from typing import Any
 
 import networkx as nx
 
+from ..edit import editing
 from ..errors import ReshapeError
 from ..graph import input_edges, locate, output_port
 from ..infer import CheckReport, check, infer_shapes
 from ..infer.report import LayerResult
-from ..rewrite import editing
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
 from .reshape_buffers import SCATTERS, Buffer, fix_buffer, scatter_buffers
 from .reshape_fixes import apply_fix, culprits

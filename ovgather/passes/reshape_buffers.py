@@ -28,9 +28,9 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from ..edit import add_const, add_layer
 from ..errors import OvgatherError
 from ..graph import input_edges, output_port, producer
-from ..rewrite import add_const, add_layer
 from ..shapes import PartialShape
 from .building import first_output, shape_of
 
@@ -150,7 +150,7 @@ def fix_buffer(G: nx.MultiDiGraph, b: Buffer) -> dict[str, Any] | None:
     G.remove_edge(src[0], b.node, key=(src[1], to_port))
     out = first_output(G, filled)
     G.add_edge(filled, b.node, key=(out, to_port), from_port=out, to_port=to_port, line=None)
-    from ..rewrite import remove_layer
+    from ..edit import remove_layer
 
     if G.out_degree(src[0]) == 0:
         remove_layer(G, src[0])

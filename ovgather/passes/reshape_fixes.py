@@ -30,11 +30,11 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from ..edit import add_const, add_layer, remove_layer
 from ..element_types import is_real
 from ..errors import OvgatherError
 from ..graph import consumers, input_edges, op_spec, output_port, producer
 from ..infer import CheckReport, shape_reaching, shapes_reaching
-from ..rewrite import add_const, add_layer, remove_layer
 from ..shapes import PartialShape
 from .building import concat, first_output, shape_of, slice_of
 

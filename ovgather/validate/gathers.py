@@ -59,7 +59,7 @@ from ..ops.core import registry
 from ..ops.core.inputs import InputMaker, NoValidInputs, Params, random_data
 from ..ops.core.spec import Attrs, OpSpec
 from ..ops.core.values import Tensor
-from ..reference import for_layer
+from ..ops.reference import for_layer
 from ..shapes import PartialShape
 from .memory import DEFAULT_MEMORY_BUDGET, itemsize, port_etype, size_text
 from .report import LayerValidation, ValidationReport

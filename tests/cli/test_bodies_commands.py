@@ -14,15 +14,15 @@ from graph_view import ov_ops
 
 from ovgather.cli import main
 from ovgather.errors import RewriteError
-from ovgather.explain import explain_layer
 from ovgather.graph.bodies import locate
 from ovgather.infer import check, infer_shapes
 from ovgather.ir import read_ir
 from ovgather.passes.convert_gather_nd import convert_gather_nd
 from ovgather.passes.reshape import reshape
 from ovgather.runtime.core import cpu_config
-from ovgather.show import to_dot
 from ovgather.validate import validate, validate_whole_model
+from ovgather.views.explain import explain_layer
+from ovgather.views.show import to_dot
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOP = ROOT / "ir_samples" / "loop_gather.xml"

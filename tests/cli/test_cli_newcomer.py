@@ -506,7 +506,7 @@ def test_no_warning_when_the_install_never_had_the_compiled_walk(tmp_path):
 
 
 def test_no_warning_with_the_compiled_walk_in_place():
-    from ovgather._walkcheck import _package_has_walk
+    from ovgather.ir.walkcheck import _package_has_walk
 
     assert _package_has_walk(str(ROOT / "ovgather" / "ir"))
     done = subprocess.run([sys.executable, "-W", "error", "-c", SNIPPET], cwd=ROOT,

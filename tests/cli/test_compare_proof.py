@@ -21,7 +21,7 @@ from model_edits import doubled, round_trip
 
 import ovgather as og
 from ovgather.cli import main
-from ovgather.comparison import differences
+from ovgather.comparison.outputs import differences
 from ovgather.errors import CompareError
 from ovgather.runtime.core import cpu_config
 

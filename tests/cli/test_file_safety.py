@@ -135,7 +135,7 @@ def test_write_ir_refuses_the_source_bin(model: Path) -> None:
 def test_write_ir_refuses_the_source_bin_under_another_xml(model: Path) -> None:
     """A graph that shares the source's weights (an extract) may not write over them
     under another .xml name (``mixed_ops.XML`` -> ``mixed_ops.bin``)."""
-    from ovgather.extract import extract
+    from ovgather.edit.extract import extract
 
     H = extract(read_ir(model), "first_rows_nd5", depth=0)
     before = snapshot(model.parent)
@@ -210,7 +210,7 @@ def test_temporary_names_are_private_and_unpredictable(model: Path, tmp_path: Pa
 def test_graphviz_that_never_ends_is_a_clear_error(model: Path, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    from ovgather.show import graphviz
+    from ovgather.views.show import graphviz
 
     fake_graphviz(tmp_path / "bin", monkeypatch, "exec sleep 30")  # one process, killed
     monkeypatch.setattr(graphviz, "DOT_TIMEOUT", 0.5)

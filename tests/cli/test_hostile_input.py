@@ -319,7 +319,7 @@ def test_extract_follows_a_1000_deep_shape_chain(tmp_path: Path) -> None:
     model = ov.Model([ops.result(target)], [data], "deep")
     path = tmp_path / "deep.xml"
     ov.save_model(model, str(path))
-    from ovgather.extract import extract
+    from ovgather.edit.extract import extract
 
     H = extract(read_ir(path), "target", depth=0)
     assert H.number_of_nodes() > 1000

@@ -341,8 +341,8 @@ def test_the_walk_follows_the_file_when_its_edges_go_forward(path):
 
 def test_a_layer_added_later_and_consumed_earlier_is_walked_before_its_consumer():
     """An edited graph whose edges no longer go forward is walked in a topological order."""
+    from ovgather.edit import add_layer
     from ovgather.graph import output_port
-    from ovgather.rewrite import add_layer
 
     G = read_ir(ROOT / "ir_samples" / "gather_nd8_bd2.xml")
     result = next(n for n, a in G.nodes(data=True) if a["type"] == "Result")

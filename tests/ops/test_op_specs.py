@@ -15,10 +15,10 @@ import pytest
 from ov_oracle import INDEX_TYPES, ov_gather_nd, random_shape, rng_for
 
 from ovgather.errors import ShapeInferenceError
-from ovgather.explain import explain_gather_nd, explain_layer
 from ovgather.infer import check
 from ovgather.ir import read_ir
 from ovgather.ops.core import registry
+from ovgather.views.explain import explain_gather_nd, explain_layer
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "ovgather"

@@ -5,6 +5,8 @@ Every import counts, also those inside functions (a lazy import is still a depen
 - no module takes a ``_private`` name from a module of another package;
 - ``openvino`` is imported only inside ``ovgather/runtime/``;
 - no module is longer than 700 lines;
+- no module sits loose in ``ovgather/`` besides the foundation (``FOUNDATION``), and every
+  package's ``__init__`` opens with a docstring saying what the room owns;
 - a package imports only packages of a lower layer (``LAYERS``, the table in
   docs/architecture.md): imports run one way, from the foundation up to the CLI.
 """
@@ -26,21 +28,26 @@ MAX_LINES = 700
 #: import only from layers below its own.
 LAYERS = (
     {"errors"},
-    {"shapes", "element_types", "atomic", "_lazy", "_walkcheck"},
+    {"shapes", "element_types", "atomic", "_lazy"},
     {"ops"},
-    {"graph", "reference"},
+    {"graph"},
     {"ir"},
     {"infer", "runtime"},
-    {"rewrite"},
-    {"passes", "extract", "explain"},
-    {"show"},
+    {"edit"},
+    {"passes"},
     {"validate"},
     {"comparison"},
-    {"layer_comparison", "notebook"},
+    {"debug", "stats"},
+    {"views"},
     {"ovgather"},  # the package's __init__: the public surface, loaded lazily
     {"cli"},
     {"__main__"},
 )
+
+#: the only modules that sit directly in ovgather/: the foundation, which imports nothing
+#: of ours, and the package's own entry points; everything else lives in a room (a package)
+FOUNDATION = frozenset({"errors", "shapes", "element_types", "atomic", "_lazy"})
+ENTRY_POINTS = frozenset({"__init__", "__main__"})
 
 
 @dataclass(frozen=True)
@@ -160,6 +167,23 @@ def upward_imports(graph: nx.DiGraph, layers=LAYERS) -> list[str]:
     return bad
 
 
+def loose_modules(root: Path = PACKAGE) -> list[str]:
+    """Modules directly in the package that are neither the foundation nor an entry point."""
+    return sorted(p.name for p in root.iterdir()
+                  if p.suffix in (".py", ".pyx") and p.stem not in FOUNDATION | ENTRY_POINTS)
+
+
+def rooms_without_a_docstring(root: Path = PACKAGE) -> list[str]:
+    """Packages whose ``__init__`` does not say, in a docstring of at least two lines, what
+    the room owns."""
+    bad = []
+    for init in sorted(root.rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        if len([line for line in doc.splitlines() if line.strip()]) < 2:
+            bad.append(str(init.parent.relative_to(root.parent)))
+    return bad
+
+
 def long_modules(mods: dict[str, Path]) -> list[str]:
     return [f"{m}: {n} lines" for m, p in mods.items()
             if (n := len(p.read_text().splitlines())) > MAX_LINES]
@@ -188,6 +212,22 @@ def test_openvino_is_imported_only_in_the_runtime_package():
 
 def test_imports_run_one_way_from_the_foundation_up_to_the_cli():
     assert upward_imports(GRAPH) == []
+
+
+def test_no_module_sits_loose_beside_the_packages():
+    assert loose_modules() == []
+
+
+def test_every_room_says_what_it_owns():
+    assert rooms_without_a_docstring() == []
+
+
+def test_the_rooms_of_the_house_are_there():
+    rooms = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert {"graph", "ir", "ops", "infer", "passes", "edit", "runtime", "validate",
+            "comparison", "views", "cli"} <= rooms
+    layered = {name for names in LAYERS for name in names}
+    assert rooms <= layered, f"a package in no layer: {sorted(rooms - layered)}"
 
 
 def test_no_module_is_longer_than_700_lines():
@@ -242,3 +282,16 @@ def test_an_import_into_a_higher_layer_is_found(tmp_path):
 def test_a_long_module_is_found(tmp_path, lines, too_long):
     pkg = _write(tmp_path, {"__init__.py": "", "big.py": "x = 1\n" * lines})
     assert bool(long_modules(sources(pkg))) == too_long
+
+
+def test_a_loose_module_is_found(tmp_path):
+    pkg = _write(tmp_path, {"__init__.py": "", "errors.py": "", "shapes.py": "",
+                            "rewrite.py": "", "ir/__init__.py": ""})
+    assert loose_modules(pkg) == ["rewrite.py"]
+
+
+def test_a_room_without_a_docstring_is_found(tmp_path):
+    pkg = _write(tmp_path, {"__init__.py": '"""The package.\n\nWhat it is."""\n',
+                            "ir/__init__.py": '"""One line only."""\n',
+                            "views/__init__.py": '"""Pictures.\nAnd pages."""\n'})
+    assert rooms_without_a_docstring(pkg) == ["ovgather/ir"]

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_importing_ovgather_and_running_check_do_not_import_openvino():
     code = (
         "import sys\n"
-        "import ovgather, ovgather.validate, ovgather.reference, ovgather.runtime\n"
+        "import ovgather, ovgather.validate, ovgather.ops.reference, ovgather.runtime\n"
         "from ovgather.cli import main\n"
         "rc = main(['check', 'ir_samples/mixed_ops.xml', '--json'])\n"
         "assert rc == 0, rc\n"

@@ -16,8 +16,8 @@ import pytest
 from ov_oracle import INDEX_TYPES, ov_gather_nd, random_shape, rng_for  # noqa: E402
 
 from ovgather.cli import main  # noqa: E402
-from ovgather.explain import explain_gather_nd, explain_layer  # noqa: E402
 from ovgather.ir import read_ir  # noqa: E402
+from ovgather.views.explain import explain_gather_nd, explain_layer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "ir_samples"

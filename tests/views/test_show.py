@@ -17,7 +17,7 @@ from dot_text import EDGE, dot_nodes
 
 from ovgather.cli import main
 from ovgather.ir import read_ir
-from ovgather.show import STATUS_COLOURS, to_dot
+from ovgather.views.show import STATUS_COLOURS, to_dot
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "ir_samples").rglob("*.xml"))
@@ -65,7 +65,7 @@ def test_invalid_unchecked_and_unknown_layers_get_their_colours(tmp_path: Path) 
 def test_a_neighbourhood_shows_cut_inputs_as_points() -> None:
     G = read_ir(ROOT / "ir_samples" / "mixed_ops.xml")
     target = next(n for n in G if G.nodes[n]["name"] == "pick_rows_nd8")
-    from ovgather.extract import neighbourhood
+    from ovgather.edit.extract import neighbourhood
 
     text = to_dot(G, neighbourhood(G, target, 1))
     assert "shape=point" in text and "style=dashed" in text

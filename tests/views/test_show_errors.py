@@ -27,8 +27,8 @@ from ovgather.cli.models import load
 from ovgather.errors import UsageError
 from ovgather.ir import read_ir
 from ovgather.runtime.onnxruntime_runner import OnnxRuntimeLayers
-from ovgather.show import write_picture
-from ovgather.show.errors import FIRST_DIVERGENT, NOT_COMPARED, layer_errors
+from ovgather.views.show import write_picture
+from ovgather.views.show.errors import FIRST_DIVERGENT, NOT_COMPARED, layer_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 MIXED = ROOT / "ir_samples" / "mixed_ops.xml"

@@ -23,7 +23,7 @@ from openvino import opset13
 
 from ovgather.cli import main
 from ovgather.ir import read_ir
-from ovgather.show import MAX_PIXELS, STATUS_COLOURS, draw, to_dot
+from ovgather.views.show import MAX_PIXELS, STATUS_COLOURS, draw, to_dot
 
 ROOT = Path(__file__).resolve().parents[2]
 SWIN = ROOT / "ir_corpus" / "swin" / "pytorch_static.xml"
@@ -193,7 +193,7 @@ def test_a_png_of_a_thousand_layer_ir_is_at_most_20_megapixels(
 
 def test_the_cli_knows_every_format_the_library_writes() -> None:
     from ovgather.cli.show import _FORMATS
-    from ovgather.show import FORMATS
+    from ovgather.views.show import FORMATS
 
     assert _FORMATS == FORMATS
 

@@ -21,7 +21,7 @@ from browser import page_dom, with_probe
 
 from ovgather.cli import main
 from ovgather.ir import read_ir
-from ovgather.show import STATUS_COLOURS
+from ovgather.views.show import STATUS_COLOURS
 
 ROOT = Path(__file__).resolve().parents[2]
 SWIN = ROOT / "ir_corpus" / "swin" / "pytorch_static.xml"

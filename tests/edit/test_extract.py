@@ -16,8 +16,8 @@ import openvino as ov
 import pytest
 
 from ovgather.cli import main
+from ovgather.edit.extract import extract, neighbourhood, write_extract
 from ovgather.errors import UsageError
-from ovgather.extract import extract, neighbourhood, write_extract
 from ovgather.graph import gather_types
 from ovgather.ir import read_ir
 from ovgather.runtime.core import cpu_config

@@ -10,9 +10,7 @@ import numpy as np
 import pytest
 
 import ovgather as og
-from ovgather.errors import OvgatherError, RewriteError
-from ovgather.graph import producer
-from ovgather.rewrite import (
+from ovgather.edit import (
     add_const,
     add_layer,
     bypass,
@@ -28,6 +26,8 @@ from ovgather.rewrite import (
     replace_uses,
     set_const,
 )
+from ovgather.errors import OvgatherError, RewriteError
+from ovgather.graph import producer
 from ovgather.runtime.core import cpu_config
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,9 +16,9 @@ from nbclient import NotebookClient
 
 from ovgather.infer import check
 from ovgather.ir import read_ir
-from ovgather.notebook import check_html
+from ovgather.views.notebook import check_html
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "ir_samples"
 NOTEBOOK = ROOT / "examples" / "notebook.ipynb"
 
@@ -117,7 +117,7 @@ report = og.check(og.read_ir(sys.argv[1]))
 from ovgather.cli import main
 main(["check", sys.argv[1]])
 print(sorted(m for m in sys.modules if m.split(".")[0] in ("IPython", "ipykernel")
-             or m == "ovgather.notebook"))
+             or m == "ovgather.views.notebook"))
 """
 
 

@@ -13,7 +13,7 @@ import pytest
 from layer_faults import early_middle_late, perturbed
 
 import ovgather as og
-from ovgather.layer_comparison import compare_layers
+from ovgather.comparison.layers import compare_layers
 
 ROOT = Path(__file__).resolve().parents[2]
 #: small real IRs: CNNs (resnet, convnext, poolformer, wav2vec2's convolutions) and

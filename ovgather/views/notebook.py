@@ -142,8 +142,8 @@ class Picture:
         self._G, self._args = G, (layer, depth, shapes, max_layers)
         layers, title = None, G.graph.get("name") or ""
         if layer is not None:
-            from .extract import neighbourhood
-            from .graph import find_layer
+            from ..edit.extract import neighbourhood
+            from ..graph import find_layer
 
             node = find_layer(G, layer)
             layers = neighbourhood(G, node, depth)
@@ -166,7 +166,7 @@ class Picture:
 
     def _repr_svg_(self) -> str | None:
         """The SVG; None (the text form shows instead) when Graphviz cannot draw it."""
-        from .errors import OvgatherError
+        from ..errors import OvgatherError
 
         try:
             return self.svg
@@ -205,8 +205,8 @@ def is_ovgather_graph(G: Any) -> bool:
 def graph_html(G: Any, shapes: dict[str, str] | None = None) -> str:
     """A graph ovgather read, as HTML: its check report (:func:`check_html`), then its
     picture inline (or why there is none: Graphviz's ``dot`` is missing)."""
-    from .errors import OvgatherError
-    from .infer import check
+    from ..errors import OvgatherError
+    from ..infer import check
 
     report = check(G, shapes)
     title = f"<h4>{_e(G.graph.get('name') or 'model')}</h4>"
@@ -263,7 +263,7 @@ def _graph_or_none(G: Any) -> str | None:
 
 #: (module, class name, HTML maker): registered by name, so nothing is imported for it
 _FORMATS = (("ovgather.infer.report", "CheckReport", check_html),
-            ("ovgather.comparison", "CompareReport", compare_html),
+            ("ovgather.comparison.outputs", "CompareReport", compare_html),
             ("networkx.classes.multidigraph", "MultiDiGraph", _graph_or_none))
 
 
@@ -284,6 +284,6 @@ def register(shell: Any = None) -> bool:
 
 
 def load_ipython_extension(shell: Any) -> None:
-    """``%load_ext ovgather.notebook``: :func:`register` in a shell started after ovgather
+    """``%load_ext ovgather.views.notebook``: :func:`register` in a shell started after ovgather
     was imported."""
     register(shell)

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from ..element_types import element_type_name, is_real
-from ..shapes import PartialShape
+from ...element_types import element_type_name, is_real
+from ...shapes import PartialShape
 
 __all__ = ["Outline", "outline", "block_paths", "CONST_TYPES", "MIN_BLOCK"]
 

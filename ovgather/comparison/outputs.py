@@ -39,21 +39,21 @@ import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .element_types import element_type_name, numpy_dtype
-from .errors import CompareError, RuntimeBridgeError
-from .runtime.core import cpu_config
-from .runtime.feeding import Feed, feeds_at, make_array, merge_feeds
-from .runtime.outputs import RunnableModel, Tensor
-from .shapes import Dimension, PartialShape
-from .validate.memory import DEFAULT_MEMORY_BUDGET, size_text
-from .validate.sizes import one_size_tries
+from ..element_types import element_type_name, numpy_dtype
+from ..errors import CompareError, RuntimeBridgeError
+from ..runtime.core import cpu_config
+from ..runtime.feeding import Feed, feeds_at, make_array, merge_feeds
+from ..runtime.outputs import RunnableModel, Tensor
+from ..shapes import Dimension, PartialShape
+from ..validate.memory import DEFAULT_MEMORY_BUDGET, size_text
+from ..validate.sizes import one_size_tries
+from .inputs import load_inputs
 
-__all__ = ["compare", "load_inputs", "CompareReport", "OutputComparison", "STATUSES",
+__all__ = ["compare", "CompareReport", "OutputComparison", "STATUSES",
            "RTOL", "ATOL", "differences", "unproven"]
 
 #: The verdicts of one output; all but ``ok`` fail the comparison (``nothing proven``
@@ -184,51 +184,6 @@ def compare(
         report.outputs.append(_verdict(ma.outputs, mb.outputs, ran_a, ran_b, i, j, how,
                                        rtol, atol))
     return report
-
-
-def load_inputs(source: Mapping[str, Any] | str | os.PathLike) -> dict[str, np.ndarray]:
-    """Input arrays by name from ``source``: a mapping of names to arrays or ``.npy``
-    paths, or the path of one ``.npz`` (its keys the names). Files are read without
-    pickles; a file NumPy cannot read is a CompareError naming it."""
-    if isinstance(source, (str, os.PathLike)):
-        with _opened(source) as held:
-            if not hasattr(held, "files"):
-                raise CompareError("an .npz file of every input (named by the inputs' "
-                                   "names) is needed here, but this is one array",
-                                   file=str(source))
-            return {name: held[name] for name in held.files}
-    out = {}
-    for name, value in source.items():
-        if isinstance(value, (str, os.PathLike)):
-            with _opened(value) as held:
-                if hasattr(held, "files"):
-                    raise CompareError(f"input '{name}' needs one array (an .npy file), "
-                                       f"but this is an .npz of {len(held.files)}",
-                                       file=str(value))
-                out[name] = held
-        else:
-            out[name] = np.asarray(value)
-    return out
-
-
-class _opened:  # noqa: N801 - used as a function: ``with _opened(path) as array_or_npz``
-    def __init__(self, path: str | os.PathLike) -> None:
-        self.path, self.held = Path(path), None
-
-    def __enter__(self) -> Any:
-        if not self.path.is_file():
-            raise CompareError("the input file does not exist", file=str(self.path))
-        try:
-            self.held = np.load(self.path, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as err:
-            raise CompareError(f"NumPy could not read this input file (.npy or .npz): "
-                               f"{str(err).splitlines()[0][:200] if str(err) else err!r}",
-                               file=str(self.path)) from err
-        return self.held
-
-    def __exit__(self, *exc: object) -> None:
-        if hasattr(self.held, "close"):
-            self.held.close()
 
 
 def _where(model: RunnableModel) -> str:

@@ -52,14 +52,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ReferenceInputError
-from .ops.core import registry
+from ..errors import ReferenceInputError
+from .core import registry
 
 # Each reference lives beside its shape rule; these are its public names.
-from .ops.gather import gather_reference as gather
-from .ops.gather_elements import gather_elements_reference as gather_elements
-from .ops.gather_nd import gather_nd_reference as gather_nd
-from .ops.gather_nd import onnx_gather_nd_reference as onnx_gather_nd
+from .gather import gather_reference as gather
+from .gather_elements import gather_elements_reference as gather_elements
+from .gather_nd import gather_nd_reference as gather_nd
+from .gather_nd import onnx_gather_nd_reference as onnx_gather_nd
 
 __all__ = [
     "gather_nd",

@@ -32,7 +32,7 @@ from typing import Any
 
 import networkx as nx
 
-from ..errors import UsageError
+from ...errors import UsageError
 
 __all__ = ["LayerError", "ErrorView", "read_error_report", "layer_errors", "shade",
            "OK_SHADES", "DIFFERS_SHADES", "NOT_COMPARED", "FIRST_DIVERGENT", "STATUSES"]

@@ -30,12 +30,12 @@ from typing import Any
 
 import networkx as nx
 
-from .. import graph as g
-from ..errors import UnsupportedOpError
-from ..extract import declared_shape, port_shapes
-from ..graph import gather_types
-from ..infer import check
-from ..shapes import PartialShape
+from ... import graph as g
+from ...edit.extract import declared_shape, port_shapes
+from ...errors import UnsupportedOpError
+from ...graph import gather_types
+from ...infer import check
+from ...shapes import PartialShape
 from .errors import DIFFERS_SHADES, FIRST_DIVERGENT, NOT_COMPARED, OK_SHADES, ErrorView, LayerError
 from .outline import Outline, outline
 
@@ -88,9 +88,9 @@ def draw(
     Edges entering the shown part from outside start at a small point, so the input
     shapes of a cut-out are visible. Gather layers have a thick border. A TensorIterator,
     Loop or If is one node whose label counts the layers of its bodies (their layers are
-    not drawn). ``fold`` (whole models only) draws the plan of :mod:`ovgather.show.outline`
+    not drawn). ``fold`` (whole models only) draws the plan of :mod:`ovgather.views.show.outline`
     with at most ``max_layers`` nodes (None or 0: no bound). ``errors`` (a per-layer
-    comparison, :mod:`ovgather.show.errors`) colours each layer by its error instead, and
+    comparison, :mod:`ovgather.views.show.errors`) colours each layer by its error instead, and
     keeps every differing layer a node."""
     report = check(G, shapes)
     known = port_shapes(G, report)
@@ -233,7 +233,7 @@ def _collapsed_line(G: nx.MultiDiGraph, node: str, key: str, members: list[str],
 
 def _bodies_text(attrs: dict[str, Any]) -> str:
     """``body: 13 layers`` (``then_body: 4 layers, else_body: 5 layers`` for an If)."""
-    from ..graph.bodies import body_size
+    from ...graph.bodies import body_size
 
     return ", ".join(f"{name}: {body_size({'bodies': {name: body}})} layers"
                      for name, body in attrs["bodies"].items())

@@ -6,9 +6,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from ovgather.errors import RewriteError
-from ovgather.graph import consumers, op_spec, output_port, producer
-from ovgather.rewrite import (
+from ovgather.edit import (
     add_const,
     add_layer,
     find_layers,
@@ -17,6 +15,8 @@ from ovgather.rewrite import (
     replace_layer,
     unique_name,
 )
+from ovgather.errors import RewriteError
+from ovgather.graph import consumers, op_spec, output_port, producer
 from ovgather.runtime.core import cpu_config
 
 
@@ -163,7 +163,7 @@ def test_remove_layer_refuses_a_layer_that_is_still_read():
 
 
 def test_editing_session_keeps_names_and_ids_unique():
-    from ovgather.rewrite import editing
+    from ovgather.edit import editing
 
     G, x, relu, res = _relu_model()
     with editing(G):
@@ -204,8 +204,8 @@ def _outputs(ov, path, x):
 
 
 def test_inserted_layer_with_const_is_written_and_keeps_output_names(tmp_path):
+    from ovgather.edit import reinfer
     from ovgather.ir import read_ir, write_ir
-    from ovgather.rewrite import reinfer
 
     ov = _saved_model(tmp_path)
     G = read_ir(tmp_path / "m.xml")

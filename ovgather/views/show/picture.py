@@ -8,9 +8,9 @@ from typing import Any
 
 import networkx as nx
 
-from ..atomic import AtomicOutput
-from ..extract import neighbourhood
-from ..graph import find_layer
+from ...atomic import AtomicOutput
+from ...edit.extract import neighbourhood
+from ...graph import find_layer
 from .dot import Drawing, draw
 from .errors import ErrorView, layer_errors
 from .graphviz import render, to_svg
@@ -35,7 +35,7 @@ def write_picture(
 ) -> Drawing:
     """Draw ``G`` into ``path`` as ``fmt`` (dot, svg, png or html); returns what was drawn.
 
-    A whole model is drawn folded (:mod:`ovgather.show.outline`: constants as lines of
+    A whole model is drawn folded (:mod:`ovgather.views.show.outline`: constants as lines of
     their readers, blocks boxed, at most ``max_layers`` nodes; 0 or None: no bound);
     ``layer``'s ``depth``-neighbourhood is drawn layer by layer, constants included.
 

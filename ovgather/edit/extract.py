@@ -9,7 +9,7 @@ shape ovgather inferred for that tensor (so intervals survive), its element type
 tensor names, and the tensor's name as its own (what OpenVINO shows for that input);
 where it crosses an edge out of the kept part, a Result is added.
 OpenVINO reads and runs the result; feeding it the tensors the full model computes at
-the cut gives the same outputs (tests/views/test_extract.py proves it on every sample).
+the cut gives the same outputs (tests/edit/test_extract.py proves it on every sample).
 
 >>> import openvino as ov, numpy as np
 >>> from openvino import opset8
@@ -33,12 +33,12 @@ from collections.abc import Callable
 
 import networkx as nx
 
-from . import graph as g
-from .element_types import INT_TYPES, element_type_name, precision_of
-from .errors import UsageError
-from .graph import find_layer, new_layer, new_port
-from .infer import CheckReport, check
-from .shapes import PartialShape
+from .. import graph as g
+from ..element_types import INT_TYPES, element_type_name, precision_of
+from ..errors import UsageError
+from ..graph import find_layer, new_layer, new_port
+from ..infer import CheckReport, check
+from ..shapes import PartialShape
 
 __all__ = ["neighbourhood", "extract", "write_extract", "port_shapes", "declared_shape"]
 
@@ -216,7 +216,7 @@ def extract(
 def write_extract(G: nx.MultiDiGraph, layer: str, path: str | os.PathLike[str],
                   depth: int = 1, shapes: dict[str, str] | None = None) -> nx.MultiDiGraph:
     """``extract`` then ``write_ir`` to ``path`` (and its .bin); returns the subgraph."""
-    from .ir import write_ir
+    from ..ir import write_ir
 
     H = extract(G, layer, depth, shapes)
     write_ir(H, str(path))

@@ -26,13 +26,13 @@ from typing import Any
 
 import networkx as nx
 
-from .errors import ShapeInferenceError, UnsupportedOpError, UsageError
-from .graph import find_layer, gather_types, source_file
-from .ops import gather_nd
-from .ops.core import registry
-from .ops.core.spec import Attrs, OpSpec, Step, Trace
-from .ops.core.values import Tensor
-from .shapes import PartialShape, ShapeLike, as_partial_shape
+from ..errors import ShapeInferenceError, UnsupportedOpError, UsageError
+from ..graph import find_layer, gather_types, source_file
+from ..ops import gather_nd
+from ..ops.core import registry
+from ..ops.core.spec import Attrs, OpSpec, Step, Trace
+from ..ops.core.values import Tensor
+from ..shapes import PartialShape, ShapeLike, as_partial_shape
 
 __all__ = [
     "Step",
@@ -168,7 +168,7 @@ def explain_layer(
     lists it (``loop/body/gather`` or ``4/body/6``) and explained on the inputs the
     body's last run gave it; the TensorIterator, Loop or If itself gets its rule in
     words: how each input feeds the body, how each output is made of a body Result."""
-    from .infer import input_tensors
+    from ..infer import input_tensors
 
     try:
         node = find_layer(G, layer)
@@ -191,7 +191,7 @@ def explain_layer(
 
 def _check_row(G: nx.MultiDiGraph, shapes: dict[str, str] | None, node: str) -> dict[str, Any]:
     """The JSON row (docs/json.md) that ``check`` gives layer ``node``; empty when none."""
-    from .infer import check
+    from ..infer import check
 
     return next((lr.to_dict() for lr in check(G, shapes).layers if lr.id == node), {})
 
@@ -220,8 +220,8 @@ def _explain_gather(attrs: dict[str, Any], name: str, ins: list, spec: Any,
 def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] | None
                         ) -> Explanation | None:
     """The explanation of the body layer whose path is ``layer``, None when none is."""
-    from .graph.bodies import body_layers
-    from .infer import body_runs, tensors_reaching
+    from ..graph.bodies import body_layers
+    from ..infer import body_runs, tensors_reaching
 
     rows = [r for r in body_layers(G) if layer in (r[0], r[1])]
     if len(rows) != 1:
@@ -247,7 +247,7 @@ def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] |
 def _explain_bodies(G: nx.MultiDiGraph, node: str, shapes: dict[str, str] | None
                     ) -> Explanation:
     """A TensorIterator, Loop or If: its rule in words, one step per port map entry."""
-    from .infer import input_tensors
+    from ..infer import input_tensors
 
     attrs = G.nodes[node]
     op = attrs["type"]
@@ -276,7 +276,7 @@ def _explain_bodies(G: nx.MultiDiGraph, node: str, shapes: dict[str, str] | None
 
 def _body_steps(attrs: dict[str, Any], ins: list[Tensor]) -> list[Step]:
     """How each port map entry ties the layer to its bodies, in words."""
-    from .graph.bodies import body_size
+    from ..graph.bodies import body_size
 
     steps = []
     if attrs["type"] == "Loop":

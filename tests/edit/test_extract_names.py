@@ -12,7 +12,7 @@ import openvino as ov
 import pytest
 from openvino import opset8
 
-from ovgather.extract import write_extract
+from ovgather.edit.extract import write_extract
 from ovgather.runtime import from_openvino
 
 

@@ -14,7 +14,7 @@ from layer_faults import faults, perturbed
 
 import ovgather as og
 from ovgather.cli import main
-from ovgather.layer_comparison import compare_layers, pair_layers
+from ovgather.comparison.layers import compare_layers, pair_layers
 from ovgather.runtime.layer_outputs import LayerOutput
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,7 +1,7 @@
 """``compare --all-layers``: two models run on the same inputs and every intermediate tensor
 that pairs up compared, to find the layer where the numbers start to differ.
 
-:func:`compare_layers` first runs :func:`~ovgather.comparison.compare` (the same input
+:func:`compare_layers` first runs :func:`~ovgather.comparison.outputs.compare` (the same input
 pairing, input making, sizes and output verdicts), then runs both models again on the very
 arrays fed there with their layer outputs exposed, a chunk at a time (``runtime``'s
 :class:`~ovgather.runtime.layer_outputs.LayerRunner`: OpenVINO's CPU plugin for an IR or
@@ -39,10 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from .comparison import CompareReport, compare, differences
-from .errors import CompareError, RuntimeBridgeError
-from .validate.all_layers import CHUNK_OUTPUTS
-from .validate.memory import DEFAULT_MEMORY_BUDGET, size_text
+from ..errors import CompareError, RuntimeBridgeError
+from ..validate.all_layers import CHUNK_OUTPUTS
+from ..validate.memory import DEFAULT_MEMORY_BUDGET, size_text
+from .outputs import CompareReport, compare, differences
 
 __all__ = ["compare_layers", "pair_layers", "LayersReport", "LayerComparison",
            "LAYER_STATUSES", "REFS", "GROWTH"]
@@ -151,7 +151,7 @@ def compare_layers(
     progress: Callable[[str, int, int], None] | None = None,
     **options: Any,
 ) -> LayersReport:
-    """:func:`~ovgather.comparison.compare` of ``a`` and ``b`` (every keyword of it is
+    """:func:`~ovgather.comparison.outputs.compare` of ``a`` and ``b`` (every keyword of it is
     taken: ``shapes``, ``seed``, ``rtol``, ``atol``, ``inputs``, ``input_map``,
     ``by_position``, ``allow_unproven``), then every layer output that pairs up compared
     on the same inputs (see the module docstring). ``ref="onnxruntime"`` runs A, an
@@ -208,10 +208,10 @@ def compare_layers(
 
 def _runner(source: Any, ref: str, threads: int | None) -> Any:
     if ref == "onnxruntime":
-        from .runtime.onnxruntime_runner import OnnxRuntimeLayers
+        from ..runtime.onnxruntime_runner import OnnxRuntimeLayers
 
         return OnnxRuntimeLayers(source, threads=threads)
-    from .runtime.layer_runs import OpenVinoLayers
+    from ..runtime.layer_runs import OpenVinoLayers
 
     return OpenVinoLayers(source, threads)
 

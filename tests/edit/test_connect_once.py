@@ -9,9 +9,9 @@ import numpy as np
 import openvino as ov
 import pytest
 
+from ovgather.edit import add_layer, connect
 from ovgather.errors import OvgatherError, RewriteError
 from ovgather.ir import write_ir
-from ovgather.rewrite import add_layer, connect
 
 
 def _two_inputs():

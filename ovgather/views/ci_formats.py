@@ -71,12 +71,11 @@ _LEVEL = "error"  # every rule: each one makes check exit 1 (see the module docs
 
 # -- SARIF ------------------------------------------------------------------------------------
 def sarif_log(reports: list[Any], failed: list[tuple[str, str]], release: str | None = None,
-              exit_code: int = 0, cwd: str | None = None) -> dict[str, Any]:
+              exit_code: int = 0, cwd: str | None = None, version: str = "") -> dict[str, Any]:
     """The SARIF log of one ``check`` command: ``reports`` the CheckReports of the models
     read, ``failed`` ``(path, error line)`` of those that could not be used (tool
-    notifications, not results), ``release`` the ``--target-runtime`` release if any."""
-    from .. import __version__
-
+    notifications, not results), ``release`` the ``--target-runtime`` release if any,
+    ``version`` ovgather's own (the CLI passes it: views sit below the package surface)."""
     rule_ids = list(RULES) if release is not None else [r for r in RULES if r != "target-runtime"]
     results = []
     for report in reports:
@@ -92,7 +91,7 @@ def sarif_log(reports: list[Any], failed: list[tuple[str, str]], release: str | 
                                    {"layerId": p.id, "layerType": p.type,
                                     "opset": p.version, "stage": p.stage,
                                     "release": release}))
-    driver = {"name": "ovgather", "version": __version__, "semanticVersion": __version__,
+    driver = {"name": "ovgather", "version": version, "semanticVersion": version,
               "informationUri": _information_uri(),
               "rules": [_rule(r) for r in rule_ids]}
     invocation: dict[str, Any] = {"executionSuccessful": not failed, "exitCode": exit_code}

@@ -17,7 +17,7 @@ from model_edits import MODELS, doubled, round_trip
 from onnx import TensorProto, helper
 
 import ovgather as og
-from ovgather.comparison import differences
+from ovgather.comparison.outputs import differences
 from ovgather.errors import CompareError, IRError, OvgatherError
 from ovgather.graph import output_port, producer
 

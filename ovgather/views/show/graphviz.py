@@ -15,8 +15,8 @@ import re
 import shutil
 import subprocess
 
-from ..atomic import AtomicOutput
-from ..errors import OutputError, UsageError
+from ...atomic import AtomicOutput
+from ...errors import OutputError, UsageError
 
 __all__ = ["FORMATS", "MAX_PIXELS", "DOT_TIMEOUT", "render", "to_svg"]
 
