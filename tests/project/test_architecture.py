@@ -37,7 +37,7 @@ LAYERS = (
     {"passes"},
     {"validate"},
     {"comparison"},
-    {"debug", "stats"},
+    {"debug", "cost"},
     {"views"},
     {"ovgather"},  # the package's __init__: the public surface, loaded lazily
     {"cli"},
@@ -295,3 +295,24 @@ def test_a_room_without_a_docstring_is_found(tmp_path):
                             "ir/__init__.py": '"""One line only."""\n',
                             "views/__init__.py": '"""Pictures.\nAnd pages."""\n'})
     assert rooms_without_a_docstring(pkg) == ["ovgather/ir"]
+
+
+def test_no_room_shadows_a_public_name():
+    """A subpackage becomes an attribute of ``ovgather`` when first imported, so a room
+    named like a public function (``compare``, ``stats``) would replace that function."""
+    import ovgather
+
+    rooms = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    public_functions = set(ovgather.__all__) - {"errors", "graph", "shapes", "reference"}
+    assert rooms & public_functions == set()
+
+
+def test_a_public_function_survives_the_import_of_every_room():
+    import importlib
+
+    import ovgather
+
+    for room in sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()):
+        importlib.import_module(f"ovgather.{room}")
+    assert callable(ovgather.compare) and callable(ovgather.compare_layers)
+    assert callable(ovgather.reshape) and callable(ovgather.check)
