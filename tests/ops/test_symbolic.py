@@ -108,3 +108,28 @@ def test_comparisons_with_a_dim_are_decided_by_its_sign():
     assert F["GreaterEqual"](S, const(0)) == const(1) and F["Less"](-S - 1, const(0)) == \
         const(1)
     assert F["Equal"](B, const(0)) is None and F["Greater"](S - 1, const(0)) is None
+
+
+def test_every_printed_expression_evaluates_as_printed_to_its_value():
+    """The printed text, read as Python reads it, is the value: ``21*((H+31)//32)`` and
+    not ``21*(H+31)//32`` (which Python reads as ``(21*(H+31))//32``)."""
+    rng = random.Random(20261207)
+    for _ in range(3000):
+        expr, python = _random_expr(rng, 4)
+        for _ in range(3):
+            env = {v: rng.randint(1, 40) for v in NAMES}
+            try:
+                value = python(env)
+            except ZeroDivisionError:
+                continue
+            text = str(expr)
+            printed = eval(text, {"min": min, "max": max}, dict(env))  # noqa: S307
+            assert printed == value, f"{text} at {env}: {printed}, not {value}"
+
+
+def test_a_yolo_head_prints_with_its_brackets():
+    h, w = name("H"), name("W")
+    total = 21 * ((h + 31) // 32) * ((w + 31) // 32)
+    text = str(total)
+    assert eval(text, {}, {"H": 640, "W": 640}) == 8400  # noqa: S307
+    assert eval(str(-((h + 31) // 32)), {}, {"H": 640}) == -20  # noqa: S307

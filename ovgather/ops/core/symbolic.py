@@ -190,8 +190,12 @@ class Expr:
             return "0"
         text = ""
         for mono, coef in sorted(self.terms.items(), key=_print_key):
-            body = "*".join(_atom_text(a, p) for a, p in mono)
             mag = abs(coef)
+            # a ``//`` or ``%`` term alone reads as Python reads it; beside a factor, or
+            # after a leading minus, it needs brackets: ``21*(H+31)//32`` is not
+            # ``21*((H+31)//32)``
+            alone = len(mono) == 1 and mag == 1 and not (coef < 0 and not text)
+            body = "*".join(_atom_text(a, p, alone) for a, p in mono)
             part = body if mono and mag == 1 else (f"{mag}*{body}" if mono else str(mag))
             sign = "-" if coef < 0 else "+"
             text += (sign if text or coef < 0 else "") + part
@@ -327,7 +331,7 @@ def _print_key(term: tuple) -> tuple:
     return (not mono, -degree, [(_atom_key(a), p) for a, p in mono].__repr__())
 
 
-def _atom_text(atom: tuple, power: int) -> str:
+def _atom_text(atom: tuple, power: int, alone: bool = True) -> str:
     if atom[0] == "n":
         text = atom[1]
     elif atom[0] in ("min", "max"):
@@ -335,7 +339,7 @@ def _atom_text(atom: tuple, power: int) -> str:
     else:
         a, b = atom[1:]
         text = f"{_grouped(a)}{atom[0]}{_grouped(b)}"
-        if power > 1:
+        if power > 1 or not alone:
             text = f"({text})"
     return "*".join([text] * power)
 
