@@ -74,8 +74,9 @@ class ValidationReport:
 
     @property
     def nothing_proved(self) -> bool:
-        """There were gather layers to prove and not one of them was proved ``ok``."""
-        return bool(self.layers) and not any(lv.status == "ok" for lv in self.layers)
+        """Not one gather layer was proved ``ok``: none ran, or the model has none (plain
+        validate proves the gather family; ``--all-layers`` proves every layer)."""
+        return not any(lv.status == "ok" for lv in self.layers)
 
     @property
     def ok(self) -> bool:
@@ -85,7 +86,12 @@ class ValidationReport:
 
     def verdicts(self) -> list[str]:
         """What fails the model beside its layers' statuses, in words."""
-        return model_verdicts(self.unread, self.nothing_proved, "gather layer")
+        lines = model_verdicts(self.unread, self.nothing_proved and bool(self.layers),
+                               "gather layer")
+        if not self.layers:
+            lines.append("nothing proved: the model has no gather layer, and plain validate "
+                         "proves the gather family (validate --all-layers proves every layer)")
+        return lines
 
     def problems(self) -> list[LayerValidation]:
         return [lv for lv in self.layers if lv.status in PROBLEMS]

@@ -243,9 +243,23 @@ def test_validate_runtime_and_reference_name_no_gather_op_type():
 
     family = set(registry.family("gather"))
     modules = [*(ROOT / "ovgather" / "validate").glob("*.py"),
-               *(ROOT / "ovgather" / "runtime").glob("*.py"), ROOT / "ovgather" / "reference.py"]
+               *(ROOT / "ovgather" / "runtime").glob("*.py"), ROOT / "ovgather" / "ops" / "reference.py"]
     for module in modules:
         tree = ast.parse(module.read_text())
         named = [n.value for n in ast.walk(tree)
                  if isinstance(n, ast.Constant) and n.value in family]
         assert not named, (module, named)
+
+
+@pytest.mark.parametrize("whole_model", [False, True])
+def test_a_model_without_gather_layers_proves_nothing_and_fails(capsys, whole_model):
+    """Plain validate proves the gather family; on a CNN without one it proved nothing,
+    which is not a pass (exit 1, and the line says what would prove the model)."""
+    path = str(ROOT / "ir_corpus" / "resnet" / "pytorch_static.xml")
+    argv = ["validate", path, *(["--whole-model"] if whole_model else [])]
+    code, out, _ = _run(capsys, *argv)
+    assert code == 1
+    assert "nothing proved" in out and "--all-layers" in out
+    code, out, _ = _run(capsys, *argv, "--json")
+    model = json.loads(out)["models"][0]
+    assert code == 1 and model["nothing_proved"] and model["layers"] == []
