@@ -1,7 +1,12 @@
-"""`ovgather explain MODEL --layer NAME [--shape …] [--json]`: one gather layer's rule walk.
+"""`ovgather explain MODEL --layer NAME [--shape …] [--json]`: one layer's shape rule.
 
-Exit 0 when the layer is valid and its declared dims fit the inferred ones, 1 when a
-rule breaks or the IR declares something else, 2 for unusable input (docs/cli.md).
+A gather's rule is walked step by step; any other layer gets its inputs (with their values
+where check knows them), its attributes, its op's rule in words and its output shapes; a
+layer ovgather has no rule for, its inputs and attributes and a line saying so.
+
+Exit 0 when the layer is valid and its declared dims fit the inferred ones (a layer with no
+rule too), 1 when a rule breaks or the IR declares something else, 2 for unusable input
+(docs/cli.md).
 """
 
 from __future__ import annotations
@@ -15,10 +20,12 @@ from .output import print_json, say
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register `explain` on ``sub``."""
-    add_layer_command(sub, "explain", "explain the shape rule of one gather layer",
-                      "Walk the shape rule of one gather layer in plain words: b, k, the batch "
-                      "dims and how they merge, and the output under GatherND-5, GatherND-8 "
-                      "and ONNX.", run)
+    add_layer_command(sub, "explain", "explain the shape rule of one layer",
+                      "Explain the shape rule of one layer in plain words. A gather's rule is "
+                      "walked step by step: b, k, the batch dims and how they merge, and the "
+                      "output under GatherND-5, GatherND-8 and ONNX. Any other layer: its "
+                      "inputs (shapes, and values where known), attributes, the op's rule in "
+                      "words, the inferred output and the declared dims that differ.", run)
 
 
 def run(args: argparse.Namespace) -> int:

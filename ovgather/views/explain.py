@@ -1,4 +1,4 @@
-"""Explain one gather layer: the shape rule walked step by step, in plain words.
+"""Explain one layer: the shape rule walked step by step, in plain words.
 
 A user who sees ``mismatch`` or ``invalid`` on a GatherND wants to know *why*: what
 ``b`` and ``k`` are, how the batch dims merge, what the output would be under
@@ -7,7 +7,11 @@ breaks. Nothing here re-derives a rule: :func:`explain_op` runs the op's own sha
 (the one ``check`` runs, found through its spec) with a :class:`~ovgather.ops.core.spec.Trace`
 and prints the steps it recorded, so ``explain`` and ``check`` agree by construction.
 :func:`explain_layer` finds the layer in a graph, takes its input shapes from ovgather's
-inference and adds what the IR declares.
+inference and adds what the IR declares. Any other layer (``explain_rules.py``) gets its
+inputs with their values where ``check`` knows them, its attributes, its op's rule in words
+(from the op's spec), the output shapes and the dims the IR declares otherwise; a layer
+ovgather has no rule for (``unchecked``, or an extension's) its inputs and attributes, and a
+line saying so.
 
 >>> e = explain_gather_nd("[1,64,64,320]", "[1,64,64,1,1]", batch_dims=3)
 >>> e.outputs["GatherND-5"], e.outputs["GatherND-8"]
@@ -33,6 +37,7 @@ from ..ops.core import registry
 from ..ops.core.spec import Attrs, OpSpec, Step, Trace
 from ..ops.core.values import Tensor
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
+from . import explain_rules as rules
 
 __all__ = [
     "Step",
@@ -45,7 +50,8 @@ __all__ = [
 
 @dataclass
 class Explanation:
-    """The rule walk of one gather layer (``to_json()`` / ``to_text()`` for the CLI)."""
+    """The explanation of one layer (``to_json()`` / ``to_text()`` for the CLI): a gather's
+    rule walk, a TensorIterator's, Loop's or If's port maps, any other layer's parts."""
 
     op: str
     data: str
@@ -61,6 +67,16 @@ class Explanation:
     layer: dict[str, Any] | None = None
     axis: int | None = None
     facts: dict[str, Any] = field(default_factory=dict)
+    #: the parts every layer has (``explain_rules.py``): the rule in words (None: no
+    #: rule), the attributes, each input and output port, the declared dims that differ
+    rule: str | None = None
+    rule_source: str | None = None
+    attributes: dict[str, str] = field(default_factory=dict)
+    input_ports: list[dict[str, Any]] = field(default_factory=list)
+    output_ports: list[dict[str, Any]] = field(default_factory=list)
+    mismatch: list[dict[str, Any]] = field(default_factory=list)
+    #: "gather" (the rule walked, b, k …), "bodies" (TensorIterator, Loop, If) or "layer"
+    form: str = "gather"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -76,10 +92,16 @@ class Explanation:
             "outputs": self.outputs,
             "notes": self.notes,
             "failed_rule": self.failed_rule,
+            "rule": self.rule,
+            "rule_source": self.rule_source,
+            "attributes": self.attributes,
+            "input_ports": self.input_ports,
+            "output_ports": self.output_ports,
+            "mismatch": self.mismatch,
         }
 
     def to_text(self) -> str:
-        return "\n".join(_text_lines(self))
+        return "\n".join(rules.layer_lines(self) if self.form == "layer" else _text_lines(self))
 
 
 # ---- the walk: the op's own rule, traced ------------------------------------------------
@@ -161,14 +183,15 @@ def explain_gather_nd(
 def explain_layer(
     G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] | None = None
 ) -> Explanation:
-    """Explain the gather layer named (or with id) ``layer`` of the model ``G``: its own
-    rule on the very inputs ``check`` gives it (``infer.input_tensors``).
+    """Explain the layer named (or with id) ``layer`` of the model ``G`` on the very
+    inputs ``check`` gives it (the tensors of its walk): a gather its own rule walked step
+    by step, any other layer its inputs, attributes, rule in words and output.
 
-    A gather inside a TensorIterator, Loop or If body is named by its path, as ``check``
+    A layer inside a TensorIterator, Loop or If body is named by its path, as ``check``
     lists it (``loop/body/gather`` or ``4/body/6``) and explained on the inputs the
     body's last run gave it; the TensorIterator, Loop or If itself gets its rule in
     words: how each input feeds the body, how each output is made of a body Result."""
-    from ..infer import input_tensors
+    from ..infer import all_tensors, tensors_reaching
 
     try:
         node = find_layer(G, layer)
@@ -180,12 +203,79 @@ def explain_layer(
     attrs = G.nodes[node]
     where = {"file": source_file(G), "line": attrs.get("line"), "layer_name": attrs["name"],
              "layer_id": node}
+    produced = all_tensors(G, shapes)
     if attrs.get("bodies"):
-        return _explain_bodies(G, node, shapes)
+        return _explain_bodies(G, node, shapes, produced)
+    ins = tensors_reaching(attrs, G._pred[node], produced)
+    outs = _outs(attrs, produced.get(node) or {})
+    row = _check_row(G, shapes, node)
+    if attrs["type"] not in gather_types():
+        return _explain_any(attrs, node, ins, outs, row, G._pred[node], G._node)
     spec = _gather_spec(attrs, attrs["name"], where)
-    e = _explain_gather(attrs, attrs["name"], input_tensors(G, node, shapes), spec, where)
-    e.layer = _layer_info(G, node, _check_row(G, shapes, node), spec)
+    e = _explain_gather(attrs, attrs["name"], ins, spec, where)
+    e.layer = _layer_info(G, node, row, spec)
     e.layer["declared_layout"] = _layout_of(e)
+    _add_parts(e, attrs, ins, outs, spec, G._pred[node], G._node)
+    return e
+
+
+def _outs(attrs: dict[str, Any], by_port: dict[int, Tensor]) -> list[Tensor]:
+    """The layer's output tensors in port order, as the walk stored them."""
+    return [by_port[p["id"]] for p in attrs["outputs"] if p["id"] in by_port]
+
+
+def _add_parts(e: Explanation, attrs: dict[str, Any], ins: list[Tensor], outs: list[Tensor],
+               spec: OpSpec | None, preds: Any, nodes: Any) -> None:
+    """The parts every explanation has (``explain_rules.py``), from what check gives."""
+    e.rule = None if spec is None else rules.rule_text(spec)
+    e.rule_source = None if spec is None else rules.rule_source(spec)
+    e.attributes = {k: str(v) for k, v in (attrs.get("data") or {}).items()}
+    e.input_ports = rules.input_ports(attrs, ins, preds, nodes)
+    e.output_ports = rules.output_ports(attrs, outs)
+    e.mismatch = rules.mismatches(attrs, outs)
+
+
+def _explain_any(attrs: dict[str, Any], node: str, ins: list[Tensor], outs: list[Tensor],
+                 row: dict[str, Any], preds: Any, nodes: Any) -> Explanation:
+    """A layer outside the gather family holding no bodies: its inputs, attributes, the
+    rule in words and, where ovgather has a rule, that rule run once more with a trace."""
+    op = attrs["type"]
+    try:
+        spec = registry.find(op, attrs.get("version"))
+    except UnsupportedOpError:  # an opset that lacks the op: check says unknown
+        spec = None
+    e = Explanation(op, " ".join(str(t.shape) for t in ins), "", None, 0, form="layer")
+    e.batch_dims = None  # type: ignore[assignment]
+    shown = outs
+    status = row.get("status", "unchecked")
+    if spec is None:
+        for pos, t in enumerate(outs):
+            e.outputs[f"output {pos}"] = str(t.shape)
+            value = rules.value_text(t.value)
+            e.notes[f"output {pos}"] = "the dims the IR declares: ovgather infers nothing " \
+                "here" if status in ("unchecked", "unknown") else (f"value {value}" if value
+                                                                  else "")
+    else:
+        got, e.failed_rule, trace = rules.run_traced(spec, ins, attrs)
+        e.steps, e.facts = trace.steps, trace.facts
+        shown = outs if got is None else got
+        for pos, t in enumerate(shown):
+            key = spec.name if len(shown) == 1 else f"{spec.name} output {pos}"
+            e.outputs[key] = None if e.failed_rule else str(t.shape)
+            value = rules.value_text(t.value) if e.failed_rule is None else None
+            e.notes[key] = f"invalid: {e.failed_rule}" if e.failed_rule else \
+                (f"value {value}" if value else "")
+        if not attrs["outputs"] and shown and e.failed_rule is None:  # a Result
+            e.notes[spec.name] = "a Result has no output port: the model's output is this"
+    _add_parts(e, attrs, ins, shown if len(shown) == len(attrs["outputs"]) else outs, spec,
+               preds, nodes)
+    e.mismatch = rules.mismatches(attrs, outs)
+    if spec is None:
+        e.rule = rules.no_rule_text(op)
+    e.notes = {k: v for k, v in e.notes.items() if v}
+    e.layer = _layer_info_of(attrs, node, row, spec)
+    if status == "invalid" and e.failed_rule is None:
+        e.failed_rule = row.get("message")
     return e
 
 
@@ -197,11 +287,7 @@ def _check_row(G: nx.MultiDiGraph, shapes: dict[str, str] | None, node: str) -> 
 
 
 def _gather_spec(attrs: dict[str, Any], name: str, where: dict[str, Any]) -> Any:
-    """The spec of the gather layer ``attrs`` (named ``name`` in messages); a UsageError
-    for any other op."""
-    if attrs["type"] not in gather_types():
-        raise UsageError(f"explain works on gather layers ({', '.join(gather_types())}), but "
-                         f"'{name}' is a {attrs['type']}", **where)
+    """The spec of the gather layer ``attrs`` (named ``name`` in messages)."""
     try:
         return registry.find(attrs["type"], attrs.get("version"))
     except UnsupportedOpError as err:
@@ -229,7 +315,6 @@ def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] |
     path_id, path_name, _, attrs = rows[0]
     where = {"file": source_file(G), "line": attrs.get("line"), "layer_name": path_name,
              "layer_id": path_id}
-    spec = _gather_spec(attrs, path_name, where)
     report, runs = body_runs(G, shapes)
     prefix, inner = path_id.rsplit("/", 1)
     if prefix + "/" not in runs:
@@ -237,40 +322,43 @@ def _explain_body_layer(G: nx.MultiDiGraph, layer: str, shapes: dict[str, str] |
                          "is invalid or unchecked: see ovgather check)", **where)
     H, produced = runs[prefix + "/"]
     ins = tensors_reaching(H.nodes[inner], H._pred[inner], produced)
-    e = _explain_gather(attrs, path_name, ins, spec, where)
+    outs = _outs(attrs, produced.get(inner) or {})
     row = next((lr.to_dict() for lr in report.layers if lr.id == path_id), {})
+    if attrs["type"] not in gather_types() or attrs.get("bodies"):
+        e = _explain_any(attrs, inner, ins, outs, row, H._pred[inner], H._node)
+        e.layer.update(id=path_id, name=path_name)
+        return e
+    spec = _gather_spec(attrs, path_name, where)
+    e = _explain_gather(attrs, path_name, ins, spec, where)
     e.layer = {**_layer_info(H, inner, row, spec), "id": path_id, "name": path_name}
     e.layer["declared_layout"] = _layout_of(e)
+    _add_parts(e, attrs, ins, outs, spec, H._pred[inner], H._node)
     return e
 
 
-def _explain_bodies(G: nx.MultiDiGraph, node: str, shapes: dict[str, str] | None
-                    ) -> Explanation:
+def _explain_bodies(G: nx.MultiDiGraph, node: str, shapes: dict[str, str] | None,
+                    produced: dict[str, dict[int, Tensor]]) -> Explanation:
     """A TensorIterator, Loop or If: its rule in words, one step per port map entry."""
-    from ..infer import input_tensors
+    from ..infer import tensors_reaching
 
     attrs = G.nodes[node]
     op = attrs["type"]
-    ins = input_tensors(G, node, shapes)
+    ins = tensors_reaching(attrs, G._pred[node], produced)
     row = _check_row(G, shapes, node)
     try:
         spec = registry.find(op, attrs.get("version"))
     except UnsupportedOpError:
         spec = None
-    e = Explanation(op, " ".join(str(t.shape) for t in ins), "", None, 0)
+    e = Explanation(op, " ".join(str(t.shape) for t in ins), "", None, 0, form="bodies")
     e.batch_dims = None  # type: ignore[assignment]
     e.steps = _body_steps(attrs, ins)
     for pos, text in enumerate(row.get("inferred") or []):
         e.outputs[f"output {pos}"] = text
-    info = {"id": node, "name": attrs["name"], "type": op, "version": attrs.get("version"),
-            "op_version": None if spec is None else spec.version, "line": attrs.get("line"),
-            "declared": [str(PartialShape(p["dims"])) if p["dims"] else "[]"
-                         for p in attrs["outputs"]],
-            "status": row.get("status", "unchecked"), "inferred": row.get("inferred"),
-            "message": row.get("message") or None, "declared_layout": None}
-    e.layer = info
+    e.layer = _layer_info_of(attrs, node, row, spec)
     if row.get("status") == "invalid":
         e.failed_rule = row.get("message")
+    _add_parts(e, attrs, ins, _outs(attrs, produced.get(node) or {}), spec, G._pred[node],
+               G._node)
     return e
 
 
@@ -354,13 +442,18 @@ def _layout_of(e: Explanation) -> str | None:
 
 def _layer_info(G: nx.MultiDiGraph, node: str, row: dict[str, Any], spec: OpSpec
                 ) -> dict[str, Any]:
-    attrs = G.nodes[node]
+    return _layer_info_of(G.nodes[node], node, row, spec)
+
+
+def _layer_info_of(attrs: dict[str, Any], node: str, row: dict[str, Any],
+                   spec: OpSpec | None) -> dict[str, Any]:
+    """The ``layer`` part: the layer as check sees it (``op_version`` None: no rule)."""
     declared = [str(PartialShape(p["dims"])) if p["dims"] else "[]" for p in attrs["outputs"]]
     return {"id": node, "name": attrs["name"], "type": attrs["type"],
-            "version": attrs.get("version"), "op_version": spec.version,
+            "version": attrs.get("version"), "op_version": None if spec is None else spec.version,
             "line": attrs.get("line"), "declared": declared,
             "status": row.get("status", "unchecked"), "inferred": row.get("inferred"),
-            "message": row.get("message") or None}
+            "message": row.get("message") or None, "declared_layout": None}
 
 
 # ---- text ---------------------------------------------------------------------------------
@@ -375,6 +468,9 @@ def _text_lines(e: Explanation) -> list[str]:
                      f"in the IR ({L['version']}){where}")
     if e.layer and e.layer.get("type") in ("TensorIterator", "Loop", "If"):
         lines.append(f"  inputs   {e.data}")
+        if e.rule:
+            lines.append(f"  rule     {e.layer['type']}-{e.layer['op_version']} "
+                         f"({e.rule_source}): {e.rule}")
     else:
         lines.append(f"  data     D = {e.data}")
         typed = f"   ({e.indices_type})" if e.indices_type else ""
