@@ -3,14 +3,23 @@
 A MODEL that is a folder stands for the IRs below it (:func:`find_models`): every ``.xml``
 file whose root element is ``<net>``, the one OpenVINO's reader takes, in path order with
 number folders by number (a model server's ``1/``, ``2/``, ``10/``). Another ``.xml`` file
-(a config, a Pascal VOC label file) and an ``.onnx`` file are skipped with a ``note:`` line
-on stderr; hidden folders (``.git``, ``.ipynb_checkpoints``) are not searched. Only the
-first bytes of each file are read to tell: the reader reads the models.
+(a config, a Pascal VOC label file), an ``.onnx`` file, a file that is no regular file (a
+FIFO, a socket, a device: never opened, it could block) and one that vanished since the
+folder was listed are skipped with a ``note:`` line on stderr; hidden folders (``.git``,
+``.ipynb_checkpoints``) are not searched. The root element is read as OpenVINO's reader
+meets it: after the prolog, however long, in any encoding the XML parser accepts (UTF-16
+with or without a byte-order mark). A symbolic link loop and a broken link are skipped
+too, with their note. A file that cannot be decided (an unreadable file, a prolog the
+parser stops in) is taken as a model, so the reader reports it (``error:``, exit 2):
+never dropped in silence. Every file found is counted once in the summary: a model (ok,
+failing or could not be used) or skipped.
 
 :func:`run_models` runs one function per model, in this process (``--jobs 1``) or in N
 worker processes (``--jobs N``), and gives the results in the models' order whatever the
 order they finish in: each result is shown as soon as it and those before it are done,
-so the output is the one of a run with one job. A model that cannot be used (an
+so the output is the one of a run with one job. Never more workers start than the CPU
+cores, the open-file limit (``ulimit -n``) and the models allow; a ``note:`` line says so
+when ``--jobs`` asked for more. A model that cannot be used (an
 ``OvgatherError``, or a bug: an internal error) prints its ``error:`` line in its turn and
 the others still run; so does a worker process that dies (a crash in native code), which
 is replaced. The exit code is the worst one of the models'.
@@ -25,10 +34,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
-import re
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,15 +61,63 @@ def add_jobs(p: argparse.ArgumentParser) -> None:
                    "(default 1; 0: one per CPU core); results come in the models' order")
 
 
-def jobs_wanted(jobs: int, models: int) -> int:
-    """The worker processes to start: ``jobs`` (0: the CPU cores this process may use),
-    never more than there are models."""
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+#: file descriptors the parent holds per worker process (its pipe end and its sentinel,
+#: and for a moment the other ends while it starts), and those kept for everything else
+_FDS_PER_WORKER, _FDS_KEPT = 4, 32
+
+
+def _fd_room() -> int | None:
+    """The worker processes the open-file limit (RLIMIT_NOFILE) leaves room for, or None
+    when there is no limit to speak of."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return None
+    if soft == resource.RLIM_INFINITY or soft > 1 << 20:
+        return None
+    try:
+        used = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        used = 16
+    return max(1, (soft - used - _FDS_KEPT) // _FDS_PER_WORKER)
+
+
+def worker_count(jobs: int, models: int) -> tuple[int, str | None]:
+    """The worker processes to start for ``--jobs jobs`` and ``models`` models, and the
+    line that says why fewer than asked run, or None: never more than the CPU cores this
+    process may use (``jobs`` 0: that many), than the open-file limit leaves room for, or
+    than there are models (which needs no line)."""
+    cores = _cores()
     if jobs == 0:
-        try:
-            jobs = len(os.sched_getaffinity(0))
-        except AttributeError:  # not Linux
-            jobs = os.cpu_count() or 1
-    return max(1, min(jobs, models))
+        jobs = cores
+    asked = jobs
+    why = []
+    if jobs > cores:
+        jobs = cores
+        why.append(f"{cores} CPU core(s)")
+    room = _fd_room()
+    if room is not None and jobs > room:
+        jobs = room
+        why.append(f"room for {room} under the open-file limit (ulimit -n)")
+    count = max(1, min(jobs, models))
+    if not why or count >= min(asked, models):
+        return count, None
+    return count, (f"--jobs {asked}: running {count} worker process(es) at once, what this "
+                   f"machine allows ({', '.join(why)}) for {models} model(s)")
+
+
+def jobs_wanted(jobs: int, models: int) -> int:
+    """The worker processes to start (see :func:`worker_count`)."""
+    return worker_count(jobs, models)[0]
 
 
 # -- finding the models -----------------------------------------------------------------------
@@ -74,31 +132,17 @@ class Found:
     folders: bool = False
 
 
-#: what stands before the root element: the XML declaration, processing instructions,
-#: comments, a DOCTYPE (with an internal subset)
-_PROLOG = re.compile(r"\s*(?:<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[.*?\])*>)", re.S)
-_ROOT = re.compile(r"\s*<([^\s/>!?]+)")
-#: bytes read to find the root element (an IR's begins at once)
-_HEAD = 1 << 16
-
-
 def root_element(path: str) -> str | None:
-    """The name of the root element of the XML file ``path`` (as written: ``net``,
-    ``ns:config``), or None when its first bytes are no XML; OSError when unreadable."""
-    with open(path, "rb") as f:
-        head = f.read(_HEAD)
-    for bom, codec in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"),
-                       (b"\xfe\xff", "utf-16-be")):
-        if head.startswith(bom):
-            text = head[len(bom):].decode(codec, "replace")
-            break
-    else:
-        text = head.decode("latin-1")  # the markup is ASCII in every 8-bit encoding
-    pos = 0
-    while (m := _PROLOG.match(text, pos)) is not None and m.end() > pos:
-        pos = m.end()
-    m = _ROOT.match(text, pos)
-    return None if m is None else m[1]
+    """The name of the root element of the XML file ``path`` as written (``net``,
+    ``ns:config``), read as OpenVINO's reader meets it (ir/parse.py ``document_root``:
+    after a prolog of any length, in any encoding the XML parser accepts), or None when it
+    cannot be told; OSError when the file cannot be read or is no regular file."""
+    from ..ir.parse import RootUnknown, document_root
+
+    try:
+        return document_root(path)[0]
+    except RootUnknown:
+        return None
 
 
 def _order(path: str) -> tuple:
@@ -107,17 +151,47 @@ def _order(path: str) -> tuple:
                  for part in path.split(os.sep))
 
 
+#: the kinds of file that are no regular file, by the stat test that tells each
+_KINDS = (("S_ISFIFO", "a FIFO"), ("S_ISSOCK", "a socket"), ("S_ISCHR", "a character device"),
+          ("S_ISBLK", "a block device"), ("S_ISDIR", "a folder"))
+
+
 def _not_a_model(path: str) -> str | None:
-    """Why the file ``path`` of a folder is no IR to run, or None when it is one (or
-    cannot be read: then the reader says why, as for a file given by name)."""
+    """Why the file ``path`` of a folder is no IR to run, or None when it is one, or when
+    that cannot be decided (then the reader says why, as for a file given by name: a file
+    that cannot be read, a prolog the XML parser stops in). A FIFO, a socket or a device
+    is never opened (it could block forever); a symbolic link loop, a broken link and a
+    file gone since the listing are skipped with the reason."""
+    import stat
+
+    from ..ir.parse import RootUnknown, document_root
+
     if path.lower().endswith(".onnx"):
         return "an .onnx model: pass it by name to take it"
     try:
-        root = root_element(path)
+        os.lstat(path)
+    except FileNotFoundError:
+        return "it vanished after its folder was listed"
     except OSError:
         return None
-    if root is None:
-        return "not an XML document"
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as err:  # a link: to itself, to no file; else the reader reports it
+        if err.errno == errno.ELOOP:
+            return "a symbolic link loop: there is no file to read"
+        if err.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "a broken symbolic link: it points at no file"
+        return None
+    if not stat.S_ISREG(mode):
+        kind = next((what for test, what in _KINDS if getattr(stat, test)(mode)),
+                    "no regular file")
+        return f"not a regular file ({kind}); it is not opened"
+    try:
+        root, _, _ = document_root(path)
+    except RootUnknown as err:
+        return err.why if err.not_xml else None
+    except OSError:
+        return None
     if root != "net":
         return f"not an IR: its root element is <{root}>, an IR's is <net>"
     return None
@@ -185,6 +259,10 @@ class Batch:
         return EXIT_PROBLEM if self.failing else EXIT_OK
 
     def totals(self) -> dict[str, int]:
+        """The counts of the run (docs/json.md): ``models`` is ``ok`` + ``failing`` + the
+        models that could not be used; ``errors`` adds the folders that gave no model (the
+        length of the JSON ``errors``); every file found below a folder is a model or
+        ``skipped``."""
         used = len(self.results)
         return {"models": used + len(self.errors), "ok": used - len(self.failing),
                 "failing": len(self.failing), "errors": len(self.errors) + len(self.found.empty),
@@ -207,9 +285,11 @@ class Batch:
         if not self.found.folders or not self.found.models:
             return
         t = self.totals()
+        folders = (f"; {len(self.found.empty)} folder(s) could not be used"
+                   if self.found.empty else "")
         skipped = f"; {t['skipped']} file(s) skipped" if t["skipped"] else ""
         say_record(f"summary: {t['models']} model(s): {t['ok']} ok, {t['failing']} failing, "
-                   f"{t['errors']} could not be used{skipped}")
+                   f"{len(self.errors)} could not be used{folders}{skipped}")
         for path in self.failing:  # whole lines, as the models' own summary lines
             say_record(f"  failing: {path}")
         for path, _ in [*self.found.empty, *self.errors]:
@@ -243,7 +323,9 @@ def run_models(args: argparse.Namespace, found: Found, prepare: Callable[[], One
     for path, message in found.empty:
         error(f"{path}: {message}")
     debug = getattr(args, "debug", False)
-    jobs = jobs_wanted(getattr(args, "jobs", 1), len(found.models))
+    jobs, capped = worker_count(getattr(args, "jobs", 1), len(found.models))
+    if capped is not None:
+        say_err(f"note: {capped}")
 
     def take(path: str, outcome: tuple) -> None:
         kind, value, trace = outcome
@@ -300,14 +382,24 @@ def _gc_paused() -> Iterator[None]:
 def _run_one(one: OneModel, path: str, bar: Any, debug: bool) -> tuple[str, Any, str]:
     """``("ok", result, "")``, or ``("error", the error line's text, its traceback when
     debug)`` for a model that cannot be used or that meets a bug of ovgather."""
+    started = time.perf_counter()
     try:
-        return "ok", one(path, bar), ""
+        return "ok", _timed(one(path, bar), time.perf_counter() - started), ""
     except OvgatherError as err:
         err.located(file=path)
         return "error", one_line(str(err)), _trace(err, debug)
     except Exception as err:  # a bug of ovgather: this model's error, the others still run
         return "error", one_line(f"{path}: internal error ({type(err).__name__}: {err}); "
                                  "rerun with --debug and report it"), _trace(err, debug)
+
+
+def _timed(result: Any, seconds: float) -> Any:
+    """``result`` with ``elapsed``: the seconds its model took (read and run), which the
+    JUnit XML gives each test case; a result that cannot take the attribute goes without."""
+    if not hasattr(result, "elapsed"):
+        with contextlib.suppress(AttributeError, TypeError):
+            result.elapsed = seconds
+    return result
 
 
 def _trace(err: BaseException, debug: bool) -> str:
@@ -454,8 +546,13 @@ def _serve(conn: Any, parent_end: Any, others: list[Any], prepare: Callable[[], 
             if one is None:
                 try:
                     one = prepare()
-                except Exception as err:  # noqa: BLE001 - the run stops with this error
+                except OvgatherError as err:  # the run stops with this error, as with one job
                     conn.send(("prepare", one_line(str(err)), ""))
+                    return
+                except Exception as err:  # noqa: BLE001 - a bug: the line main() gives it
+                    conn.send(("prepare", one_line(f"internal error ({type(err).__name__}: "
+                                                   f"{err}); rerun with --debug and report "
+                                                   "it"), ""))
                     return
             outcome = _run_one(one, path, _Silent(), debug)
             try:

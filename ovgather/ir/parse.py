@@ -30,6 +30,7 @@ __all__ = ["MAX_XML_BYTES", "MAX_LAYERS", "check_layer_count", "check_parsed_lay
            "count_layer_tags", "STREAM_PIECE", "LXML_MAX_LINE",
            "xml_parser", "parse_xml", "check_prolog", "check_xml_size", "parse_in_pieces",
            "markup_in_ascii", "markup_counts", "markup_outside_pieces", "root_name",
+           "document_root", "RootUnknown", "ROOT_LIMIT", "NOT_XML",
            "plain_names"]
 
 #: An IR of more bytes is read in pieces (see parse_in_pieces), each at most an eighth
@@ -236,32 +237,100 @@ def _doctype_line(xml_bytes: bytes) -> int | None:
     return None
 
 
-#: How much of a file :func:`root_name` reads to find its root element.
+#: How much of a file :func:`root_name` reads at a time to find its root element.
 ROOT_SNIFF = 64 << 10
+#: The most bytes of prolog (declaration, comments, processing instructions, DOCTYPE)
+#: read to find the root element; a file whose prolog is longer cannot be decided.
+ROOT_LIMIT = 16 << 20
+#: :class:`RootUnknown`'s ``why`` for a file that does not begin with markup
+NOT_XML = "not an XML document"
+
+
+class RootUnknown(Exception):
+    """The root element of a file cannot be told: ``why``; ``not_xml``: the file does
+    not begin with markup in any encoding (no XML document at all), else it does but the
+    XML parser stops before the root (a broken prolog, an unknown encoding, a prolog
+    longer than :data:`ROOT_LIMIT`, the end of the file)."""
+
+    def __init__(self, why: str, not_xml: bool = False) -> None:
+        super().__init__(why)
+        self.why, self.not_xml = why, not_xml
+
+
+def _begins_with_markup(head: bytes) -> bool:
+    """The first byte that is no whitespace, NUL (UTF-16/32) or byte-order mark is ``<``."""
+    text = head.lstrip(b" \t\r\n\x00\xef\xbb\xbf\xfe\xff")
+    return text.startswith(b"<")
+
+
+def document_root(path: str | os.PathLike[str], limit: int = ROOT_LIMIT
+                  ) -> tuple[str, str, bool]:
+    """The root element of the XML file ``path`` as OpenVINO's reader meets it: the first
+    element after the prolog (XML declaration, comments, processing instructions, DOCTYPE,
+    however long, up to ``limit`` bytes), in any encoding lxml accepts (UTF-8, UTF-16 or
+    UTF-32 with or without a byte-order mark, a declared 8-bit one). ``(name as written,
+    local name, DOCTYPE seen)``; RootUnknown when it cannot be told, OSError when the file
+    cannot be read. The file is opened without blocking and must be a regular file (a
+    FIFO, a socket or a device is an OSError): it is never waited on. Nothing of a DTD is
+    loaded and no entity is expanded."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    with open(fd, "rb", buffering=0) as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"not a regular file: {os.fspath(path)}")
+        head = f.read(ROOT_SNIFF)
+        if not _begins_with_markup(head):
+            raise RootUnknown(NOT_XML if head.strip() else f"{NOT_XML} (empty)", not_xml=True)
+        bom = b""  # UTF-16 without a byte-order mark or a declaration: libxml2 needs the mark
+        if head.startswith(b"<\x00") and not head.startswith(b"<\x00\x00\x00"):
+            bom = b"\xff\xfe"
+        elif head.startswith(b"\x00<"):
+            bom = b"\xfe\xff"
+        parser = etree.XMLPullParser(events=("start",), resolve_entities=False,
+                                     no_network=True, load_dtd=False, huge_tree=False)
+        seen, chunk = 0, bom + head
+        try:
+            while chunk:
+                parser.feed(chunk)
+                for _, element in parser.read_events():
+                    return _names(element)
+                seen += len(chunk)
+                if seen >= limit:
+                    raise RootUnknown(f"no root element in its first {limit >> 20} MiB")
+                chunk = f.read(ROOT_SNIFF)
+            parser.close()
+        except etree.XMLSyntaxError as err:
+            for _, element in parser.read_events():
+                return _names(element)
+            raise RootUnknown(f"the XML parser stops before the root element "
+                              f"({_first_line(err)})") from None
+    raise RootUnknown("the file ends before its root element")
+
+
+def _names(element: etree._Element) -> tuple[str, str, bool]:
+    tag = str(element.tag)
+    local = tag.rpartition("}")[2] if tag.startswith("{") else tag.rpartition(":")[2]
+    name = f"{element.prefix}:{local}" if element.prefix else tag.rpartition("}")[2]
+    return name, local, bool(element.getroottree().docinfo.doctype)
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(getattr(err, "msg", None) or err).strip()
+    return text.splitlines()[0].rstrip(", ") if text else type(err).__name__
 
 
 def root_name(path: str | os.PathLike[str]) -> str | None:
     """The local name of the root element of the XML file at ``path`` (``net`` for an
-    IR), read from the file's first :data:`ROOT_SNIFF` bytes; None when that cannot tell
-    (a file that cannot be read, that does not start as XML, or whose prolog holds a
+    IR), as :func:`document_root` finds it; None when that cannot tell (a file that cannot
+    be read or is no regular file, that does not start as XML, or whose prolog holds a
     DOCTYPE, which is never parsed). ``check --skip-non-ir`` skips an .xml whose root is
     another element (a Maven ``<project>``, an Android manifest)."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(ROOT_SNIFF)
-    except OSError:
+        _, local, doctype = document_root(path)
+    except (OSError, RootUnknown):
         return None
-    if _doctype_line(head) is not None:
-        return None
-    parser = etree.XMLPullParser(events=("start",), resolve_entities=False, no_network=True,
-                                 load_dtd=False, huge_tree=False)
-    try:
-        parser.feed(head)
-        for _, element in parser.read_events():
-            return etree.QName(element).localname
-    except etree.XMLSyntaxError:
-        return None
-    return None
+    return None if doctype else local
 
 
 def parse_xml(xml_bytes: bytes, file: str | None, markup: bool) -> etree._Element:

@@ -45,19 +45,42 @@ _UNKNOWN = ("Cannot create", "unsupported opset", "doesn't exist", "is not suppo
 OpShapes = Callable[[nx.MultiDiGraph, str, list[Tensor]], list[Tensor] | None]
 
 
+def _is_package_name(spec: str) -> bool:
+    """``spec`` can name a package: dotted identifiers (``openvino_tokenizers``, ``a.b``)."""
+    return bool(spec) and all(part.isidentifier() for part in spec.split("."))
+
+
 def resolve_extension(spec: str) -> str:
     """The shared library of ``spec``: a file path as it is, else an installed package
-    whose ``_ext_path`` (or a ``get_extension_path()``-style function) names it."""
-    if os.path.sep in spec or spec.endswith((".so", ".dll", ".dylib")) or os.path.isfile(spec):
+    whose ``_ext_path`` (or a ``get_extension_path()``-style function) names it. Anything
+    else (an empty name, ``.``, ``..``, a folder, a FIFO or a device, a name no package
+    can have, a package whose import fails) is a UsageError naming it."""
+    if not spec.strip():
+        raise UsageError("--extension '': an empty name; give the path of an extension "
+                         "library or the name of an installed package that ships one")
+    alt = os.path.altsep or os.path.sep
+    if os.path.exists(spec) and not os.path.isfile(spec):
+        what = "a folder" if os.path.isdir(spec) else "not a regular file"
+        raise UsageError(f"--extension '{spec}' is {what}, not an extension library file; "
+                         "give the library's path (.so, .dll, .dylib) or a package's name")
+    if (os.path.sep in spec or alt in spec or spec.endswith((".so", ".dll", ".dylib"))
+            or os.path.isfile(spec)):
         if not os.path.isfile(spec):
             raise UsageError(f"--extension: no such library file: {spec}")
         return spec
+    if not _is_package_name(spec):
+        raise UsageError(f"--extension '{spec}' is neither a library file nor a package "
+                         "name; give the library's path or an installed package's name "
+                         "(openvino_tokenizers)")
     try:
         module = importlib.import_module(spec)
     except ImportError as err:
         raise UsageError(f"--extension '{spec}' is neither a library file nor an installed "
                          f"package ({err}); install it (openvino_tokenizers: pip install "
                          "openvino-tokenizers) or give the library's path") from err
+    except Exception as err:  # noqa: BLE001 - the package's own code failed on import
+        raise UsageError(f"--extension: the package '{spec}' fails on import "
+                         f"({type(err).__name__}: {first_line(err)})") from err
     for name in _PATH_ATTRS:
         path = getattr(module, name, None)
         if isinstance(path, (str, os.PathLike)) and os.path.isfile(path):

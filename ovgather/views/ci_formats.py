@@ -34,9 +34,10 @@ FORMATS = ("text", "json", "sarif", "junit")
 
 SARIF_SCHEMA = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
                 "sarif-schema-2.1.0.json")
-#: where a SARIF viewer sends a user who asks about the tool, when the installed package's
-#: metadata names no home page
-INFORMATION_URI = "https://pypi.org/project/ovgather/"
+#: where a SARIF viewer sends a user who asks about the tool: the home page of
+#: pyproject.toml's [project.urls], used when the installed metadata names none (an older
+#: install)
+INFORMATION_URI = "https://github.com/ovgather/ovgather"
 SRCROOT = "%SRCROOT%"
 
 #: rule id (the status check gives the layer) -> (name, short description, full description)
@@ -144,17 +145,19 @@ def _layer_properties(lr: Any) -> dict[str, Any]:
 
 
 def _artifact(path: str) -> dict[str, Any]:
-    """The artifactLocation of ``path`` as the command was given it."""
+    """The artifactLocation of ``path`` as the command was given it: its bytes on the
+    file system percent-encoded (RFC 3986), so that the URI names that very file even when
+    the name is no UTF-8 (a Latin-1 ``café.xml`` is ``caf%E9.xml``)."""
     if os.path.isabs(path):
         return {"uri": _file_uri(path)}
     text = path.replace(os.sep, "/") if os.sep != "/" else path
-    return {"uri": quote(_clean(text), safe="/-._~"), "uriBaseId": SRCROOT}
+    return {"uri": quote(os.fsencode(text), safe="/-._~"), "uriBaseId": SRCROOT}
 
 
 def _file_uri(path: str) -> str:
     from pathlib import Path
 
-    uri = Path(path).as_uri()  # percent-encodes what a URI cannot hold
+    uri = Path(path).as_uri()  # percent-encodes the file system bytes, as _artifact does
     return uri + "/" if path.endswith(os.sep) and not uri.endswith("/") else uri
 
 
@@ -182,30 +185,30 @@ def junit_xml(reports: list[Any], failed: list[tuple[str, str]],
 
     cases = []
     for report in reports:
-        case = ET.Element("testcase", classname="ovgather.check", name=_clean(report.path or ""),
-                          file=_clean(report.path or ""), time="0")
+        case = ET.Element("testcase", classname="ovgather.check", name=_text(report.path or ""),
+                          file=_text(report.path or ""), time=_seconds(report))
         bad = [lr for lr in report.layers if lr.status in ("mismatch", "invalid", "unknown")]
         target = getattr(report, "target", None) or []
         if bad or target:
             failure = ET.SubElement(case, "failure", type=_failure_type(bad, target),
-                                    message=_clean(_counts(bad, target, release)))
-            failure.text = _clean("\n".join(
+                                    message=_text(_counts(bad, target, release)))
+            failure.text = _text("\n".join(
                 [_junit_line(report.path, lr.line, _layer_text(lr)) for lr in bad]
                 + [_junit_line(report.path, p.line, f"target-runtime: OpenVINO {release} "
                                f"cannot {p.stage} layer '{p.name}' (id {p.id}, "
                                f"{p.type}/{p.version}): {p.message}") for p in target]))
         s = report.summary
         out = ET.SubElement(case, "system-out")
-        out.text = (f"{report.path}: {'OK' if report.ok and not target else 'PROBLEMS'}: "
-                    f"{s['layers']} layers, {s['ok']} ok, {s['mismatch']} mismatch, "
-                    f"{s['invalid']} invalid, {s['unchecked']} unchecked, "
-                    f"{s['unknown']} unknown")
+        out.text = _text(f"{report.path}: {'OK' if report.ok and not target else 'PROBLEMS'}: "
+                         f"{s['layers']} layers, {s['ok']} ok, {s['mismatch']} mismatch, "
+                         f"{s['invalid']} invalid, {s['unchecked']} unchecked, "
+                         f"{s['unknown']} unknown")
         cases.append(case)
     for path, text in failed:
-        case = ET.Element("testcase", classname="ovgather.check", name=_clean(path),
-                          file=_clean(path), time="0")
-        error = ET.SubElement(case, "error", type="unusable input", message=_clean(text))
-        error.text = _clean(text)
+        case = ET.Element("testcase", classname="ovgather.check", name=_text(path),
+                          file=_text(path), time="0")
+        error = ET.SubElement(case, "error", type="unusable input", message=_text(text))
+        error.text = _text(text)
         cases.append(case)
     failures = sum(1 for c in cases if c.find("failure") is not None)
     counts = {"tests": str(len(cases)), "failures": str(failures),
@@ -215,6 +218,16 @@ def junit_xml(reports: list[Any], failed: list[tuple[str, str]],
     suite.extend(cases)
     ET.indent(suites)
     return ET.tostring(suites, encoding="UTF-8", xml_declaration=True) + b"\n"
+
+
+def _seconds(report: Any) -> str:
+    """The seconds the model took (read and checked), as the run measured it; "0" when it
+    is not known (a report made elsewhere)."""
+    elapsed = getattr(report, "elapsed", None)
+    if isinstance(elapsed, (int, float)) and not isinstance(elapsed, bool) and elapsed >= 0 \
+            and elapsed == elapsed and elapsed != float("inf"):
+        return f"{elapsed:.3f}"
+    return "0"
 
 
 def _junit_line(path: str | None, line: int | None, text: str) -> str:
@@ -243,3 +256,19 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 def _clean(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
+
+
+def _escape(m: re.Match[str]) -> str:
+    char = m[0]
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a file name that is no UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _text(text: str) -> str:
+    """``text`` as JUnit XML can hold it, every character kept apart: what XML 1.0 cannot
+    hold (control characters, a byte of a name that is no UTF-8, a lone surrogate) is
+    written as a visible escape (``\\x01``, ``\\xe9``), as a terminal shows the name.
+    The serializer escapes markup (``<``, ``&``, ``]]>``)."""
+    return _NOT_XML.sub(_escape, text)

@@ -15,6 +15,11 @@ imported for it:
 * a graph that ovgather read (``og.read_ir(path)``; any other ``MultiDiGraph`` keeps its
   usual display): its check report as above, then its picture inline.
 
+Every display is bounded in size and time whatever the model: a table lists the first
+:data:`MAX_ROWS` rows and counts the rest, a cell shows at most :data:`MAX_CELL`
+characters, and a report's text form (``text/plain``, ``repr(og.view(x))``) is one short
+line, not the dataclass's repr of every layer.
+
 :func:`picture` (``og.picture(G)``) gives a :class:`Picture`, which displays as SVG
 (``_repr_svg_``, drawn by Graphviz's ``dot`` on first display) and :func:`view`
 (``og.view(x)``) wraps any of the three in an object with ``_repr_html_``, for a front end
@@ -33,10 +38,13 @@ import sys
 from typing import Any
 
 __all__ = ["view", "picture", "Picture", "register", "check_html", "compare_html",
-           "graph_html", "load_ipython_extension"]
+           "graph_html", "short_text", "load_ipython_extension"]
 
-#: layers listed at most in a report's table; the rest are counted below it
+#: rows listed at most in a report's table (layers, outputs); the rest are counted below it
 MAX_ROWS = 200
+#: characters shown at most of one table cell or name (a layer name, a message); the
+#: rest is cut with "…": with MAX_ROWS, a report's HTML stays under about 200 KB
+MAX_CELL = 160
 #: the order of a check report's rows: failing layers first
 _CHECK_ORDER = {"invalid": 0, "mismatch": 1, "unknown": 2, "unchecked": 3, "ok": 4}
 #: the order of a compare report's rows: failing outputs first
@@ -46,7 +54,15 @@ _TABLE = '<table style="border-collapse:collapse;font-size:90%;text-align:left">
 
 
 def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value))
+    text = "" if value is None else str(value)
+    if len(text) > MAX_CELL:
+        text = text[:MAX_CELL - 1] + "…"
+    return html.escape(text)
+
+
+def _more(shown: int, total: int, what: str) -> str:
+    more = total - shown
+    return f"<p>… and {more} more {what}</p>" if more > 0 else ""
 
 
 def _row(cells: list[str], head: bool = False, colour: str | None = None) -> str:
@@ -93,9 +109,8 @@ def check_html(report: Any, all_layers: bool = False) -> str:
                            _e(" ".join(lr.inferred)) if ran else "—", _e(lr.line),
                            _e(lr.message)], colour=colours.get(lr.status)))
     table.append("</table>")
-    more = len(rows) - MAX_ROWS
-    tail = f"<p>… and {more} more layers (the report's <code>layers</code>)</p>" if more > 0 \
-        else ""
+    tail = _more(min(len(rows), MAX_ROWS), len(rows), "layers (the report's <code>layers"
+                 "</code>)")
     return head + "".join(table) + tail
 
 
@@ -113,7 +128,7 @@ def compare_html(report: Any) -> str:
     outputs = sorted(report.outputs, key=lambda o: _COMPARE_ORDER.get(o.status, 5))
     table = [_TABLE, _row(["status", "output", "in B", "shape", "max abs", "max rel",
                            "why"], head=True)]
-    for o in outputs:
+    for o in outputs[:MAX_ROWS]:
         colour = "#e0e0e0" if o.status == "nothing proven" else (
             "#b8e186" if o.status == "ok" else "#fdb863")
         table.append(_row([_e(o.status), f"<b>{_e(o.name)}</b>", _e(o.name_b),
@@ -121,7 +136,8 @@ def compare_html(report: Any) -> str:
                               else f"{o.shape} / {o.shape_b}"),
                            _num(o.max_abs), _num(o.max_rel), _e(o.message)], colour=colour))
     table.append("</table>")
-    return head + "".join(table)
+    return head + "".join(table) + _more(min(len(outputs), MAX_ROWS), len(outputs),
+                                         "outputs (the report's <code>outputs</code>)")
 
 
 def _num(value: float | None) -> str:
@@ -214,7 +230,7 @@ def graph_html(G: Any, shapes: dict[str, str] | None = None) -> str:
         svg = Picture(G, shapes=shapes).svg
         drawn = f'<div style="max-height:800px;overflow:auto">{svg}</div>'
     except OvgatherError as err:
-        drawn = f"<p><i>No picture: {_e(err)}</i></p>"
+        drawn = f"<p><i>No picture: {html.escape(str(err))}</i></p>"
     return title + check_html(report) + drawn
 
 
@@ -229,7 +245,36 @@ class _View:
         return self._make(self.obj)
 
     def __repr__(self) -> str:
-        return f"view({self.obj!r})"
+        return f"view({short_text(self.obj)})"
+
+
+def short_text(obj: Any) -> str:
+    """The text form of a graph, a report or a picture in a notebook: one bounded line
+    (a report's own repr lists every layer: megabytes for a large model)."""
+    name = type(obj).__name__
+    if name == "CheckReport" and hasattr(obj, "layers"):
+        s = obj.summary
+        counts = ", ".join(f"{s[k]} {k}" for k in ("ok", "mismatch", "invalid", "unchecked",
+                                                   "unknown") if s.get(k))
+        return _cut(f"<CheckReport {obj.path or '(in memory)'}: {'OK' if obj.ok else 'PROBLEMS'}"
+                    f": {s['layers']} layers{', ' + counts if counts else ''}>")
+    if name == "CompareReport" and hasattr(obj, "outputs"):
+        s = obj.summary
+        counts = ", ".join(f"{n} {k}" for k, n in s.items() if k != "outputs" and n)
+        return _cut(f"<CompareReport {obj.a} against {obj.b}: {'OK' if obj.ok else 'PROBLEMS'}"
+                    f": {s['outputs']} outputs{', ' + counts if counts else ''}>")
+    if is_ovgather_graph(obj):
+        return _cut(f"<graph {obj.graph.get('name') or ''}: {obj.number_of_nodes()} layers>")
+    return _cut(repr(obj))
+
+
+def _cut(text: str, most: int = 4 * MAX_CELL) -> str:
+    return text if len(text) <= most else text[:most - 1] + "…"
+
+
+def _plain(obj: Any, p: Any, cycle: bool) -> None:
+    """IPython's text/plain printer for the reports (registered by name, as the HTML)."""
+    p.text(short_text(obj))
 
 
 def view(obj: Any) -> _View:
@@ -280,6 +325,8 @@ def register(shell: Any = None) -> bool:
         return False
     for module, name, make in _FORMATS:
         formatters["text/html"].for_type_by_name(module, name, make)
+        if name != "MultiDiGraph" and "text/plain" in formatters:  # networkx's is short
+            formatters["text/plain"].for_type_by_name(module, name, _plain)
     return True
 
 

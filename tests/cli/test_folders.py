@@ -198,9 +198,11 @@ def test_the_root_element_is_read_from_the_first_bytes(tmp_path, head, root):
     assert root_element(str(path)) == root
 
 
-def test_jobs_0_is_one_per_core_and_never_more_than_the_models():
-    assert jobs_wanted(0, 1000) == len(os.sched_getaffinity(0))
-    assert jobs_wanted(8, 3) == 3 and jobs_wanted(1, 5) == 1 and jobs_wanted(2, 0) == 1
+def test_jobs_0_is_one_per_core_and_never_more_than_the_models_or_the_cores():
+    cores = len(os.sched_getaffinity(0))
+    assert jobs_wanted(0, 1000) == cores
+    assert jobs_wanted(8, 3) == min(3, cores) and jobs_wanted(1, 5) == 1
+    assert jobs_wanted(2, 0) == 1 and jobs_wanted(10_000, 10_000) == cores
 
 
 # -- workers that die, interruptions ----------------------------------------------------------

@@ -87,9 +87,11 @@ class Hook:
         return {**os.environ, "PRE_COMMIT_HOME": str(self.home), "PRE_COMMIT_COLOR": "never",
                 "NO_COLOR": "1"}
 
-    def try_repo(self, *files: str) -> subprocess.CompletedProcess:
+    def try_repo(self, *files: str, option: str | None = "--files"
+                 ) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-c", TRY_REPO, "try-repo", self.url,
-                               "ovgather-check", "--verbose", "--files", *files],
+                               "ovgather-check", "--verbose", *[option] * bool(option),
+                               *files],
                               cwd=self.user, env=self.env(), capture_output=True, text=True,
                               timeout=900)
 
@@ -171,3 +173,47 @@ def test_the_readme_lines_run_the_hook(hook):
     assert bad.returncode == 1 and "pick_cols_g8" in bad.stdout, bad.stdout + bad.stderr
     good = hook.run(f"{CLEAN}.xml", "pom.xml")
     assert good.returncode == 0, good.stdout + good.stderr
+
+
+def _dash_copies(folder: Path) -> tuple[str, str]:
+    """A tampered IR and a clean one under names that begin with "-" (each with its .bin)."""
+    for src, dst in (("mixed_ops", "-mixed_ops"), (CLEAN, "--clean")):
+        for suffix in (".xml", ".bin"):
+            shutil.copy(folder / f"{src}{suffix}", folder / f"{dst}{suffix}")
+    return "-mixed_ops.xml", "--clean.xml"
+
+
+def test_the_hook_entry_ends_its_options_before_the_file_names(tmp_path):
+    """The entry as pre-commit runs it, file names appended: a name that begins with "-"
+    is a file, never an option (no pre-commit environment needed)."""
+    import shlex
+
+    import yaml
+
+    (hook_def,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    entry = shlex.split(hook_def["entry"])
+    assert entry[:2] == ["ovgather", "check"] and entry[-1] == "--"
+    write_samples(tmp_path)
+    (tmp_path / "pom.xml").write_text("<?xml version='1.0'?>\n<project/>\n")
+    bad, good = _dash_copies(tmp_path)
+    run = [sys.executable, "-m", "ovgather", *entry[1:]]
+    done = subprocess.run([*run, bad, good], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"{bad}: PROBLEMS:" in done.stdout and f"{good}: OK:" in done.stdout
+    assert re.search(r"^mismatch +pick_cols_g8 ", done.stdout, re.M)
+    done = subprocess.run([*run, good, "pom.xml"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_try_repo_takes_file_names_that_begin_with_a_dash(hook):
+    """pre-commit gives the hook the name as it is (``--files=NAME``: pre-commit's own
+    options would take ``-NAME`` for one of its own)."""
+    bad, good = _dash_copies(hook.user)
+    done = hook.try_repo(f"--files={bad}", option=None)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"{bad}: PROBLEMS:" in done.stdout and "pick_cols_g8" in done.stdout
+    done = hook.try_repo(f"--files={good}", option=None)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{good}: OK: 4 layers, 4 ok" in done.stdout

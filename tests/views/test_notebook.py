@@ -151,3 +151,79 @@ def test_in_an_ipython_shell_ovgathers_objects_get_html_and_other_graphs_do_not(
     assert shown == {"graph": ["text/html", "text/plain"], "report": ["text/html", "text/plain"],
                      "other": ["text/plain"], "view": ["text/html", "text/plain"],
                      "picture": ["image/svg+xml", "text/plain"]}
+
+
+# -- bounded displays ----------------------------------------------------------------------
+def _big_check_report(n: int = 10_000):
+    import random
+
+    from ovgather.infer.report import CheckReport, LayerResult
+    from ovgather.shapes import PartialShape
+
+    rng = random.Random(3)
+    layers = []
+    for i in range(n):
+        dims = tuple(rng.randint(1, 9) for _ in range(rng.randint(1, 6)))
+        layers.append(LayerResult(
+            str(i), f"block{i}/" + "x" * rng.choice([5, 50, 5000]), "Gather", "opset8",
+            rng.choice(["mismatch", "invalid", "unknown"]), [dims] * rng.randint(1, 4),
+            [PartialShape.parse("[" + ",".join(map(str, dims[::-1])) + "]")], i + 3,
+            "the declared dims contradict the inferred shape " * rng.choice([1, 200])))
+    return CheckReport("big_model.xml", 11, layers)
+
+
+def _big_compare_report(n: int = 10_000):
+    from ovgather.comparison.outputs import CompareReport, OutputComparison
+
+    outputs = [OutputComparison(f"out{i}" + "y" * (i % 3000), f"out{i}", "differs",
+                                shape="[1,2]", shape_b="[1,2]", max_abs=0.5, max_rel=0.25,
+                                message="values differ " * 100) for i in range(n)]
+    return CompareReport("a.xml", "b.xml", 0, 1e-4, 1e-5, outputs=outputs)
+
+
+@pytest.mark.parametrize("make", [_big_check_report, _big_compare_report])
+def test_a_report_of_ten_thousand_bad_layers_displays_in_bounded_size_and_time(make):
+    import time
+
+    import ovgather as og
+    from ovgather.views.notebook import MAX_ROWS, compare_html
+
+    tiny = check(read_ir(SAMPLES / "mixed_ops.xml"))
+    check_html(tiny)  # the imports a first display makes, out of the timing
+    compare_html(_big_compare_report(2))
+    report = make()
+    started = time.perf_counter()
+    shown = og.view(report)._repr_html_()
+    text = repr(og.view(report))
+    spent = time.perf_counter() - started
+    assert spent < 2.0 and len(shown.encode()) < 200_000 and len(text) < 1_000
+    assert len(re.findall(r"<tr>", shown)) == 1 + MAX_ROWS
+    assert f"… and {10_000 - MAX_ROWS} more" in shown
+    if make is _big_check_report:
+        assert len(check_html(report, all_layers=True).encode()) < 200_000
+
+
+def test_ipython_shows_a_big_report_as_one_short_line_of_text():
+    """IPython's text/plain of a report (always made beside the HTML) is not the
+    dataclass's repr of every layer."""
+    pytest.importorskip("IPython")
+    script = ("import sys, time\n"
+              "sys.path.insert(0, sys.argv[1])\n"
+              "from IPython.core.interactiveshell import InteractiveShell\n"
+              "shell = InteractiveShell.instance()\n"
+              "import ovgather\n"
+              "from test_notebook import _big_check_report, _big_compare_report\n"
+              "for make in (_big_check_report, _big_compare_report):\n"
+              "    report = make()\n"
+              "    t = time.perf_counter()\n"
+              "    data, _ = shell.display_formatter.format(report)\n"
+              "    print(round(time.perf_counter() - t, 2), len(data['text/html']),\n"
+              "          repr(data['text/plain']))\n")
+    run = subprocess.run([sys.executable, "-c", script, str(Path(__file__).parent)],
+                         capture_output=True, text=True, timeout=300, check=True)
+    lines = run.stdout.strip().splitlines()[-2:]
+    for line in lines:
+        spent, size, plain = line.split(" ", 2)
+        assert float(spent) < 2.0 and int(size) < 200_000 and len(plain) < 1_000, line
+    assert "<CheckReport big_model.xml: PROBLEMS: 10000 layers" in lines[0]
+    assert "<CompareReport a.xml against b.xml: PROBLEMS: 10000 outputs" in lines[1]

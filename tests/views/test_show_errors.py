@@ -270,3 +270,83 @@ def test_without_errors_the_picture_is_unchanged(tmp_path: Path) -> None:
     shutil.copy(MIXED, tmp_path / "m.xml")
     plain = write_picture(G, tmp_path / "a.dot").dot
     assert "not compared" not in plain and "first divergent" not in plain
+
+
+# -- malformed reports, made by a seeded generator -------------------------------------------
+#: JSON values of every type, some of them of the right type with a wrong value
+_WRONG = [None, True, False, 0, -1, 10**400, 1.5, float("nan"), "x", "", "differs", [],
+          [1, "a"], {}, {"a": 1}, {"status": "ok"}, ["fc_add"], {"a": {"b": 1}}]
+
+
+def _malformed(rng) -> dict:
+    """A valid report of MIXED with one to three values put in the wrong places: the
+    document's fields, first_divergent's, an entry's or an entry itself."""
+    doc = report([dict(e) for e in MIXED_ERRORS], "fc_add")
+    for _ in range(rng.randint(1, 3)):
+        where = rng.random()
+        if where < 0.2:
+            doc[rng.choice(["layers", "first_divergent"])] = rng.choice(_WRONG)
+        elif where < 0.4 and isinstance(doc.get("first_divergent"), dict):
+            doc["first_divergent"][rng.choice(["a", "b", "tensor"])] = rng.choice(_WRONG)
+        elif isinstance(doc.get("layers"), list) and doc["layers"]:
+            i = rng.randrange(len(doc["layers"]))
+            if isinstance(doc["layers"][i], dict) and rng.random() < 0.8:
+                key = rng.choice(["a", "b", "port", "tensor", "status", "max_abs", "max_rel"])
+                doc["layers"][i][key] = rng.choice(_WRONG)
+            else:
+                doc["layers"][i] = rng.choice(_WRONG)
+    return doc
+
+
+def _show_errors(doc: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> tuple[int, str]:
+    code = main(["show", str(MIXED), "--errors", str(doc), "-o", str(tmp_path / "m.dot")])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_malformed_report_is_one_error_line_naming_what_is_wrong(
+        seed: int, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    import random
+
+    rng = random.Random(seed)
+    errors = 0
+    for _ in range(40):
+        doc = write_report(tmp_path / "r.json", _malformed(rng))
+        code, err = _show_errors(doc, tmp_path, capsys)
+        assert "internal error" not in err and "Traceback" not in err, err
+        assert code in (0, 2), err
+        if code == 2:
+            errors += 1
+            assert err.startswith("error: ") and err.count("\n") == 1, err
+            assert str(doc) in err and "--errors" in err, err
+    assert errors >= 20  # most of them break the format
+
+
+@pytest.mark.parametrize(("content", "why"), [
+    ("[" * 100_000 + "]" * 100_000, "nested deeper"),
+    ('{"layers": ' * 100_000 + "[]" + "}" * 100_000, "nested deeper"),
+    (json.dumps(report([entry("fc_add", "differs", 0.5)], "fc_add")).replace(
+        '"max_rel": 0.5', '"max_rel": 1' + "0" * 400), '"max_rel" too large'),
+    (json.dumps({"layers": [{"a": "fc_add", "status": ["ok"]}]}), "has status a list"),
+    (json.dumps({"layers": [{"a": "fc_add", "status": "ok", "port": "0"}]}), '"port" that is text'),
+    (json.dumps({"layers": [], "first_divergent": {"a": ["fc_add"]}}),
+     'the "a" of "first_divergent" is a list'),
+    (json.dumps({"layers": [], "first_divergent": {"a": "fc_add", "b": {"x": 1}}}),
+     'the "b" of "first_divergent" is an object'),
+    (json.dumps({"layers": [7]}), '"layers"[0] must be an object, not a number'),
+])
+def test_a_report_of_wrong_json_types_or_depth_says_what_is_wrong(
+        content: str, why: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    doc = tmp_path / "r.json"
+    doc.write_text(content, encoding="utf-8")
+    code, err = _show_errors(doc, tmp_path, capsys)
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert why in err and str(doc) in err
+
+
+def test_a_report_that_is_no_utf8_is_one_error_line(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture) -> None:
+    doc = tmp_path / "r.json"
+    doc.write_bytes(b'{"layers": [{"a": "caf\xe9"}]}')
+    code, err = _show_errors(doc, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and "is not JSON" in err and str(doc) in err

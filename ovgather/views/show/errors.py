@@ -121,9 +121,13 @@ def read_error_report(source: str | os.PathLike[str] | Mapping[str, Any]) -> dic
         except OSError as err:
             raise UsageError(f"--errors needs the JSON of compare --all-layers --json, but "
                              f"the file cannot be read ({err.strerror})", file=where) from err
-        except ValueError as err:
+        except ValueError as err:  # UnicodeDecodeError too
             raise UsageError(f"--errors needs the JSON of compare --all-layers --json, but "
-                             f"the file is not JSON ({err})", file=where) from err
+                             f"the file is not JSON ({_first_line(err)})", file=where) from err
+        except RecursionError:
+            raise UsageError("--errors needs the JSON of compare --all-layers --json, but "
+                             "the file's JSON is nested deeper than Python can read (a "
+                             "report is nested three deep)", file=where) from None
     layers = source.get("layers") if isinstance(source, Mapping) else None
     if not isinstance(layers, list):
         raise UsageError("--errors needs the JSON of compare --all-layers --json, but it has "
@@ -134,24 +138,57 @@ def read_error_report(source: str | os.PathLike[str] | Mapping[str, Any]) -> dic
             raise UsageError(f"--errors: \"layers\"[{i}] {why}", file=where)
     first = source.get("first_divergent")
     if first is not None and not isinstance(first, Mapping):
-        raise UsageError("--errors: \"first_divergent\" must be an object or null",
-                         file=where)
+        raise UsageError(f"--errors: \"first_divergent\" must be an object or null, not "
+                         f"{_json_type(first)}", file=where)
+    for key in ("a", "b", "tensor"):
+        if first is not None and first.get(key) is not None and not isinstance(first[key], str):
+            raise UsageError(f"--errors: the \"{key}\" of \"first_divergent\" is "
+                             f"{_json_type(first[key])}, not text or null", file=where)
     return dict(source)
 
 
+def _json_type(value: Any) -> str:
+    """What a JSON value is, in words: ``a list``, ``a number``…"""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
 def _entry_problem(entry: Any) -> str | None:
+    """What is wrong with one entry of ``"layers"``, or None."""
     if not isinstance(entry, Mapping):
-        return "must be an object"
-    if entry.get("status") not in STATUSES:
-        return f"has status {entry.get('status')!r}, not one of {', '.join(STATUSES)}"
+        return f"must be an object, not {_json_type(entry)}"
+    status = entry.get("status")
+    if not isinstance(status, str) or status not in STATUSES:
+        shown = repr(status) if isinstance(status, str) else _json_type(status)
+        return f"has status {shown[:80]}, not one of {', '.join(STATUSES)}"
     for key in ("a", "b", "tensor"):
         if entry.get(key) is not None and not isinstance(entry[key], str):
-            return f"has a non-text \"{key}\""
+            return f"has a non-text \"{key}\" ({_json_type(entry[key])})"
+    port = entry.get("port")
+    if port is not None and (isinstance(port, bool) or not isinstance(port, int)):
+        return f"has a \"port\" that is {_json_type(port)}, not a whole number"
     for key in ("max_abs", "max_rel"):
         value = entry.get(key)
         if value is not None and (isinstance(value, bool) or
                                   not isinstance(value, (int, float))):
-            return f"has a non-number \"{key}\""
+            return f"has a non-number \"{key}\" ({_json_type(value)})"
+        if isinstance(value, int) and not isinstance(value, bool):
+            try:
+                float(value)
+            except OverflowError:
+                return f"has a \"{key}\" too large for a number"
     return None
 
 
