@@ -4,7 +4,7 @@
   output as a person sees it: stdout and stderr on one terminal (a pseudo-terminal; only
   its ``\r\n`` line ends are read as ``\n``, the examples print no timings), so every line
   shown fits the 100 columns ovgather keeps to on a terminal;
-* a ```console block in ``docs/*.md`` runs the same way;
+* a ```console block in ``docs/**/*.md`` runs the same way;
 * a ```python block runs, and what it prints is the ```text block right after it (or
   nothing when none follows);
 * a ```sh set-up command that ends in ``ovgather …`` prints the ```text block after it;
@@ -32,7 +32,7 @@ from terminal import read_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-DOCS = sorted((ROOT / "docs").glob("*.md"))
+DOCS = sorted((ROOT / "docs").rglob("*.md"))
 
 
 def _blocks(text: str) -> list[tuple[str, str]]:
@@ -141,12 +141,13 @@ def test_console_example_prints_exactly_what_the_readme_shows(command, expected,
     assert all(len(line) <= 100 for line in expected.splitlines())
 
 
-DOC_EXAMPLES = [(f"{path.name}: {command}", command, output) for path in DOCS
+DOC_EXAMPLES = [(f"{path.relative_to(ROOT / 'docs').as_posix()}: {command}", command, output)
+                for path in DOCS  # "cli/check.md: ovgather check …"
                 for command, output in _console_examples(_blocks(path.read_text("utf-8")))]
 
 
 def test_the_docs_have_console_examples_to_run():
-    assert DOC_EXAMPLES  # the reshape example in cli.md, at least
+    assert DOC_EXAMPLES  # the reshape example in cli/reshape.md, at least
 
 
 @pytest.mark.parametrize("where,command,expected", DOC_EXAMPLES,
