@@ -4,7 +4,9 @@
 
 Runs both models on the OpenVINO CPU runtime with the same inputs and compares every
 output (``ovgather.comparison.outputs``). Exit codes (docs/cli.md): 0 every output within
-tolerance, 1 an output differs, is in one model only or proves nothing (each is named), 2
+tolerance, 1 an output differs, is in one model only or proves nothing (each is named), or
+a model crashed the runtime's process (the OpenVINO work runs in a worker process: the
+report names the model, the signal and the inputs it was fed), 2
 the models cannot be compared (a missing file, inputs that do not pair up or that the
 files given do not fit, a run over the memory budget, a model the CPU plugin cannot
 compile). With ``--all-layers`` every layer output that pairs up is compared too
@@ -105,7 +107,8 @@ def run_compare(args: argparse.Namespace) -> int:
         k: v for k, v in (("rtol", args.rtol), ("atol", args.atol),
                           ("memory_budget", args.memory_budget)) if v is not None}
     options.update(shapes=shape_overrides(args.shape), seed=args.seed,
-                   inputs=inputs_from_options(args.input),
+                   inputs=inputs_from_options(args.input, **({} if args.memory_budget is None
+                                              else {"memory_budget": args.memory_budget})),
                    input_map=name_pairs(args.map, "--map", "A_NAME=B_NAME"),
                    by_position=args.by_position, allow_unproven=args.allow_unproven)
     with quiet_native_stderr(enabled=not args.debug):  # the ONNX frontends' native lines
@@ -125,12 +128,11 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def _compare_layers(models: tuple[str, str], ref: str, options: dict[str, Any]) -> Any:
     """``compare_layers`` with a progress bar over the chunks of layers."""
-    import os
-
+    from ..comparison.guards import distinct_names
     from ..comparison.layers import compare_layers
 
-    with Progress(None, f"comparing {os.path.basename(models[0])} with "
-                  f"{os.path.basename(models[1])}", unit="output") as bar:
+    label_a, label_b = distinct_names(*models)
+    with Progress(None, f"comparing {label_a} with {label_b}", unit="output") as bar:
         seen = {"done": 0, "stage": None}
 
         def progress(stage: str, done: int, total: int) -> None:
@@ -149,27 +151,32 @@ def _print_layers(report: Any) -> None:
     from ..comparison.layers import LAYER_STATUSES
 
     s = report.summary
-    counts = ", ".join(f"{s[k]} {k}" for k in LAYER_STATUSES if s[k])
+    counts = ", ".join(f"{s[k]} {k}" for k in (*LAYER_STATUSES, "crashed") if s.get(k))
     ran = "ONNX Runtime" if report.ref == "onnxruntime" else "OpenVINO"
     say(f"  layers (A run by {ran}): {s['layers']} outputs: {counts or 'none'} "
         f"({report.chunks} chunk{'s' if report.chunks != 1 else ''})")
     first = report.first_divergent
-    if first is None:
+    labels = report.outputs.labels
+    if report.unproven and first is None:
+        allowed = " (allowed)" if report.outputs.allow_unproven else ""
+        say(f"  nothing proven{allowed}: {report.unproven}")
+    elif first is None:
         say("  no layer output differs")
     else:
-        say(f"  first divergent: {_where(first.a, first.line_a, report.outputs.a)} / "
-            f"{_where(first.b, first.line_b, report.outputs.b)}, output {first.port} "
+        say(f"  first divergent: {_where(first.a, first.line_a, labels[0])} / "
+            f"{_where(first.b, first.line_b, labels[1])}, output {first.port} "
             f"({first.type}): {_errors(first)}")
         growth = report.growth
         if growth:
             say("  the worst after it:")
             for lc in growth:
                 say(f"    {lc.status:7s} {lc.a}:{lc.port}: {_errors(lc)}")
-    for status in ("only in A", "only in B", "not run"):
+    for status in ("crashed", "only in A", "only in B", "not run"):
         found = [lc for lc in report.layers if lc.status == status]
         for lc in found[:LISTED]:
             say(f"  {status:9s} {lc.a or lc.b}:{lc.port}"
-                + (f": {lc.message}" if status == "not run" and lc.message else ""))
+                + (f": {lc.message}" if status in ("not run", "crashed") and lc.message
+                   else ""))
         if len(found) > LISTED:
             say(f"  … and {len(found) - LISTED} more {status} (--json lists every layer)")
 
@@ -178,10 +185,10 @@ def _print_layers(report: Any) -> None:
 LISTED = 10
 
 
-def _where(name: str | None, line: int | None, path: str | None) -> str:
-    import os
-
-    at = f" (line {line} of {os.path.basename(path)})" if line and path else ""
+def _where(name: str | None, line: int | None, label: str | None) -> str:
+    """A layer and its line, the file by its label (the shortest distinct path suffix:
+    ``line 26 of a/model.xml``)."""
+    at = f" (line {line} of {label})" if line and label else ""
     return f"{name}{at}"
 
 
@@ -200,7 +207,7 @@ def _print_human(report: Any) -> None:
     from ..comparison.outputs import HINT, STATUSES
 
     s = report.summary
-    counts = ", ".join(f"{s[k]} {k}" for k in STATUSES if s[k])
+    counts = ", ".join(f"{s[k]} {k}" for k in (*STATUSES, "crashed") if s.get(k))
     fed = ", ".join(i["name"] + ("" if i["name_b"] == i["name"] else f" / {i['name_b']}")
                     + i["shape"] + _values(i) for i in report.inputs)
     n = s["outputs"]
@@ -208,6 +215,8 @@ def _print_human(report: Any) -> None:
     say_record(f"{report.a} vs {report.b}: {n} output{'s' if n != 1 else ''}: "
                f"{counts or 'none'}{allowed}")
     say(f"  inputs (seed {report.seed}, {report.precision} inference): {fed or 'none'}")
+    for crash in report.crashed:
+        say(f"  crashed: {crash['message']}")
     for o in report.outputs:
         name = o.name if o.name_b in (None, o.name) else f"{o.name} / {o.name_b}"
         proves = o.status != "nothing proven"
@@ -216,7 +225,10 @@ def _print_human(report: Any) -> None:
         if o.matched_by in ("similar name", "position"):
             said.append(f"paired by {'a ' if o.matched_by != 'position' else ''}"
                         f"{o.matched_by}: no name in common")
-        if o.message:
+        if o.message and o.status == "crashed":
+            said.append(f"model {' and '.join(c['model'] for c in report.crashed)} crashed: "
+                        "nothing compared")
+        elif o.message:
             said.append(o.message if proves else o.message.split(": equal, but")[0])
         say(f"  {o.status:9s} {name}: {'; '.join(said)}")
     if s["nothing proven"]:

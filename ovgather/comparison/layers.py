@@ -42,13 +42,21 @@ import numpy as np
 from ..errors import CompareError, RuntimeBridgeError
 from ..validate.all_layers import CHUNK_OUTPUTS
 from ..validate.memory import DEFAULT_MEMORY_BUDGET, size_text
+from . import remote
+from .guards import fed_words
 from .outputs import CompareReport, compare, differences
 
 __all__ = ["compare_layers", "pair_layers", "LayersReport", "LayerComparison",
            "LAYER_STATUSES", "REFS", "GROWTH"]
 
-#: The verdicts of one layer output; only ``differs`` fails the comparison.
+#: The verdicts of one layer output; ``differs`` fails the comparison, and so does
+#: ``crashed`` (a model's runtime process died on a run that reaches the layer: counted in
+#: ``layer_summary`` only when some layer has it).
 LAYER_STATUSES = ("ok", "differs", "only in A", "only in B", "not run")
+#: Runs that may crash the runtime's process in one ``compare_layers`` before a crashing
+#: chunk is no longer split to find the layers that crash it alone (each crash costs a
+#: new process).
+CRASH_SPLITS = 16
 #: What may run model A.
 REFS = ("openvino", "onnxruntime")
 #: The worst layers after the first divergent one that the report shows.
@@ -99,8 +107,20 @@ class LayersReport:
 
     @property
     def ok(self) -> bool:
-        """The outputs pass and no layer output differs."""
-        return self.outputs.ok and all(lc.status != "differs" for lc in self.layers)
+        """The outputs pass, no layer output differs or crashed, and some layer output
+        was compared (or ``allow_unproven``)."""
+        return self.outputs.ok and all(lc.status not in ("differs", "crashed")
+                                       for lc in self.layers) and \
+            (self.unproven is None or self.outputs.allow_unproven)
+
+    @property
+    def unproven(self) -> str | None:
+        """Why the layers prove nothing, or None: there are layer outputs and not one was
+        compared (every one ``not run``, or without a partner)."""
+        if not self.layers or any(lc.status in ("ok", "differs") for lc in self.layers):
+            return None
+        return "no layer output was compared (see each one's status): nothing compared " \
+               "is nothing proven"
 
     @property
     def first_divergent(self) -> LayerComparison | None:
@@ -123,13 +143,16 @@ class LayersReport:
     def summary(self) -> dict[str, int]:
         counts = {"layers": len(self.layers), **dict.fromkeys(LAYER_STATUSES, 0)}
         for lc in self.layers:
-            counts[lc.status] += 1
+            counts[lc.status] = counts.get(lc.status, 0) + 1
         return counts
 
     def to_dict(self) -> dict[str, Any]:
-        """``compare``'s document, plus ``layers``, ``first_divergent`` and the rest."""
+        """``compare``'s document, plus ``layers``, ``first_divergent`` and the rest;
+        ``layers_unproven`` (why the layers prove nothing: :attr:`unproven`) only when
+        no layer output was compared."""
         first = self.first_divergent
-        return {**self.outputs.to_dict(), "ref": self.ref,
+        extra = {} if self.unproven is None else {"layers_unproven": self.unproven}
+        return {**self.outputs.to_dict(), **extra, "ref": self.ref,
                 "layer_summary": self.summary, "chunks": self.chunks,
                 "compiles": self.compiles, "peak_bytes": self.peak_bytes,
                 "layers": [lc.to_dict() for lc in self.layers],
@@ -171,18 +194,77 @@ def compare_layers(
                            file=os.fspath(a) if isinstance(a, (str, os.PathLike)) else None)
     outputs = compare(a, b, memory_budget=memory_budget, threads=threads, **options)
     report = LayersReport(outputs, ref=ref)
-    runner_a, runner_b = _runner(a, ref, threads), _runner(b, "openvino", threads)
-    feeds_a = dict(outputs.arrays)
-    feeds_b = {i["name_b"]: outputs.arrays[i["name"]] for i in outputs.inputs}
-    pairs = pair_layers(runner_a.outputs(), runner_b.outputs())
-    shapes = {n: list(v.shape) for n, v in feeds_a.items()}
-    size_a, size_b = _sizes(runner_a, shapes), _sizes(runner_b, {
-        n: list(v.shape) for n, v in feeds_b.items()})
-    fixed = sum(v.nbytes for v in feeds_a.values()) + 2 * (
+    with remote.Session() as session:
+        run = _Runs(session, outputs, a, b, ref, threads)
+        _run_layers(report, run, memory_budget, progress)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+class _Runs:
+    """Both models' layer runners, held in the runtime worker (``remote``), and the
+    arrays ``compare`` fed them."""
+
+    def __init__(self, session: remote.Session, outputs: CompareReport, a: Any, b: Any,
+                 ref: str, threads: int | None) -> None:
+        self.session, self.outputs = session, outputs
+        self.keys = session.key("layers-A"), session.key("layers-B")
+        self.outs = [session.open(key, remote.open_layers, _portable(src), kind, threads)
+                     for key, src, kind in zip(self.keys, (a, b), (ref, "openvino"),
+                                               strict=True)]
+        self.feeds = (dict(outputs.arrays),
+                      {i["name_b"]: outputs.arrays[i["name"]] for i in outputs.inputs})
+        self.compiles = [0, 0]
+        self.fed = fed_words([i["name"] for i in outputs.inputs],
+                             [i["shape"] for i in outputs.inputs],
+                             [i["values"] for i in outputs.inputs])
+
+    def sizes(self, k: int) -> dict[Any, int]:
+        shapes = {n: list(v.shape) for n, v in self.feeds[k].items()}
+        return self.session.call(remote.layer_bytes, self.keys[k], shapes)
+
+    def run(self, chunk: Sequence[tuple[Any, Any]]) -> list[LayerComparison]:
+        """The verdicts of ``chunk``: both models run with its outputs exposed, judged in
+        the worker. A crash is raised as ``(which model, RuntimeCrash)`` in a
+        :class:`_Crash`."""
+        for k in (0, 1):
+            try:
+                self.compiles[k] = self.session.call(
+                    remote.run_layers, self.keys[k], self.feeds[k], [p[k] for p in chunk])
+            except remote.RuntimeCrash as crash:
+                raise _Crash("AB"[k], crash) from crash
+        return self.session.call_both(remote.judge_layers, *self.keys, _judge, _alone,
+                                      list(chunk), self.outputs.rtol, self.outputs.atol)
+
+    def crashed(self, which: str, crash: remote.RuntimeCrash) -> str:
+        label = self.outputs.labels[0 if which == "A" else 1]
+        return (f"model {which} ({label}) {remote.crash_words(crash)} running up to this "
+                f"layer output on the inputs fed ({self.fed})")
+
+
+class _Crash(Exception):
+    def __init__(self, which: str, crash: remote.RuntimeCrash) -> None:
+        super().__init__(which)
+        self.which, self.crash = which, crash
+
+
+def _portable(source: Any) -> Any:
+    """A path as given; a graph as the IR bytes it is run as (``runtime.outputs``)."""
+    from ..runtime.outputs import ir_bytes
+
+    return os.fspath(source) if isinstance(source, (str, os.PathLike)) else ir_bytes(source)
+
+
+def _run_layers(report: LayersReport, run: _Runs, memory_budget: int,
+                progress: Callable[[str, int, int], None] | None) -> None:
+    """Plan the chunks of paired layer outputs, run them (``run``) and fill ``report``."""
+    pairs = pair_layers(*run.outs)
+    size_a, size_b = run.sizes(0), run.sizes(1)
+    fixed = sum(v.nbytes for v in run.feeds[0].values()) + 2 * (
         _largest(size_a) + _largest(size_b))
-    run = [(x, y) for x, y in pairs if x is not None and y is not None]
-    cost = {(x, y): _cost(x, y, size_a, size_b) for x, y in run}
-    chunks, over = _plan(run, cost, memory_budget - fixed)
+    both = [(x, y) for x, y in pairs if x is not None and y is not None]
+    cost = {(x, y): _cost(x, y, size_a, size_b) for x, y in both}
+    chunks, over = _plan(both, cost, memory_budget - fixed)
     report.chunks = len(chunks)
     report.peak_bytes = fixed + max((sum(cost[p] for p in c) for c in chunks), default=0)
     results: dict[tuple[Any, Any], LayerComparison] = {}
@@ -191,35 +273,17 @@ def compare_layers(
         if progress is not None:  # compiling and running take most of a chunk's time
             of = f" (chunk {k + 1} of {len(chunks)})" if len(chunks) > 1 else ""
             progress(f"running both models with {len(chunk)} layer outputs{of}", done,
-                     len(run))
-        _run_chunk(runner_a, runner_b, feeds_a, feeds_b, chunk, outputs, results)
+                     len(both))
+        _run_chunk(run, chunk, results)
         done += len(chunk)
         if progress is not None:
-            progress("comparing layer outputs", done, len(run))
+            progress("comparing layer outputs", done, len(both))
     for p in over:
         results[p] = _alone(p, "not run", f"its outputs would take {size_text(cost[p])}, "
                             f"over the memory budget of {size_text(memory_budget)} beside "
                             f"the inputs and each model's largest tensor ({size_text(fixed)})")
     report.layers = [results.get((x, y)) or _alone((x, y), _lonely(x, y)) for x, y in pairs]
-    report.compiles = sum(getattr(r, "compiles", 0) for r in (runner_a, runner_b))
-    report.seconds = time.perf_counter() - started
-    return report
-
-
-def _runner(source: Any, ref: str, threads: int | None) -> Any:
-    if ref == "onnxruntime":
-        from ..runtime.onnxruntime_runner import OnnxRuntimeLayers
-
-        return OnnxRuntimeLayers(source, threads=threads)
-    from ..runtime.layer_runs import OpenVinoLayers
-
-    return OpenVinoLayers(source, threads)
-
-
-def _sizes(runner: Any, shapes: Mapping[str, list[int]]) -> dict[Any, int]:
-    """Bytes of each output of ``runner`` at the input ``shapes``, where it can tell."""
-    estimate = getattr(runner, "output_bytes", None)
-    return estimate(shapes) if estimate is not None else {}
+    report.compiles = sum(run.compiles)
 
 
 def _largest(sizes: Mapping[Any, int]) -> int:
@@ -325,29 +389,32 @@ def _plan(run: Sequence[tuple[Any, Any]], cost: Mapping[tuple[Any, Any], int], r
     return chunks, over
 
 
-def _run_chunk(runner_a: Any, runner_b: Any, feeds_a: Mapping[str, np.ndarray],
-               feeds_b: Mapping[str, np.ndarray], chunk: Sequence[tuple[Any, Any]],
-               outputs: CompareReport, results: dict[tuple[Any, Any], LayerComparison]
-               ) -> None:
+def _run_chunk(run: _Runs, chunk: Sequence[tuple[Any, Any]],
+               results: dict[tuple[Any, Any], LayerComparison]) -> None:
     """Run one chunk on both models and judge each pair; a chunk a runtime fails on is
-    run in halves, down to single pairs (``not run`` with the runtime's words)."""
+    run in halves, down to single pairs (``not run`` with the runtime's words); one that
+    crashes the runtime's process too (``crashed``, naming the model), until
+    :data:`CRASH_SPLITS` crashes: then a crashing chunk is ``crashed`` whole."""
     try:
-        va = runner_a.run(feeds_a, [x for x, _ in chunk])
-        vb = runner_b.run(feeds_b, [y for _, y in chunk])
+        for p, lc in zip(chunk, run.run(chunk), strict=True):
+            results[p] = lc
+        return
+    except _Crash as crashed:
+        if len(chunk) == 1 or run.session.crashes >= CRASH_SPLITS:
+            message = run.crashed(crashed.which, crashed.crash)
+            if len(chunk) > 1:
+                message += f" (one run of {len(chunk)} layer outputs: not split further " \
+                           f"after {run.session.crashes} crashes)"
+            for p in chunk:
+                results[p] = _alone(p, "crashed", message)
+            return
     except RuntimeBridgeError as err:
         if len(chunk) == 1:
             results[chunk[0]] = _alone(chunk[0], "not run", f"the runtime failed: {err.message}")
             return
-        half = len(chunk) // 2
-        for part in (chunk[:half], chunk[half:]):
-            _run_chunk(runner_a, runner_b, feeds_a, feeds_b, part, outputs, results)
-        return
-    for x, y in chunk:
-        if x not in va or y not in vb:
-            results[x, y] = _alone((x, y), "not run", "the runtime gave no value for it in "
-                                   f"{'A' if x not in va else 'B'}")
-            continue
-        results[x, y] = _judge((x, y), va[x], vb[y], outputs.rtol, outputs.atol)
+    half = len(chunk) // 2
+    for part in (chunk[:half], chunk[half:]):
+        _run_chunk(run, part, results)
 
 
 def _judge(pair: tuple[Any, Any], x: np.ndarray, y: np.ndarray, rtol: float, atol: float

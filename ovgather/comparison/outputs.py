@@ -27,6 +27,17 @@ their own type (never through float64, where 2**53 + 1 rounds to 2**53). An outp
 passes but is NaN or infinite everywhere in both models, or constant in both, proves
 nothing: it is ``nothing proven``, which fails unless ``allow_unproven``.
 
+An empty output (a zero-size dim) proves nothing too, and so does an int64 output holding
+a value at the edge of the i32 range (2147483647 or -2147483648): the CPU plugin computes
+i64 in i32, saturating, so two equal outputs there may both be wrong.
+
+OpenVINO compiles and runs both models in the runtime worker process (``remote``): a
+native crash of the CPU plugin (SIGSEGV on an index far out of range, say) ends that
+process, not ``compare``; the outputs are then ``crashed`` (nothing compared, the other
+model's shapes where it ran) and ``CompareReport.crashed`` names the model, the signal and
+the inputs fed. Before running, a given integer array that indexes a table of known size
+(``runtime.outputs.index_bounds``) must lie in it: one out of range is a CompareError.
+
 Memory: the outputs are compared where the runtime wrote them (no copies), a million
 elements at a time; one run's estimated bytes (inputs, both models' outputs and twice each
 model's largest other tensor, from OpenVINO's shape inference at the sizes picked) must
@@ -37,7 +48,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,22 +58,25 @@ from ..element_types import element_type_name, numpy_dtype
 from ..errors import CompareError, RuntimeBridgeError
 from ..runtime.core import cpu_config
 from ..runtime.feeding import Feed, feeds_at, make_array, merge_feeds
-from ..runtime.outputs import RunnableModel, Tensor
+from ..runtime.outputs import RunnableModel, Tensor, index_bounds, ir_bytes
 from ..shapes import Dimension, PartialShape
 from ..validate.memory import DEFAULT_MEMORY_BUDGET, size_text
 from ..validate.sizes import one_size_tries
+from . import remote
+from .guards import check_aliases, check_indices, distinct_names, fed_words
 from .inputs import load_inputs
+from .values import CHUNK, I32_EDGES, _count_nan, differences, saturated, unproven
 
-__all__ = ["compare", "CompareReport", "OutputComparison", "STATUSES",
-           "RTOL", "ATOL", "differences", "unproven"]
+__all__ = ["compare", "CompareReport", "OutputComparison", "STATUSES", "CRASHED", "CHUNK",
+           "I32_EDGES", "RTOL", "ATOL", "differences", "unproven", "saturated"]
 
 #: The verdicts of one output; all but ``ok`` fail the comparison (``nothing proven``
-#: passes when allowed).
+#: passes when allowed). ``crashed`` (a model's runtime process died: nothing compared)
+#: is counted in ``summary`` only when some output has it.
 STATUSES = ("ok", "differs", "nothing proven", "only in A", "only in B")
+CRASHED = "crashed"
 #: Default tolerances (polygraphy's).
 RTOL, ATOL = 1e-5, 1e-5
-#: Elements compared at a time: the comparison's own memory stays a few tens of MB.
-CHUNK = 1 << 20
 #: What to do about an output that proves nothing.
 HINT = ("feed inputs that exercise the model (--input NAME=FILE.npy, or inputs= in "
         "Python) or accept it (--allow-unproven)")
@@ -114,6 +128,13 @@ class CompareReport:
     allow_unproven: bool = False
     #: the arrays fed, by A's input name (not in the JSON): to run them again elsewhere
     arrays: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    #: each model whose runtime process died (a native crash of the CPU plugin): ``model``
+    #: (``A`` or ``B``), ``file``, ``signal`` (``SIGSEGV``; "" when an exit code ended
+    #: it), ``stage`` (``compiling`` or ``running``), ``inputs`` (what it was fed, in
+    #: words: ``x[2,8] (given), …``) and ``message``; in the JSON only when not empty
+    crashed: list[dict[str, str]] = field(default_factory=list)
+    #: the two files as the report names them: the shortest distinct path suffixes
+    labels: tuple[str, str] = ("A", "B")
 
     @property
     def ok(self) -> bool:
@@ -122,16 +143,21 @@ class CompareReport:
 
     @property
     def summary(self) -> dict[str, int]:
+        """How many outputs have each status (``crashed`` only when some have it)."""
         counts = {"outputs": len(self.outputs), **dict.fromkeys(STATUSES, 0)}
         for o in self.outputs:
-            counts[o.status] += 1
+            counts[o.status] = counts.get(o.status, 0) + 1
         return counts
 
     def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "seed": self.seed, "rtol": self.rtol,
-                "atol": self.atol, "precision": self.precision,
-                "allow_unproven": self.allow_unproven, "inputs": self.inputs,
-                "summary": self.summary, "outputs": [o.to_dict() for o in self.outputs]}
+        """The JSON document; ``crashed`` (see the field) only when a model crashed."""
+        doc = {"a": self.a, "b": self.b, "seed": self.seed, "rtol": self.rtol,
+               "atol": self.atol, "precision": self.precision,
+               "allow_unproven": self.allow_unproven, "inputs": self.inputs,
+               "summary": self.summary, "outputs": [o.to_dict() for o in self.outputs]}
+        if self.crashed:
+            doc["crashed"] = self.crashed
+        return doc
 
 
 def compare(
@@ -163,31 +189,100 @@ def compare(
     cannot compile raise an OvgatherError; differences are in the report.
     """
     ma, mb = RunnableModel(a, threads), RunnableModel(b, threads)
+    ma.label, mb.label = distinct_names(ma.path, mb.path)
     pairs = _pair_inputs(ma, mb, input_map or {}, by_position)
-    if shapes:
-        _reshape(ma, mb, pairs, shapes)
+    reshape_a, reshape_b = _reshape(ma, mb, pairs, shapes) if shapes else ({}, {})
     params, types = _sizes_to_pick(ma, mb, pairs)
-    given = _given(ma, load_inputs(inputs) if inputs is not None else {}, params, types)
+    arrays = load_inputs(inputs, memory_budget=memory_budget) if inputs is not None else {}
+    given = _given(ma, arrays, params, types)
     params = _pinned(params, given)
-    ma.compile()
-    mb.compile()
-    ran_a, ran_b, sizes, fed, feeds = _run_both(ma, mb, pairs, params, types, given, seed,
-                                                memory_budget)
     report = CompareReport(ma.path, mb.path, seed, rtol, atol, precision=precision(),
-                           allow_unproven=allow_unproven)
-    report.inputs = [{"name": ma.inputs[i].name, "name_b": mb.inputs[j].name,
-                      "shape": str(sizes[i]),
-                      "values": given[i][1] if i in given else feeds[i].describe()}
-                     for i, j in pairs]
-    report.arrays = {ma.inputs[i].name: fed[i] for i, _ in pairs}
-    for i, j, how in _pair_outputs(ma.outputs, mb.outputs):
-        report.outputs.append(_verdict(ma.outputs, mb.outputs, ran_a, ran_b, i, j, how,
-                                       rtol, atol))
+                           allow_unproven=allow_unproven, labels=(ma.label, mb.label))
+    with remote.Session() as session:
+        sides = (_Side("A", ma, a, reshape_a, session), _Side("B", mb, b, reshape_b, session))
+        for side in sides:  # a model the plugin refuses fails before any input is made
+            side.open()
+        sizes, fed, feeds = _run_both(ma, mb, sides, pairs, params, types, given, seed,
+                                      memory_budget)
+        report.inputs = [{"name": ma.inputs[i].name, "name_b": mb.inputs[j].name,
+                          "shape": str(sizes[i]),
+                          "values": given[i][1] if i in given else feeds[i].describe()}
+                         for i, j in pairs]
+        report.arrays = {ma.inputs[i].name: fed[i] for i, _ in pairs}
+        plan = _pair_outputs(ma.outputs, mb.outputs)
+        crashed = [side for side in sides if side.crash is not None]
+        if crashed:
+            report.crashed = [side.crash_record() for side in crashed]
+            report.outputs = [_crashed(ma.outputs, mb.outputs, sides, i, j, how)
+                              for i, j, how in plan]
+        else:
+            report.outputs = session.call_both(remote.judge_outputs, sides[0].key,
+                                               sides[1].key, _verdict, plan, rtol, atol)
     return report
 
 
+class _Side:
+    """One model as the runtime worker holds it: opened (compiled) there, run there, and
+    what became of it when its process died (``crash``, at ``stage``, fed ``fed``)."""
+
+    def __init__(self, which: str, model: RunnableModel, source: Any,
+                 reshape: Mapping[int, str], session: remote.Session) -> None:
+        self.which, self.model, self.session = which, model, session
+        self.source = os.fspath(source) if isinstance(source, (str, os.PathLike)) \
+            else ir_bytes(source)
+        self.reshape = dict(reshape)
+        self.key = session.key(which)
+        self.crash: remote.RuntimeCrash | None = None
+        self.stage, self.fed = "", ""
+        self.shapes: list[str] | None = None
+
+    def open(self) -> None:
+        try:
+            self.session.open(self.key, remote.open_model, self.source, self.model.path,
+                              self.model.threads, self.reshape)
+        except remote.RuntimeCrash as crash:
+            self.crash, self.stage = crash, "compiling"
+
+    def run(self, feed: Sequence[np.ndarray], fed: str) -> None:
+        """Run on ``feed`` (a crash is kept, a refusal raised as RuntimeBridgeError)."""
+        self.shapes = None
+        if self.crash is not None and self.stage == "compiling":
+            return
+        self.crash = None
+        try:
+            self.shapes = self.session.call(remote.run_model, self.key, list(feed))
+        except remote.RuntimeCrash as crash:
+            self.crash, self.stage, self.fed = crash, "running", fed
+
+    def crash_record(self) -> dict[str, str]:
+        assert self.crash is not None
+        on = f" on inputs {self.fed}" if self.stage == "running" else ""
+        return {"model": self.which, "file": self.model.path or "",
+                "signal": self.crash.signal_name, "stage": self.stage, "inputs": self.fed,
+                "message": f"model {self.which} ({_where(self.model)}) "
+                           f"{remote.crash_words(self.crash)} while {self.stage}{on}"}
+
+
+def _crashed(outs_a: Sequence[Tensor], outs_b: Sequence[Tensor], sides: Sequence[_Side],
+             i: int | None, j: int | None, how: str | None) -> OutputComparison:
+    """An output pair where a model crashed: ``crashed``, nothing compared, the shapes the
+    other model computed where it ran."""
+    a, b = sides
+    res = OutputComparison(outs_a[i].name if i is not None else outs_b[j].name,
+                           outs_b[j].name if j is not None else None, CRASHED,
+                           how if i is not None and j is not None else None)
+    if i is not None and a.shapes is not None:
+        res.shape = a.shapes[i]
+    if j is not None and b.shapes is not None:
+        res.shape_b = b.shapes[j]
+    res.message = "; ".join(side.crash_record()["message"] for side in sides
+                            if side.crash is not None) + ": nothing compared"
+    return res
+
+
 def _where(model: RunnableModel) -> str:
-    return os.path.basename(model.path) if model.path else "the model"
+    label = getattr(model, "label", None)
+    return label or (os.path.basename(model.path) if model.path else "the model")
 
 
 def _find(tensors: Sequence[Tensor], name: str) -> int | None:
@@ -238,8 +333,9 @@ def _pair_inputs(ma: RunnableModel, mb: RunnableModel, input_map: Mapping[str, s
 
 
 def _reshape(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, int]],
-             shapes: Mapping[str, str]) -> None:
-    """``shapes`` (by any name of an input of A) on the paired inputs of both models."""
+             shapes: Mapping[str, str]) -> tuple[dict[int, str], dict[int, str]]:
+    """``shapes`` (by any name of an input of A) on the paired inputs of both models; the
+    shapes set, by input position in A and in B."""
     by_a, by_b = {}, {}
     for name, text in shapes.items():
         hit = [(i, j) for i, j in pairs if name in ma.inputs[i].names]
@@ -251,6 +347,7 @@ def _reshape(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, in
         by_a[i], by_b[j] = text, text
     ma.reshape(by_a)
     mb.reshape(by_b)
+    return by_a, by_b
 
 
 def _sizes_to_pick(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, int]]
@@ -279,12 +376,21 @@ def _dtype(etype: str) -> np.dtype:
     return np.dtype(numpy_dtype(element_type_name(etype)) or "float32")
 
 
+#: What arrays an input of a type NumPy lacks takes, by the type name's first letter
+#: (bf16, f8e4m3, nf4: floats; u4, i4, u1: integers; string: strings).
+_KINDS = {"b": "f", "f": "f", "n": "f", "u": "iu", "i": "iu", "s": "US"}
+
+
 def _given(ma: RunnableModel, arrays: Mapping[str, np.ndarray],
            params: Mapping[int, PartialShape], types: Mapping[int, str]
            ) -> dict[int, tuple[np.ndarray, str]]:
     """The user's arrays by A's input position, each with its description; CompareError
-    for a name that is no input, an element type or a shape the input does not take."""
+    for a name that is no input, two names of one input, an element type or a shape the
+    input does not take (strings, objects or booleans for a number of a type NumPy lacks,
+    such as bf16, too)."""
     given = {}
+    check_aliases(list(arrays), {n: i for n in arrays if (i := _find(ma.inputs, n))
+                                 is not None}, [t.name for t in ma.inputs], ma.path)
     for name, array in arrays.items():
         i = _find(ma.inputs, name)
         if i is None:
@@ -294,6 +400,12 @@ def _given(ma: RunnableModel, arrays: Mapping[str, np.ndarray],
         if want is not None and array.dtype != np.dtype(want):
             raise CompareError(f"input '{name}' is {types[i]} ({want}), but the array given "
                                f"is {array.dtype}", file=ma.path)
+        kinds = _KINDS.get(element_type_name(types[i])[:1], "fiub")
+        if want is None and array.dtype.kind not in kinds:
+            words = {"f": "floating-point numbers", "iu": "integers", "US": "strings"}
+            raise CompareError(f"input '{name}' is {types[i]}, which takes "
+                               f"{words.get(kinds, 'numbers')}, but the array given is "
+                               f"{array.dtype}", file=ma.path)
         shape = PartialShape([int(d) for d in array.shape])
         if params[i].merge(shape) is None:
             raise CompareError(f"input '{name}' takes shape {params[i]}, but the array given "
@@ -337,14 +449,15 @@ def _feeds(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, int]
     return {i: merge_feeds(fa[i], fb[j]) for i, j in pairs}
 
 
-def _run_both(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, int]],
-              params: Mapping[int, PartialShape], types: Mapping[int, str],
-              given: Mapping[int, tuple[np.ndarray, str]], seed: int, budget: int
-              ) -> tuple[list[np.ndarray], list[np.ndarray], dict[int, PartialShape],
-                         list[np.ndarray], dict[int, Feed]]:
-    """Both models' outputs (the runtime's own memory) at the first sizes both run and
-    fit ``budget``, those sizes, the arrays fed (in A's input order) and what each was
-    made as."""
+def _run_both(ma: RunnableModel, mb: RunnableModel, sides: Sequence[_Side],
+              pairs: Sequence[tuple[int, int]], params: Mapping[int, PartialShape],
+              types: Mapping[int, str], given: Mapping[int, tuple[np.ndarray, str]],
+              seed: int, budget: int
+              ) -> tuple[dict[int, PartialShape], list[np.ndarray], dict[int, Feed]]:
+    """Run both models (in the runtime worker: ``sides``) at the first sizes both run and
+    fit ``budget``: those sizes, the arrays fed (in A's input order) and what each was
+    made as. A given array of indices out of the range of a table it indexes is refused
+    first (CompareError); a model whose process dies is kept as crashed (``sides``)."""
     order_b = [i for _, i in sorted((j, i) for i, j in pairs)]
     error: Exception | None = None
     tries = one_size_tries(params, np.random.default_rng(seed))
@@ -354,24 +467,49 @@ def _run_both(ma: RunnableModel, mb: RunnableModel, pairs: Sequence[tuple[int, i
         if over is not None:
             error = over
             continue
+        _check_given_indices(ma, mb, pairs, shapes, order_b, given)
         feeds = _feeds(ma, mb, pairs, shapes, order_b)
         rng = np.random.default_rng([seed, k])
         feed = [given[i][0] if i in given else
                 make_array(feeds[i], shapes[i], _dtype(types[i]), rng)
                 for i in range(len(ma.inputs))]
+        fed = fed_words([t.name for t in ma.inputs], [_shape(f) for f in feed],
+                        [given[i][1] if i in given else feeds[i].describe()
+                         for i in range(len(feed))])
+        fed_b = fed_words([mb.inputs[j].name for j in range(len(mb.inputs))],
+                          [_shape(feed[i]) for i in order_b],
+                          [given[i][1] if i in given else feeds[i].describe()
+                           for i in order_b])
         try:
-            ran_a = ma.run(feed, copy=False)
-            ran_b = mb.run([feed[i] for i in order_b], copy=False)
+            sides[0].run(feed, fed)
+            sides[1].run([feed[i] for i in order_b], fed_b)
         except RuntimeBridgeError as err:
             error = err
             continue
-        return ran_a, ran_b, sizes, feed, feeds
+        return sizes, feed, feeds
     if isinstance(error, CompareError):
         raise error
     if error is None:  # pragma: no cover - one_size_tries always yields
         raise RuntimeBridgeError("no input sizes to try", file=ma.path)
     raise RuntimeBridgeError(f"the two models ran on none of the input sizes tried: "
                              f"{error}", file=getattr(error, "file", None)) from error
+
+
+def _check_given_indices(ma: RunnableModel, mb: RunnableModel,
+                         pairs: Sequence[tuple[int, int]], shapes: Sequence[Sequence[int]],
+                         order_b: Sequence[int], given: Mapping[int, tuple[np.ndarray, str]]
+                         ) -> None:
+    """CompareError when a given integer array holds an index outside a table it indexes
+    in either model (``runtime.outputs.index_bounds``), before anything runs."""
+    ints = {i: array for i, (array, _) in given.items() if array.dtype.kind in "iu"}
+    if not ints:
+        return
+    bounds_a = index_bounds(ma.model, shapes)
+    in_b = index_bounds(mb.model, [shapes[i] for i in order_b])
+    bounds_b: list[tuple[int, int, str] | None] = [None] * len(bounds_a)
+    for i, j in pairs:
+        bounds_b[i] = in_b[j]
+    check_indices(ints, [t.name for t in ma.inputs], [bounds_a, bounds_b], ma.path)
 
 
 def _over_budget(ma: RunnableModel, mb: RunnableModel, shapes: Sequence[Sequence[int]],
@@ -452,7 +590,7 @@ def _verdict(outs_a: Sequence[Tensor], outs_b: Sequence[Tensor], ran_a: Sequence
         res.status = "differs"
         res.message = (f"{bad} of {x.size} elements differ by more than atol {atol:g} + "
                        f"rtol {rtol:g} * |B|")
-    elif (why := unproven(x, y)) is not None:
+    elif (why := unproven(x, y) or saturated(x, y)) is not None:
         res.status = "nothing proven"
         res.message = f"{why}: equal, but that proves nothing; {HINT}"
     elif x.dtype.kind == "f" and (nans := _count_nan(x)):
@@ -466,132 +604,3 @@ def _finite(value: float | None) -> float | None:
 
 def _shape(array: np.ndarray) -> str:
     return "[" + ",".join(map(str, array.shape)) + "]"
-
-
-def _flat_chunks(*arrays: np.ndarray) -> Iterator[tuple[np.ndarray, ...]]:
-    """The arrays (of one size) flattened, :data:`CHUNK` elements at a time (views of a
-    contiguous array: nothing copied but a chunk)."""
-    flat = [a.reshape(-1) for a in arrays]
-    for start in range(0, flat[0].size, CHUNK):
-        yield tuple(f[start:start + CHUNK] for f in flat)
-
-
-def _is_integral(x: np.ndarray) -> bool:
-    return x.dtype.kind in "iub"
-
-
-def differences(x: np.ndarray, y: np.ndarray, rtol: float, atol: float
-                ) -> tuple[float, float, int]:
-    """The largest absolute difference of two arrays of one shape, the largest relative
-    one (to ``|y|``, over the elements where ``y`` is not zero), and how many elements
-    break ``|x - y| <= atol + rtol * |y|`` (NaN matches NaN, an infinity the same one;
-    a NaN or an infinity against a number makes the largest difference ``inf``).
-
-    Integers (and booleans) are compared exactly in their own values, never rounded to
-    float64: the largest absolute difference is then an int. Strings are equal or not
-    (a difference is ``inf``).
-
-    >>> differences(np.array([1.0, 2.0]), np.array([1.0, 2.5]), 1e-5, 1e-5)
-    (0.5, 0.2, 1)
-    >>> differences(np.array([2**53]), np.array([2**53 + 1]), 0, 0)
-    (1, 1.1102230246251565e-16, 1)
-    """
-    if x.size == 0:
-        return 0.0, 0.0, 0
-    if x.dtype.kind in "OUS" or y.dtype.kind in "OUS":  # strings: equal or not
-        bad = sum(int(np.count_nonzero(cx != cy)) for cx, cy in _flat_chunks(x, y))
-        return (math.inf, math.inf, bad) if bad else (0.0, 0.0, 0)
-    if _is_integral(x) and _is_integral(y):
-        return _int_differences(x, y, rtol, atol)
-    max_abs = max_rel = 0.0
-    bad = 0
-    for cx, cy in _flat_chunks(x, y):
-        a, b = cx.astype(np.float64), cy.astype(np.float64)
-        close = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True)
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            diff = np.where(close & ~np.isfinite(a), 0.0, np.abs(a - b))
-            rel = np.where((diff == 0) | (b == 0), 0.0, diff / np.abs(b))
-        max_abs = max(max_abs, _nan_inf(float(np.max(diff))))
-        max_rel = max(max_rel, _nan_inf(float(np.max(rel))))
-        bad += int(close.size - np.count_nonzero(close))
-    return max_abs, max_rel, bad
-
-
-def _nan_inf(value: float) -> float:
-    return math.inf if math.isnan(value) else value
-
-
-def _int_differences(x: np.ndarray, y: np.ndarray, rtol: float, atol: float
-                     ) -> tuple[int, float, int]:
-    """:func:`differences` for integers: ``|x - y|`` exact in uint64 (the modular
-    difference of the larger minus the smaller), the bound ``atol + rtol * |y|`` rounded
-    down to a whole number, so that two integers pass exactly when they are equal while
-    that bound is below 1."""
-    common = np.result_type(x, y)
-    if common.kind == "b":
-        common = np.dtype(np.uint8)
-    in_python = common.kind not in "iu"  # uint64 against a signed type: Python ints
-    if in_python:
-        common = np.dtype(object)
-    max_abs, max_rel, bad = 0, 0.0, 0
-    for cx, cy in _flat_chunks(x, y):
-        a, b = cx.astype(common), cy.astype(common)
-        if in_python:
-            diff, size = np.abs(a - b), np.abs(b)
-        else:
-            ua, ub = a.astype(np.uint64), b.astype(np.uint64)
-            diff = np.where(a >= b, ua - ub, ub - ua)
-            size = np.where(b < 0, np.uint64(0) - ub, ub)
-        limit = np.floor(atol + rtol * size.astype(np.float64))
-        if in_python:
-            close = diff <= limit
-        else:  # a bound of 2**64 or more passes every difference
-            close = (limit >= 2.0**64) | (diff <= np.minimum(limit, 1.8e19).astype(np.uint64))
-        bad += int(close.size - np.count_nonzero(close))
-        max_abs = max(max_abs, int(diff.max()))
-        nonzero = size != 0
-        if np.any(nonzero & (diff != 0)):
-            rel = diff[nonzero].astype(np.float64) / size[nonzero].astype(np.float64)
-            max_rel = max(max_rel, float(rel.max()))
-    return max_abs, max_rel, bad
-
-
-def _count_nan(x: np.ndarray) -> int:
-    return sum(int(np.count_nonzero(np.isnan(c))) for (c,) in _flat_chunks(x))
-
-
-def unproven(x: np.ndarray, y: np.ndarray) -> str | None:
-    """Why two equal outputs prove nothing, or None: NaN or infinite everywhere in both,
-    or (two elements or more) one value everywhere in both.
-
-    >>> unproven(np.full(4, np.nan), np.full(4, np.nan))
-    'every element is NaN or infinite in both models'
-    >>> unproven(np.zeros(3), np.zeros(3)), unproven(np.arange(3), np.arange(3))
-    ('every element is 0 in both models', None)
-    """
-    if x.size == 0:
-        return None
-    if x.dtype.kind == "f" and y.dtype.kind == "f" and not _any_finite(x) \
-            and not _any_finite(y):
-        return "every element is NaN or infinite in both models"
-    if x.size < 2:
-        return None
-    first_x, first_y = x.reshape(-1)[0], y.reshape(-1)[0]
-    if _all_equal(x, first_x) and _all_equal(y, first_y):
-        where = " in both models" if first_x == first_y else f" in A, {_num(first_y)} in B"
-        return f"every element is {_num(first_x)}{where}"
-    return None
-
-
-def _num(value: np.generic) -> str:
-    """A number as a person reads it: integers whole, floats in ``%g``."""
-    v = value.item()
-    return f"{v:g}" if isinstance(v, float) else str(v)
-
-
-def _any_finite(x: np.ndarray) -> bool:
-    return any(np.isfinite(c).any() for (c,) in _flat_chunks(x))
-
-
-def _all_equal(x: np.ndarray, value: Any) -> bool:
-    return all(bool(np.all(c == value)) for (c,) in _flat_chunks(x))

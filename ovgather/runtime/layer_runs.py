@@ -4,9 +4,10 @@ OpenVINO side of ``compare --all-layers`` (a :class:`~.layer_outputs.LayerRunner
 The model is what OpenVINO reads: an IR ``.xml``, an ovgather graph, or an ``.onnx`` read
 by OpenVINO's ONNX frontend node by node (``Core.read_model``: each ONNX node output keeps
 its name, where ``convert_model``'s fusions and constant folding would merge many away).
-Each :meth:`OpenVinoLayers.run` adds a Result at every output asked for, compiles once
-(f32 inference, ``core.compile_model``), runs once and takes the Results off again, so
-that the next run asks for another set.
+Each :meth:`OpenVinoLayers.run` compiles a model cut to the outputs asked for (a Result at
+each, the model's state writes kept: what none of them depends on is not run, so that a
+layer that crashes the CPU plugin ends only the runs that reach it), once (f32 inference,
+``core.compile_model``), and runs it once.
 What it hands back is the runtime's own output memory, valid until the next run (no copy:
 a chunk of outputs costs its size once).
 
@@ -31,7 +32,7 @@ from .core import compile_model, first_line, openvino, run_request
 from .interop import ONNX_SUFFIXES
 from .layer_outputs import LayerOutput
 from .models import read_model
-from .outputs import _bytes, _read
+from .outputs import IRBytes, _bytes, _read
 
 __all__ = ["OpenVinoLayers"]
 
@@ -107,22 +108,15 @@ class OpenVinoLayers:
                    if p.get_partial_shape().rank.is_dynamic}
         if dynamic:  # the CPU plugin compiles no dynamic rank
             self._reshape(dynamic)
-        before = list(self.model.get_results())
         outs = [self._ports[w] for w in wanted]
-        if outs:
-            self.model.add_outputs(outs)
+        cut = self._cut(outs)
+        slot = {(r.input_value(0).get_node(), r.input_value(0).get_index()): k
+                for k, r in reversed(list(enumerate(cut.get_results())))}
         try:
-            slot = {(r.input_value(0).get_node(), r.input_value(0).get_index()): k
-                    for k, r in reversed(list(enumerate(self.model.get_results())))}
-            try:
-                compiled = compile_model(self.model, self.threads)
-            except RuntimeBridgeError as err:
-                err.located(file=self.path)
-                raise
-        finally:
-            for result in self.model.get_results():
-                if result not in before:
-                    self.model.remove_result(result)
+            compiled = compile_model(cut, self.threads)
+        except RuntimeBridgeError as err:
+            err.located(file=self.path)
+            raise
         self.compiles += 1
         try:
             request = run_request(compiled, feed)
@@ -133,6 +127,17 @@ class OpenVinoLayers:
         return {w: request.get_output_tensor(slot[key]).data
                 for w, o in zip(wanted, outs, strict=True)
                 if (key := (o.get_node(), o.get_index())) in slot}
+
+    def _cut(self, outs: Sequence[Any]) -> Any:
+        """A model of the same nodes whose Results are ``outs`` alone (and the state
+        writes): what no output asked for depends on is not run, so that a layer the CPU
+        plugin crashes on ends only the runs that reach it."""
+        ov = openvino()
+        from openvino import opset13
+
+        results = [opset13.result(o) for o in outs]
+        return ov.Model(results, list(self.model.get_sinks()),
+                        list(self.model.get_parameters()), self.model.get_friendly_name())
 
     def output_bytes(self, shapes: Mapping[str, Sequence[int]]) -> dict[LayerOutput, int]:
         """Bytes of each layer output when the inputs have ``shapes`` (by input name), from
@@ -180,16 +185,19 @@ def _lines(source: Any, path: str | None) -> dict[str, int]:
     """The XML line of each layer by friendly name: a graph's own, or an IR file's opening
     ``<layer`` tags (the first of a name: the main graph's layers precede any body's
     layers of the same name only where they come first in the file); empty otherwise."""
-    if not isinstance(source, (str, os.PathLike)):
+    if isinstance(source, IRBytes):  # a graph as written: its lines in that text
+        text = source.xml
+    elif not isinstance(source, (str, os.PathLike)):
         return {a["name"]: a.get("line") for _, a in source.nodes(data=True)
                 if a.get("line") is not None}
-    if path is None or not path.lower().endswith(".xml"):
+    elif path is None or not path.lower().endswith(".xml"):
         return {}
-    try:
-        with open(path, "rb") as f:
-            text = f.read()
-    except OSError:
-        return {}
+    else:
+        try:
+            with open(path, "rb") as f:
+                text = f.read()
+        except OSError:
+            return {}
     lines: dict[str, int] = {}
     line, at = 1, 0
     for match in _LAYER_TAG.finditer(text):

@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from .core import compile_model, first_line, openvino, run_request
 from .interop import ONNX_SUFFIXES, _convert_onnx, to_openvino
 from .models import read_model
 
-__all__ = ["Tensor", "RunnableModel"]
+__all__ = ["Tensor", "RunnableModel", "IRBytes", "ir_bytes", "index_bounds"]
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,36 @@ def _output(result: Any) -> Tensor:
                   out.get_element_type().get_type_name())
 
 
+class IRBytes(NamedTuple):
+    """An IR in memory (what ``write_ir`` writes for a graph) and the path of the file the
+    graph was read from: a graph sent to the runtime worker as the bytes it is run as."""
+
+    xml: bytes
+    weights: bytes
+    path: str | None
+
+
+def ir_bytes(G: Any) -> IRBytes:
+    """The :class:`IRBytes` of an ovgather graph."""
+    from .interop import _ir_bytes
+
+    xml, weights = _ir_bytes(G)
+    return IRBytes(xml, weights, G.graph.get("xml_path"))
+
+
 def _read(source: Any) -> tuple[Any, str | None]:
-    """The ``openvino.Model`` of ``source`` (a path or an ovgather graph) and its path."""
+    """The ``openvino.Model`` of ``source`` (a path, an ovgather graph or
+    :class:`IRBytes`) and its path."""
+    if isinstance(source, IRBytes):
+        ov = openvino()
+        weights = ov.Tensor(np.frombuffer(source.weights, dtype=np.uint8).copy()) \
+            if source.weights else ov.Tensor(np.zeros(0, dtype=np.uint8))
+        try:
+            return ov.Core().read_model(model=source.xml.decode("utf-8"),
+                                        weights=weights), source.path
+        except Exception as err:
+            raise RuntimeBridgeError(f"openvino could not read the model ovgather wrote: "
+                                     f"{first_line(err)}", file=source.path) from err
     if not isinstance(source, (str, os.PathLike)):
         return to_openvino(source), source.graph.get("xml_path")
     path = Path(source)
@@ -180,3 +208,95 @@ def _bytes(output: Any) -> int:
             return 0
         total *= top
     return int(total)
+
+
+def index_bounds(model: Any, shapes: Sequence[Sequence[int]]
+                 ) -> list[tuple[int, int, str] | None]:
+    """For each Parameter of ``model`` (by position), the values ``[low, high)`` its
+    elements may take where they reach the indices of a gather or an embedding bag whose
+    table has a known size at the input ``shapes`` (``x + shift`` in ``[-size, size)``:
+    negative indices count from the end), with the layer that bounds it; None where no
+    such table is reached (or OpenVINO cannot reshape a copy to ``shapes``). GatherND's
+    bound is its largest indexed dim: a column of its indices may reach that far."""
+    from .feeding import _carries, _offset, _readers
+
+    ov, copy = openvino(), model.clone()
+    try:
+        copy.reshape({p.output(0): ov.PartialShape([int(d) for d in s])
+                      for p, s in zip(copy.get_parameters(), shapes, strict=True)})
+    except RuntimeError:
+        return [None] * len(copy.get_parameters())
+    out: list[tuple[int, int, str] | None] = []
+    for param in copy.get_parameters():
+        if not param.get_element_type().is_integral():
+            out.append(None)
+            continue
+        low, high, why = None, None, ""
+        todo, seen = [(param.output(0), 0)], set()
+        while todo:
+            output, shift = todo.pop()
+            for node, index in _readers(output):
+                key = (node.get_name(), index, shift)
+                if key in seen:
+                    continue
+                seen.add(key)
+                size = _table_size(node, index)
+                if size is not None:
+                    lo, hi = -size - shift, size - shift
+                    if high is None or hi < high:
+                        high, why = hi, f"{node.get_type_name()} " \
+                            f"'{node.get_friendly_name()}' (a table of {size})"
+                    low = lo if low is None else max(low, lo)
+                    continue
+                step = _offset(node, index)
+                if step is not None:
+                    todo += [(o, shift + step) for o in node.outputs()]
+                elif _carries(node, index) and not (index == 1 and _is_table(node)):
+                    todo += [(o, shift) for o in node.outputs()]
+        out.append(None if high is None or low is None else (low, high, why))
+    return out
+
+
+_TABLE_OPS = ("Gather", "GatherND", "GatherElements", "EmbeddingBagOffsetsSum",
+              "EmbeddingBagPackedSum", "EmbeddingSegmentsSum", "EmbeddingBagOffsets",
+              "EmbeddingBagPacked")
+
+
+def _is_table(node: Any) -> bool:
+    return node.get_type_name() in _TABLE_OPS
+
+
+def _table_size(node: Any, index: int) -> int | None:
+    """The entries input ``index`` of ``node`` indexes when that size is static, else
+    None (no bound known: nothing is refused)."""
+    kind = node.get_type_name()
+    if kind not in _TABLE_OPS or index != 1:
+        return None
+    data = node.input_value(0).get_partial_shape()
+    if data.rank.is_dynamic:
+        return None
+    dims = [d.get_length() if d.is_static else None for d in data]
+    attrs = node.get_attributes()
+    if kind == "Gather":
+        axis_node = node.input_value(2).get_node()
+        if axis_node.get_type_name() != "Constant":
+            return None
+        axis = int(np.asarray(axis_node.get_data()).reshape(-1)[0])
+        picked = [axis]
+    elif kind == "GatherElements":
+        picked = [int(attrs.get("axis", 0))]
+    elif kind == "GatherND":
+        last = node.input_value(1).get_partial_shape()
+        if last.rank.is_dynamic or not len(last) or not last[len(last) - 1].is_static:
+            return None
+        start = int(attrs.get("batch_dims", 0))
+        picked = list(range(start, start + last[len(last) - 1].get_length()))
+    else:
+        picked = [0]
+    try:
+        sizes = [dims[a] for a in picked]
+    except IndexError:
+        return None
+    if not sizes or any(s is None for s in sizes):
+        return None
+    return max(sizes)

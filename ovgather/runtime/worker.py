@@ -103,6 +103,15 @@ class Worker:
         self._proc.stdout.close()
         self.starts += 1
 
+    @property
+    def generation(self) -> int | None:
+        """Which child is running (:attr:`starts` at its start), None when none is: what
+        a caller that keeps state in the child (a compiled model) checks before relying
+        on it, as a crash takes that state with the child."""
+        with self._lock:
+            alive = self._proc is not None and self._proc.poll() is None
+            return self.starts if alive else None
+
     def start(self) -> None:
         """Start the child now, without waiting for it: it imports OpenVINO while the
         caller reads and plans (the first call then finds it ready)."""
