@@ -171,6 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_BAD_INPUT
         args = parser.parse_args(argv)
         args.debug = debug
+        output.set_wide(getattr(args, "wide", False))  # --wide: check, infer, validate
         from ..ir.walkcheck import warn_if_walk_missing
 
         with warnings.catch_warnings():

@@ -20,12 +20,14 @@ from ..errors import OvgatherError, UsageError
 from .common import (
     EXIT_BAD_INPUT,
     add_json,
+    add_wide,
+    name_the_input,
     parse_shape_options,
     print_error,
 )
 from .folders import Batch, add_jobs, find_models, run_models
 from .models import add_model_argument, load
-from .output import print_json, say, say_err, say_record, write_bytes
+from .output import print_json, say_err, say_line, say_record, table, write_bytes
 
 __all__ = ["add_parsers", "run_check", "run_infer"]
 
@@ -77,9 +79,11 @@ def _shape_and_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shape", action="append", default=[], metavar="NAME=SHAPE",
                    help="override a Parameter shape like openvino.Model.reshape: NAME=SHAPE "
                    "or NAME[SHAPE] (data[1,?,4], ids[1..8,3]); several separated by "
-                   "commas or repeated; applied to each MODEL, and a MODEL without such a "
-                   "Parameter is an error for that MODEL only")
+                   "commas or repeated; a shape alone ([?,1,28,28]) is a one-input model's; "
+                   "applied to each MODEL, and a MODEL without such a Parameter is an error "
+                   "for that MODEL only")
     add_json(p)
+    add_wide(p)
 
 
 # -- running --------------------------------------------------------------------------------
@@ -128,7 +132,7 @@ def _each_model(args: argparse.Namespace, work, failing, show=None, plain: bool 
             G = load(path, bar, args.debug, plain=flat, meanwhile=_import_walk)
             bar.update()
             bar.describe(f"checking {os.path.basename(path)} ({G.number_of_nodes():,} layers)")
-            result = run(G, shapes)
+            result = run(G, name_the_input(G, shapes))
             _LAST_GRAPH[:] = [G]  # the last one is freed by the exit, not object by object
             bar.update()
             return result
@@ -273,14 +277,14 @@ def _print_target(release: str | None, problems: list[Any] | None) -> None:
     if release is None or problems is None:
         return
     if not problems:
-        say(f"OpenVINO {release} reads every layer; no known compile limit is met")
+        say_line(f"OpenVINO {release} reads every layer; no known compile limit is met")
         return
-    say(f"OpenVINO {release} cannot use {len(problems)} layer(s):")
+    say_line(f"OpenVINO {release} cannot use {len(problems)} layer(s):")
     for p in problems:
         line = "" if p.line is None else f", line {p.line}"
-        say(f"  {p.stage}{line}: {p.type}/{p.version} (id {p.id}) {p.name}")
+        say_line(f"  {p.stage}{line}: {p.type}/{p.version} (id {p.id}) {p.name}")
         for reason in p.reasons:
-            say(f"    {reason}")
+            say_line(f"    {reason}")
 
 
 def _check_reshaped(G: Any, shapes: dict[str, str]) -> Any:
@@ -311,46 +315,26 @@ def _print_reshape(effect: dict[str, Any] | None) -> None:
     if effect is None:
         return
     blocked = [row for row in effect["stopped"] if row["status"] == "invalid"]
-    say("at the new shapes: every layer's rule holds, so the model runs there"
-        if effect["runs"] else
-        f"at the new shapes the model does not run: {len(blocked) or 'a'} layer(s) break "
-        f"({', '.join(row['name'] for row in blocked[:5]) or 'see above'})")
-    say(f"--shape changes {len(effect['changed'])} layer(s):")
+    say_line("at the new shapes: every layer's rule holds, so the model runs there"
+             if effect["runs"] else
+             f"at the new shapes the model does not run: {len(blocked) or 'a'} layer(s) break "
+             f"({', '.join(row['name'] for row in blocked[:5]) or 'see above'})")
+    say_line(f"--shape changes {len(effect['changed'])} layer(s):")
     for row in effect["changed"]:
-        say(f"  {row['name']} ({row['type']}): {' '.join(row['before'])} -> "
-            f"{' '.join(row['after'])}")
+        say_line(f"  {row['name']} ({row['type']}): {' '.join(row['before'])} -> "
+                 f"{' '.join(row['after'])}")
     for row in effect["stopped"]:
-        say(f"  stopped at {row['name']} ({row['type']}, {row['status']}): {row['why']}")
-
-
-def _table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    """Aligned columns, the last one free; a row too wide for the screen goes on below,
-    indented by 4 (output.wrap). When the aligned columns leave the last one less than
-    30 columns and some row has text there, it goes on its own indented line under each
-    row instead."""
-    from .output import WIDTH
-
-    table = [head, *rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(head) - 1)]
-    below = sum(widths) + 2 * len(widths) > WIDTH - 30 and any(row[-1] for row in rows)
-    for row in table:
-        cells = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
-        if below:
-            say("  ".join(cells).rstrip())
-            if row[-1]:
-                say("    " + row[-1])
-        else:
-            say("  ".join(cells + [row[-1]]).rstrip())
+        say_line(f"  stopped at {row['name']} ({row['type']}, {row['status']}): {row['why']}")
 
 
 def _print_report(report: Any, all_layers: bool) -> None:
     rows = report.layers if all_layers else report.problems()
     if rows:
-        _table(("status", "layer", "id", "type", "declared", "inferred", "line", "why"), [(
+        table(("status", "layer", "id", "type", "declared", "inferred", "line", "why"), [(
             lr.status, lr.name, lr.id, f"{lr.type}/{lr.version}", " ".join(lr.declared),
             NO_SHAPE if lr.status in _NO_RULE_RAN else " ".join(lr.inferred),
             "" if lr.line is None else str(lr.line), lr.message,
-        ) for lr in rows])
+        ) for lr in rows], shrink=(1, 4, 5, 3))
     s = report.summary
     verdict = "OK" if report.ok else "PROBLEMS"
     unknown = f", {s['unknown']} unknown" if s["unknown"] else ""
@@ -368,7 +352,7 @@ def _print_unread(unread: list[Any]) -> None:
     named = ", ".join(f"{lr.name} ({lr.type}/{lr.version}, id {lr.id}"
                       f"{'' if lr.line is None else f', line {lr.line}'})" for lr in unread[:5])
     more = f" and {len(unread) - 5} more" if len(unread) > 5 else ""
-    say(f"  OpenVINO {READER_RELEASE} cannot read this model: it refuses {named}{more}")
+    say_line(f"  OpenVINO {READER_RELEASE} cannot read this model: it refuses {named}{more}")
 
 
 #: the inferred column of an invalid layer: its rule failed, so it has no inferred shape
@@ -411,9 +395,10 @@ def _symbolic_text(lr: Any, syms: list | None) -> str:
 
 
 def _print_infer(report: Any) -> None:
-    say(f"{report.path}:")
+    say_line(f"{report.path}:")
     symbolic = ("symbolic",) if getattr(report, "symbolic", None) is not None else ()
-    _table(("id", "layer", "type", "inferred", *symbolic, "note"), _infer_rows(report))
+    table(("id", "layer", "type", "inferred", *symbolic, "note"), _infer_rows(report),
+          shrink=(1, 3, *(4 for _ in symbolic), 2))
 
 
 def _infer_doc(report: Any) -> dict[str, Any]:
@@ -438,7 +423,7 @@ def _check_with_symbols(symbols: dict[str, str]):
 
     def work(G: Any, shapes: dict[str, str]) -> Any:
         report = check(G, shapes)
-        report.symbolic = infer_symbols(G, symbols, shapes)
+        report.symbolic = infer_symbols(G, name_the_input(G, symbols, "--symbols"), shapes)
         return report
 
     return work

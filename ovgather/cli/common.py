@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # pathlib costs a check ~7 ms to import
     from pathlib import Path
 
 __all__ = ["EXIT_OK", "EXIT_PROBLEM", "EXIT_BAD_INPUT", "EXIT_SIGNAL", "EXIT_SIGPIPE",
-           "add_layer_command", "add_json", "parse_shape_options", "shape_overrides",
+           "add_layer_command", "add_json", "add_wide", "parse_shape_options", "shape_overrides",
+           "UNNAMED", "name_the_input",
            "check_output", "whole_number", "print_error", "one_line", "take_layer_limit",
            "layer_limit", "LAYER_LIMIT_HELP"]
 
@@ -140,8 +141,16 @@ def _split_top(text: str, option: str) -> list[str]:
     return parts
 
 
+#: the key of a shape given without a name (``--shape '[?,1,28,28]'``): it is the shape of
+#: the model's one input (:func:`name_the_input` puts that input's name in its place)
+UNNAMED = ""
+
+
 def parse_shape_options(options: list[str], option: str = "--shape") -> dict[str, str]:
     """``["data[1,?,4],ids=2..8,3"]`` → ``{"data": "[1,?,4]", "ids": "2..8,3"}``.
+
+    A shape alone in brackets, with no name (``[?,1,28,28]``), is the shape of a model's
+    one input: its key is ``UNNAMED`` (``""``), and it must be the only shape given.
 
     A comma-separated piece without ``=`` or ``[`` continues the previous shape, so a
     bare ``NAME=2,?,4`` works too. A name holding ``[``, ``]``, ``=``, ``,``, quotes or
@@ -152,6 +161,8 @@ def parse_shape_options(options: list[str], option: str = "--shape") -> dict[str
     {'data': '[1,?,4]', 'ids': '2..8,3', 'x': '[5]'}
     >>> parse_shape_options(['"d[1]"=[2,3],"a=b, c"[4]', "'say \\"hi\\"'=1"])
     {'d[1]': '[2,3]', 'a=b, c': '[4]', 'say "hi"': '1'}
+    >>> parse_shape_options(["[?,1,28,28]"])
+    {'': '[?,1,28,28]'}
     """
     items: list[str] = []
     for text in options:
@@ -169,7 +180,31 @@ def parse_shape_options(options: list[str], option: str = "--shape") -> dict[str
     for item in items:
         name, shape = _one_override(item.strip(), option)
         out[name] = shape
+    if UNNAMED in out and len(items) > 1:
+        raise UsageError(f"{option} {out[UNNAMED]} has no input name, which is for a model of "
+                         f"one input and only alone: name each input (NAME=SHAPE) when "
+                         f"{option} gives several")
     return out
+
+
+def name_the_input(G, shapes: dict[str, str], option: str = "--shape") -> dict[str, str]:
+    """``shapes`` with a shape given without a name (``UNNAMED``) given the name of the
+    model's one input; a model of no input or of several refuses it, naming them."""
+    if UNNAMED not in shapes:
+        return shapes
+    inputs = [attrs["name"] for attrs in G._node.values()
+              if str(attrs.get("type") or "").lower() == "parameter"]
+    if len(inputs) == 1:
+        return {inputs[0]: shapes[UNNAMED]}
+    shape = shapes[UNNAMED]
+    if not inputs:
+        raise UsageError(f"{option} {shape} has no input name, and the model has no input "
+                         "to give it to", file=G.graph.get("xml_path"))
+    shown = ", ".join(f"'{name}'" for name in inputs[:10])
+    more = f" and {len(inputs) - 10} more" if len(inputs) > 10 else ""
+    raise UsageError(f"{option} {shape} has no input name, but the model has {len(inputs)} "
+                     f"inputs ({shown}{more}): name the one it is for, as "
+                     f"{option} '{inputs[0]}={shape}'", file=G.graph.get("xml_path"))
 
 
 def _quoted_name(item: str, option: str) -> tuple[str, str]:
@@ -203,6 +238,8 @@ def _one_override(item: str, option: str) -> tuple[str, str]:
         return name, shape.strip()
     if item.count("[") != item.count("]"):
         raise UsageError(f"{option} has unbalanced brackets: '{item}'")
+    if item.startswith("[") and item.endswith("]") and "=" not in item:
+        return UNNAMED, item  # the model's one input (name_the_input)
     if "=" in item and ("[" not in item or item.index("=") < item.index("[")):
         name, _, shape = item.partition("=")
     elif item.endswith("]") and "[" in item:
@@ -215,9 +252,19 @@ def _one_override(item: str, option: str) -> tuple[str, str]:
     return name.strip(), shape.strip()
 
 
-def shape_overrides(values: list[str] | None) -> dict[str, str] | None:
-    """The ``--shape`` options of explain, extract and show; None when there are none."""
-    return parse_shape_options(values) if values else None
+def shape_overrides(values: list[str] | None, model=None) -> dict[str, str] | None:
+    """The ``--shape`` options of explain, extract, show and compare; None when there are
+    none. A shape without a name is the input's of ``model`` (a graph) when it has one
+    input; without ``model`` it must be named."""
+    if not values:
+        return None
+    shapes = parse_shape_options(values)
+    if model is not None:
+        return name_the_input(model, shapes)
+    if UNNAMED in shapes:
+        raise UsageError(f"--shape {shapes[UNNAMED]} has no input name: this command needs "
+                         "the input's name (NAME=SHAPE)")
+    return shapes
 
 
 def check_output(out: Path, model: str, replace: bool) -> None:
@@ -237,6 +284,13 @@ def add_json(p: argparse.ArgumentParser) -> None:
     """``--json``, which every subcommand takes."""
     p.add_argument("--json", action="store_true",
                    help="one JSON document on stdout (see docs/json.md)")
+
+
+def add_wide(p: argparse.ArgumentParser) -> None:
+    """``--wide``, for the commands that print a table of layers."""
+    p.add_argument("--wide", action="store_true",
+                   help="never shorten a layer name nor wrap a line, however wide the "
+                   "terminal (as in a pipe, where nothing is shortened or wrapped)")
 
 
 # -- the subcommands about one layer ---------------------------------------------------------

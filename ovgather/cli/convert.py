@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import RewriteError
 from .common import EXIT_OK, EXIT_PROBLEM, add_json, check_output
 from .models import add_model_argument, load
-from .output import Progress, error, print_json, say
+from .output import Progress, error, print_json, say_line
 
 __all__ = ["add_parsers", "run"]
 
@@ -134,14 +134,14 @@ def _print_human(args: argparse.Namespace, G: Any, changes: list[dict[str, Any]]
         found = count_gather_nd(G)
         why = (f"its {found} GatherND layer(s) already are {args.to}" if found
                else "it has no GatherND layer")
-        say(f"{args.model}: nothing to convert ({why}); nothing written")
+        say_line(f"{args.model}: nothing to convert ({why}); nothing written")
         return
     for change in changes:
         added = ", ".join(f"{c['type']} '{c['name']}'" for c in change["inserted"])
         tail = f"; inserted {added}" if added else ""
-        say(f"{change['name']} (id {change['id']}): GatherND {change['from']} -> "
-            f"{change['to']}, batch_dims={change['batch_dims']}{tail}")
-    say(f"converted {len(changes)} GatherND layer(s); wrote {args.output}")
+        say_line(f"{change['name']} (id {change['id']}): GatherND {change['from']} -> "
+                 f"{change['to']}, batch_dims={change['batch_dims']}{tail}")
+    say_line(f"converted {len(changes)} GatherND layer(s); wrote {args.output}")
 
 
 
@@ -172,8 +172,8 @@ def _run_downgrade(args: argparse.Namespace) -> int:
             error(str(err))
             if not args.json:
                 for refused in err.refused[1:]:
-                    say(f"  also: {refused['type']} '{refused['name']}' (id {refused['id']}"
-                        f"{_line(refused)}): {refused['why']}")
+                    say_line(f"  also: {refused['type']} '{refused['name']}' (id {refused['id']}"
+                             f"{_line(refused)}): {refused['why']}")
             return EXIT_PROBLEM
         bar.update()
         if result.modified:
@@ -192,16 +192,16 @@ def _run_downgrade(args: argparse.Namespace) -> int:
                     "converted": result.changes, "refused": [], "summary": report.summary})
         return EXIT_OK
     if not result.modified:
-        say(f"{args.model}: nothing to convert (OpenVINO {release} reads and compiles every "
-            "layer); nothing written")
+        say_line(f"{args.model}: nothing to convert (OpenVINO {release} reads and compiles every "
+                 "layer); nothing written")
         return EXIT_OK
     for change in result.changes:
         made = change["to"]
         if change["inserted"]:
             kinds = sorted({c["type"] for c in change["inserted"]})
             made += f" ({', '.join(kinds)})"
-        say(f"{change['name']} (id {change['id']}): {change['from']} -> {made}")
-    say(f"rewrote {len(result.changes)} layer(s) for OpenVINO {release}; wrote {args.output}")
+        say_line(f"{change['name']} (id {change['id']}): {change['from']} -> {made}")
+    say_line(f"rewrote {len(result.changes)} layer(s) for OpenVINO {release}; wrote {args.output}")
     return EXIT_OK
 
 

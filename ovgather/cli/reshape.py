@@ -21,9 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReshapeError, UsageError
-from .common import EXIT_OK, EXIT_PROBLEM, add_json, check_output, parse_shape_options
+from .common import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    add_json,
+    check_output,
+    name_the_input,
+    parse_shape_options,
+)
 from .models import add_model_argument, load
-from .output import Progress, print_json, say, say_record, warning
+from .output import Progress, print_json, say_line, say_record, warning
 
 __all__ = ["add_parsers", "run"]
 
@@ -37,7 +44,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     add_model_argument(p, onnx=False)
     p.add_argument("--shape", action="append", default=[], metavar="NAME=SHAPE",
                    help="a new Parameter shape, as for check: NAME=SHAPE or NAME[SHAPE] "
-                   "(data[1,?,4], ids[1..8,3]); several separated by commas or repeated")
+                   "(data[1,?,4], ids[1..8,3]); several separated by commas or repeated; a "
+                   "shape alone ([?,1,28,28]) is a one-input model's")
     p.add_argument("-o", "--output", metavar="OUT.xml",
                    help="the IR to write (OUT.bin goes beside it)")
     p.add_argument("--in-place", action="store_true",
@@ -81,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
     shapes = parse_shape_options(args.shape)
     with Progress(3, unit="step") as bar:
         G = load(args.model, bar, args.debug, ir_only=True)
+        shapes = name_the_input(G, shapes)
         old = _input_shapes(G)
         bar.update()
         bar.describe(f"reshaping {G.number_of_nodes():,} layers")
@@ -165,7 +174,7 @@ def _differs(args: argparse.Namespace, shapes: dict[str, str], result: Any, proo
         _say_fix(fx, "fix (tried, not kept)")
     what = f"output '{d['output']}': {d['why']}" if d["output"] else f"the run failed: " \
         f"{d['why']}"
-    say(f"differs: {what}")
+    say_line(f"differs: {what}")
     say_record(f"{args.model}: the reshaped model does not compute what the original "
                "computes row by row (OpenVINO CPU, f32); nothing written")
     return EXIT_PROBLEM
@@ -178,10 +187,10 @@ def _say_proof(proof: Any) -> None:
         batches = " and ".join(map(str, proof.batches))
         left = (f"; not stacked row by row, so not compared: {', '.join(proof.unpaired)}"
                 if proof.unpaired else "")
-        say(f"runtime proof: each row of batch {batches} equals the original run on it "
-            f"(CPU, f32){left}")
+        say_line(f"runtime proof: each row of batch {batches} equals the original run on it "
+                 f"(CPU, f32){left}")
     elif proof.why not in ("nothing changed", "--no-runtime-proof"):
-        say(f"runtime proof: not run: {proof.why}")
+        say_line(f"runtime proof: not run: {proof.why}")
 
 
 def _blocked(args: argparse.Namespace, shapes: dict[str, str], err: ReshapeError) -> int:
@@ -192,9 +201,9 @@ def _blocked(args: argparse.Namespace, shapes: dict[str, str], err: ReshapeError
         _say_fix(fx, "fix (tried, not kept)")
     for row in err.blockers:
         line = f"line {row['line']}, " if row.get("line") is not None else ""
-        say(f"blocked: {row['type']} '{row['name']}' ({line}id {row['id']}): {row['why']}")
+        say_line(f"blocked: {row['type']} '{row['name']}' ({line}id {row['id']}): {row['why']}")
         if "hint" in row:
-            say(f"  hint: {row['hint']}")
+            say_line(f"  hint: {row['hint']}")
     # a model problem (exit 1), as check's invalid layers: stdout, not an error line
     tried = f" after {len(err.fixes)} fix(es)" if err.fixes else ""
     say_record(f"{args.model}: cannot be reshaped: {len(err.blockers)} layer(s) block "
@@ -204,8 +213,8 @@ def _blocked(args: argparse.Namespace, shapes: dict[str, str], err: ReshapeError
 
 def _say_fix(fx: dict[str, Any], word: str = "fix") -> None:
     line = f"line {fx['line']}, " if fx.get("line") is not None else ""
-    say(f"{word}: {fx['type']} '{fx['name']}' ({line}id {fx['id']}): {fx['before']} -> "
-        f"{fx['after']}")
+    say_line(f"{word}: {fx['type']} '{fx['name']}' ({line}id {fx['id']}): {fx['before']} -> "
+             f"{fx['after']}")
 
 
 def _print_human(args: argparse.Namespace, result: Any, written: str | None,
@@ -215,10 +224,10 @@ def _print_human(args: argparse.Namespace, result: Any, written: str | None,
     repair = not args.shape  # then each rewritten dim is news; after new shapes, the inputs
     for row in result.changed:
         if row["type"] == "Parameter":
-            say(f"input {row['name']}: {row['before']} -> {row['after']}")
+            say_line(f"input {row['name']}: {row['before']} -> {row['after']}")
         elif repair:
-            say(f"dims {row['type']} '{row['name']}' (id {row['id']}): {row['before']} -> "
-                f"{row['after']}")
+            say_line(f"dims {row['type']} '{row['name']}' (id {row['id']}): {row['before']} -> "
+                     f"{row['after']}")
     layers = len({row["id"] for row in result.changed})
     what = (f"{len(result.changed)} output port(s) of {layers} layer(s) changed"
             + (f", {len(result.fixes)} fix(es)" if result.fixes else ""))
@@ -227,6 +236,6 @@ def _print_human(args: argparse.Namespace, result: Any, written: str | None,
         what = (f"{args.model}: nothing to change (every declared dim already is the "
                 "inferred one)")
     if written is None:
-        say(f"{what}; nothing written" + (" (--dry-run)" if args.dry_run else ""))
+        say_line(f"{what}; nothing written" + (" (--dry-run)" if args.dry_run else ""))
     else:
-        say(f"{what}; wrote {written}")
+        say_line(f"{what}; wrote {written}")

@@ -15,10 +15,10 @@ import contextlib
 import os
 from typing import Any
 
-from .common import add_json, whole_number
+from .common import add_json, add_wide, whole_number
 from .folders import add_jobs, find_models, run_models
 from .models import add_model_argument, load
-from .output import Progress, print_json, say, say_record
+from .output import Progress, print_json, say_line, say_record
 
 __all__ = ["add_parsers", "run_validate"]
 
@@ -35,6 +35,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="validate only this layer (friendly name or id); repeatable")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default 0)")
     add_json(p)
+    add_wide(p)
     p.add_argument("--whole-model", action="store_true",
                    help="compile the whole model with extra outputs at the gather layers and "
                    "compare their real output shapes with ovgather's inference")
@@ -132,10 +133,10 @@ def _print_human(report: Any) -> None:
         if lv.status == "ok":  # notes on ok layers are in --json
             continue
         where = f"line {lv.line}, " if lv.line is not None else ""
-        say(f"  {lv.status:8s} {lv.name} ({where}id {lv.id}, {lv.type} {lv.version}): "
-            f"{lv.message}")
+        say_line(f"  {lv.status:8s} {lv.name} ({where}id {lv.id}, {lv.type} {lv.version}): "
+                 f"{lv.message}")
     for line in report.verdicts():
-        say(f"  {line}")
+        say_line(f"  {line}")
 
 
 def _print_proof(report: Any) -> None:
@@ -143,10 +144,10 @@ def _print_proof(report: Any) -> None:
     are wrong (declared, inferred and real side by side)."""
     from ..validate import declared_rows, problem_rows, summary_line
 
-    say(summary_line(report))
+    say_line(summary_line(report))
     for line in [*problem_rows(report), *declared_rows(report)]:
-        say(line)
+        say_line(line)
     if report.layers and not report.sizes:  # nothing ran: say why once
-        say(f"  {next((lp.message for lp in report.layers if lp.status == 'not run'), '')}")
+        say_line(f"  {next((lp.message for lp in report.layers if lp.status == 'not run'), '')}")
     for line in report.verdicts():
-        say(f"  {line}")
+        say_line(f"  {line}")

@@ -180,6 +180,7 @@ def test_every_human_line_of_every_subcommand_fits_100_columns(sample, tmp_path,
     monkeypatch.setattr(output, "_isatty", lambda stream: True)
     monkeypatch.setattr(output, "_tty", None)  # not the stderr an earlier test captured
     monkeypatch.setenv("OVGATHER_PROGRESS_DELAY", "3600")
+    monkeypatch.delenv("COLUMNS", raising=False)  # no window to ask: 100 columns
     ran = set()
     for argv in _all_runs(sample, tmp_path):
         code = main(argv)

@@ -91,7 +91,7 @@ def _run(command: str, cwd: Path) -> str:
     master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "ovgather", *argv[1:]], cwd=cwd,
                             stdout=slave, stderr=slave,
-                            env=dict(os.environ, OVGATHER_PROGRESS_DELAY="3600"))
+                            env=dict(os.environ, OVGATHER_PROGRESS_DELAY="3600", COLUMNS="100"))
     os.close(slave)
     shown = read_terminal(master)
     proc.wait()
