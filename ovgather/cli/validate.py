@@ -142,9 +142,11 @@ def _print_human(report: Any) -> None:
 def _print_proof(report: Any) -> None:
     """The summary, then the layers whose shape differs and those whose declared dims
     are wrong (declared, inferred and real side by side)."""
-    from ..validate import declared_rows, problem_rows, summary_line
+    from ..validate import declared_rows, left_out_line, problem_rows, summary_line
 
     say_line(summary_line(report))
+    if (left := left_out_line(report)) is not None:
+        say_line(left)
     for line in [*problem_rows(report), *declared_rows(report)]:
         say_line(line)
     if report.layers and not report.sizes:  # nothing ran: say why once

@@ -45,10 +45,13 @@ from ..shapes import INF, ShapeLike
 from .inputs import tensors_reaching
 from .walk import _topological_order, all_tensors
 
-__all__ = ["infer_symbols", "parse_symbols", "SYMBOL_NAME"]
+__all__ = ["infer_symbols", "input_dim_constraints", "parse_symbols", "SYMBOL_NAME",
+           "STATE_KEY"]
 
 #: A name a user may give a dim: a letter, then letters, digits or ``_``.
 SYMBOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+#: The name :func:`input_dim_constraints` gives a state's dims: ``STATE_KEY + variable_id``.
+STATE_KEY = "ReadValue "
 #: Integer tensors up to this many elements carry their elements as expressions.
 MAX_SYMBOLIC_VALUE = MAX_VALUE
 
@@ -97,6 +100,53 @@ def infer_symbols(G: nx.MultiDiGraph, symbols: Mapping[str, str | Sequence],
     return _SymbolWalk(G, symbols).run(shapes)
 
 
+def input_dim_constraints(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = None
+                          ) -> dict[tuple[str, int], Expr]:
+    """What the model's own rules say of its dynamic input dims: ``(Parameter name, axis)``
+    -> an expression in the free dims, each a name ``"Parameter name:axis"``.
+
+    Every dynamic dim starts as a fresh name, so the walk's union-find binds the dims the
+    rules require equal (merged batch dims, a Concat's other dims, MatMul's inner dims,
+    elementwise inputs) to one another or to a number. A dim bound to nothing maps to its
+    own name; two bound to each other map to one name; a dim a static one fixes maps to
+    that number. A ReadValue without an initializer input (what ``MakeStateful`` leaves)
+    is an input too, keyed ``STATE_KEY + variable_id``: its cache's batch is tied to the
+    batch of the new keys it meets in a Concat.
+
+    >>> import networkx as nx
+    >>> G = nx.MultiDiGraph()
+    >>> for i, (n, s) in enumerate([("a", "?,4"), ("b", "3,?")]):
+    ...     _ = G.add_node(str(i), name=n, type="Parameter", version="opset1",
+    ...         data={"shape": s, "element_type": "f32"}, inputs=[],
+    ...         outputs=[{"id": 0, "dims": tuple(-1 if x == "?" else int(x) for x in
+    ...                                          s.split(","))}], line=i)
+    >>> _ = G.add_node("2", name="cat", type="Concat", version="opset1", data={"axis": "0"},
+    ...     inputs=[{"id": 0, "dims": (-1, 4)}, {"id": 1, "dims": (3, -1)}],
+    ...     outputs=[{"id": 2, "dims": (-1, 4)}], line=9)
+    >>> _ = G.add_edge("0", "2", key=(0, 0), from_port=0, to_port=0)
+    >>> _ = G.add_edge("1", "2", key=(0, 1), from_port=0, to_port=1)
+    >>> {k: str(v) for k, v in input_dim_constraints(G).items()}
+    {('a', 0): 'a:0', ('b', 1): '4'}
+    """
+    walk = _SymbolWalk(G, {})
+    walk.run(shapes, fresh_inputs=True)
+    out: dict[tuple[str, int], Expr] = {}
+    names: dict[tuple, Expr] = {}
+
+    def rename(atom: tuple) -> Expr | None:
+        return names.get(atom)
+
+    for (param, axis), atom in walk.input_atoms.items():
+        names[atom] = name(f"{param}:{axis}")
+    for (param, axis), atom in walk.input_atoms.items():
+        out[(param, axis)] = walk.resolve(_atom_expr_of(atom)).substitute(rename)
+    return out
+
+
+def _atom_expr_of(atom: tuple) -> Expr:
+    return name(atom[1])
+
+
 class _SymbolWalk:
     def __init__(self, G: nx.MultiDiGraph, symbols: Mapping[str, str | Sequence]) -> None:
         self.G = G
@@ -107,6 +157,8 @@ class _SymbolWalk:
         self.given = self._bind(symbols)
         self.bound: dict[tuple, Expr] = {}  # fresh atom -> what it equals
         self.count = 0
+        self.fresh_inputs = False  # every dynamic input dim a fresh name (constraints)
+        self.input_atoms: dict[tuple[str, int], tuple] = {}  # (Parameter, axis) -> atom
 
     # -- union-find ---------------------------------------------------------------------
     def fresh(self) -> Expr:
@@ -140,8 +192,10 @@ class _SymbolWalk:
         # nothing here can prove which is meant; keep the first
 
     # -- the walk -----------------------------------------------------------------------
-    def run(self, shapes: Mapping[str, ShapeLike] | None = None) -> dict[str, list[Sym]]:
+    def run(self, shapes: Mapping[str, ShapeLike] | None = None,
+            fresh_inputs: bool = False) -> dict[str, list[Sym]]:
         G = self.G
+        self.fresh_inputs = fresh_inputs
         tensors = all_tensors(G, shapes)
         syms: dict[str, dict[int, Sym]] = {}
         for node in _topological_order(G):
@@ -161,7 +215,12 @@ class _SymbolWalk:
         kind = openvino_type(attrs["type"]) or attrs["type"]
         data = attrs.get("data") or {}
         if kind == "Parameter":
+            if self.fresh_inputs:
+                return [self._fresh_input(attrs["name"], numeric[0])]
             return [self._given(("Parameter", node), numeric[0])]
+        if self.fresh_inputs and kind == "ReadValue" and not self.G._pred[node] \
+                and data.get("variable_id"):  # a state with no initializer: free dims too
+            return [self._fresh_input(STATE_KEY + data["variable_id"], numeric[0])]
         if kind == "ReadValue" and ("ReadValue", data.get("variable_id")) in self.given:
             return [self._given(("ReadValue", data["variable_id"]), numeric[0])]
         spec = registry.find(attrs["type"], attrs.get("version")) if kind != "Constant" else None
@@ -185,6 +244,19 @@ class _SymbolWalk:
                              f"shape {t.shape}, but got {len(dims)}", file=self.path)
         return Sym([const(d) if isinstance(d, int) else None if d is None else name(d)
                     for d in dims])
+
+    def _fresh_input(self, param: str, t) -> Sym:
+        """A Parameter whose every dynamic dim is a fresh name, noted by axis."""
+        if t is None or t.shape.dims is None:
+            return Sym(None)
+        dims = []
+        for axis, d in enumerate(t.shape.dims):
+            if d.lo == d.hi:
+                dims.append(const(d.lo))
+            else:
+                dims.append(self.fresh())
+                self.input_atoms[(param, axis)] = dims[-1].atom
+        return Sym(dims)
 
     def _settle(self, found: Sym | None, t) -> Sym:
         """The rule's answer made to agree with the numeric tensor ``t``: a static dim

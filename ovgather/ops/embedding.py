@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
-from .core.arrays import table_size
+from .core.arrays import table_bound, table_size
 from .core.dims import value_dims
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import Tensor, computed_shape_bounds
@@ -104,9 +104,10 @@ def _segments(ins: list[Tensor], attrs: Attrs, trace: Trace | None = None) -> li
     return [Tensor(bags_shape(ins[0].shape, segments[0] if segments else DYNAMIC), ins[0].etype)]
 
 
-def _table_rows(shapes: list, attrs: Attrs, consts: dict[int, int]) -> dict[int, int]:
+def _table_rows(shapes: list, attrs: Attrs, consts: dict[int, int], widest: bool = False
+                ) -> dict[int, int | None]:
     """The indices (input 1) pick rows of the table (input 0)."""
-    return {1: table_size(shapes[0], 0)}
+    return {1: (table_bound if widest else table_size)(shapes[0], 0)}
 
 
 SPECS = specs_of({"EmbeddingBagOffsetsSum": _offsets, "EmbeddingBagOffsets": _offsets,

@@ -45,7 +45,7 @@ from ..errors import (
 from ..shapes import DYNAMIC, DYNAMIC_RANK, PartialShape, ShapeLike, as_partial_shape
 from ..shapes import normalize_axis as axis_from_front
 from .core import inputs
-from .core.arrays import index_array, reach_message, table_size
+from .core.arrays import index_array, reach_message, table_bound, table_size
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor
 
@@ -261,9 +261,10 @@ def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
                          f"axis {axis % data.rank}", data)
 
 
-def _table_rows(shapes: list, attrs: Attrs, consts: dict[int, int]) -> dict[int, int]:
+def _table_rows(shapes: list, attrs: Attrs, consts: dict[int, int], widest: bool = False
+                ) -> dict[int, int | None]:
     """The indices (input 1) pick along the data's dim ``axis``."""
-    return {1: table_size(shapes[0], attrs.int("axis", 0))}
+    return {1: (table_bound if widest else table_size)(shapes[0], attrs.int("axis", 0))}
 
 
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, row_dims=_rows,

@@ -42,7 +42,14 @@ from ..element_types import is_integral_number
 from ..errors import IndexRangeError, ReferenceInputError, ShapeInferenceError, UnsupportedOpError
 from ..shapes import DYNAMIC_RANK, Dimension, PartialShape, ShapeLike, as_partial_shape
 from .core import inputs
-from .core.arrays import index_array, prod, reach_message, require_same_batch, table_size
+from .core.arrays import (
+    index_array,
+    prod,
+    reach_message,
+    require_same_batch,
+    table_bound,
+    table_size,
+)
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor
 
@@ -485,15 +492,19 @@ def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
     return None
 
 
-def _table_rows(shapes: list, attrs: Attrs, consts: dict[int, int]) -> dict[int, int]:
+def _table_rows(shapes: list, attrs: Attrs, consts: dict[int, int], widest: bool = False
+                ) -> dict[int, int | None]:
     """Column ``c`` of the indices (input 1) picks along data dim ``batch_dims + c``: the
-    smallest of those dims bounds every column."""
+    smallest of those dims bounds every column (``widest``: the largest, which no valid
+    index passes, or None when one of them is unknown)."""
     data, indices = shapes[0], shapes[1]
     if data is None or not indices or indices[-1] is None:
-        return {1: 1}
-    start = attrs.int("batch_dims", 0)
-    return {1: min((table_size(data, a) for a in range(start, start + indices[-1])),
-                   default=1)}
+        return {1: None if widest else 1}
+    axes = range(attrs.int("batch_dims", 0), attrs.int("batch_dims", 0) + indices[-1])
+    if widest:
+        sizes = [table_bound(data, a) for a in axes]
+        return {1: None if not sizes or None in sizes else max(sizes)}
+    return {1: min((table_size(data, a) for a in axes), default=1)}
 
 
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, views=_onnx_views,

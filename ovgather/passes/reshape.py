@@ -50,7 +50,14 @@ from ..infer.report import LayerResult
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
 from .reshape_buffers import SCATTERS, Buffer, fix_buffer, scatter_buffers
 from .reshape_fixes import apply_fix, culprits
-from .reshape_range import Probe, changed_sizes, failures, parameters_named, shared_dim_warnings
+from .reshape_range import (
+    Probe,
+    changed_sizes,
+    failures,
+    least_size,
+    parameters_named,
+    shared_dim_warnings,
+)
 
 __all__ = ["reshape", "ReshapeResult", "shape_attribute", "reshape_effect"]
 
@@ -130,6 +137,7 @@ class _Blocker:
     report: CheckReport
     probe: Probe | None = None
     buffer: Buffer | None = None
+    least: int | None = None  # the smallest size of the probed dims it is valid at
 
 
 def _blockers(G: nx.MultiDiGraph, shapes: dict[str, Any], report: CheckReport
@@ -140,8 +148,10 @@ def _blockers(G: nx.MultiDiGraph, shapes: dict[str, Any], report: CheckReport
     if found:
         return found
     seen: set[str] = set()
+    fine = {lr.id for lr in report.layers if lr.status != "invalid"}
     for probe, at, bad in failures(G, shapes, report):
-        found += [_Blocker(lr, at, probe) for lr in bad if lr.id not in seen]
+        least = least_size(G, shapes, probe, fine)  # the size every layer runs from
+        found += [_Blocker(lr, at, probe, least=least) for lr in bad if lr.id not in seen]
         seen |= {lr.id for lr in bad}
     return found or _buffer_blockers(G, report)
 
@@ -174,8 +184,13 @@ def _blocked(G: nx.MultiDiGraph, blockers: list[_Blocker], fixes: list[dict[str,
         row = {"id": lr.id, "name": lr.name, "type": lr.type, "line": lr.line, "why": why}
         if b.probe is not None:
             row["sizes"] = {name: str(shape) for name, shape in b.probe.shapes.items()}
-        upstream = [] if fixed or b.buffer else culprits(G, b.report, {lr.id}, old)
-        if b.buffer is not None and not fixed and b.buffer.value is not None:
+        upstream = [] if fixed or b.buffer or b.least else culprits(G, b.report, {lr.id},
+                                                                     old)
+        if b.least is not None:
+            row["hint"] = (f"the model needs a size of at least {b.least} where the range "
+                           f"starts lower: start the range there ('{b.least}..')")
+            row["least_size"] = b.least
+        elif b.buffer is not None and not fixed and b.buffer.value is not None:
             row["hint"] = ("--fix fills the buffer to the shape the tokens have at run "
                            "time")
         elif b.buffer is not None:
@@ -191,7 +206,8 @@ def _blocked(G: nx.MultiDiGraph, blockers: list[_Blocker], fixes: list[dict[str,
         rows.append(row)
     first = rows[0]
     more = f" (and {len(rows) - 1} more layer(s))" if len(rows) > 1 else ""
-    hint = f"; {first['hint']}" if "hint" in first and not fixed else ""
+    hint = f"; {first['hint']}" if "hint" in first and (not fixed or "least_size" in first) \
+        else ""
     return ReshapeError(
         f"the model cannot be reshaped: {first['type']} rejects the new shapes: "
         f"{first['why']}{hint}{more}", rows, fixes=fixes, file=path, line=first["line"],

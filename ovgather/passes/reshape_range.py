@@ -31,7 +31,7 @@ from ..infer import CheckReport, LayerResult, all_tensors, check, tensors_reachi
 from ..shapes import INF, Dimension, PartialShape, ShapeLike, as_partial_shape
 
 __all__ = ["Probe", "probes", "failures", "out_of_bounds", "shared_dim_warnings",
-           "changed_sizes", "parameters_named", "SIZES"]
+           "changed_sizes", "parameters_named", "least_size", "SIZES"]
 
 #: the sizes every dynamic dim is tried at (besides its old size and its bounds)
 SIZES = (1, 2, 3)
@@ -71,11 +71,16 @@ def _old_shapes(G: nx.MultiDiGraph, shapes: Mapping[str, Any]) -> dict[str, Part
 
 
 def _pick(dim: Dimension, old: Dimension | None, size: int | None) -> int:
-    """``size`` (or the old static size when None) clamped into ``dim``'s interval."""
+    """``size`` (or the old static size when None) clamped into ``dim``'s interval: never
+    below its lower bound, even when it has no upper one (``32..`` probes 32, not 1).
+
+    >>> _pick(Dimension(32, INF), None, 1), _pick(Dimension(1, 8), None, 12)
+    (32, 8)
+    """
     if size is None:
         size = old.lo if old is not None and old.is_static else 1
-    hi = dim.hi if dim.hi < INF else size
-    return min(max(size, dim.lo, 1), hi)
+    lo = max(dim.lo, 1)
+    return min(max(size, lo), dim.hi) if dim.hi >= lo else lo
 
 
 def _widened(shapes: dict[str, PartialShape], old: dict[str, PartialShape]
@@ -125,6 +130,43 @@ def probes(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> list[Probe]:
         key = tuple((n, str(s)) for n, s in picked.items())
         found.setdefault(key, Probe(picked))
     return list(found.values())
+
+
+def least_size(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike], probe: Probe,
+               layers: set[str], limit: int = 4096) -> int | None:
+    """The smallest size of the probed dims (every dim the probe set, as probes do, at one
+    size) above the probe's at which every one of ``layers`` is valid: what a model whose
+    layers need a minimum size (kernels wider than a small image) needs; None when no
+    size up to ``limit`` (or the dims' upper bound) is. A bisection: about
+    ``log2(limit)`` checks."""
+    new = {name: as_partial_shape(s) for name, s in shapes.items()}
+    probed = [(name, i) for name, shape in probe.shapes.items() if shape.dims is not None
+              for i, d in enumerate(shape.dims)
+              if name in new and new[name].dims is not None and not new[name].dims[i].is_static]
+    if not probed:
+        return None
+    start = max(probe.shapes[n].dims[i].lo for n, i in probed)
+    top = min([limit, *(new[n].dims[i].hi for n, i in probed)])
+
+    def valid_at(k: int) -> bool:
+        at = {name: PartialShape([Dimension.static(min(max(k, new[name].dims[i].lo),
+                                                       new[name].dims[i].hi))
+                                  if (name, i) in probed else d
+                                  for i, d in enumerate(shape.dims)])
+              for name, shape in probe.shapes.items()}
+        try:
+            rows = check(G, {**shapes, **at}).layers
+        except OvgatherError:
+            return False
+        return not any(lr.status == "invalid" and lr.id in layers for lr in rows)
+
+    if top <= start or not valid_at(top):
+        return None
+    lo, hi = start, top  # invalid at lo, valid at hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if valid_at(mid) else (mid, hi)
+    return hi
 
 
 def _leaves_old_range(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -140,14 +140,23 @@ def input_tensor(array: np.ndarray, etype: Any) -> Any:
     return tensor
 
 
-def run_request(compiled: Any, inputs: Sequence[np.ndarray]) -> Any:
+def run_request(compiled: Any, inputs: Sequence[np.ndarray],
+                states: Mapping[str, np.ndarray] | None = None) -> Any:
     """An infer request of ``compiled`` that has run on ``inputs`` (its outputs are ready),
-    each made a tensor of the element type the compiled model asks for (:func:`input_tensor`)."""
+    each made a tensor of the element type the compiled model asks for (:func:`input_tensor`).
+    ``states``: the value each variable (by ``variable_id``) holds before the run, as a
+    later call finds it (a cache of some past length), instead of its initial value."""
     try:  # an input of dynamic element type compiles, but no request can be made for it
         request = compiled.create_infer_request()
         ports = compiled.inputs  # a new list at each call: taken once
         for i, array in enumerate(inputs):
             request.set_input_tensor(i, input_tensor(array, ports[i].get_element_type()))
+        if states:  # the arrays are made in the variable's type; its initial value is
+            # never read (the CPU plugin refuses to make one for a variable of 1.. dims)
+            ov = openvino()
+            for state in request.query_state():
+                if state.name in states:
+                    state.state = ov.Tensor(np.ascontiguousarray(states[state.name]))
         request.start_async()  # infer() would copy every output into NumPy: they are read
         request.wait()  # from the request instead (no copies, no warning for strings)
     except RuntimeError as err:

@@ -14,7 +14,10 @@ import numpy as np
 from ..errors import RuntimeBridgeError
 from .core import compile_model, core, first_line, openvino, run_request
 
-__all__ = ["ModelRun", "read_model", "run_model_with_outputs", "OutputShapes"]
+__all__ = ["ModelRun", "read_model", "run_model_with_outputs", "OutputShapes", "STATE"]
+
+#: A feed keyed ``(STATE, variable_id)`` is the value that variable holds before the run.
+STATE = "state"
 
 
 @dataclass
@@ -158,7 +161,9 @@ class OutputShapes:
             self._compiled = self.compile_model(shape)
         feeds = make()
         feed = [feeds[p.get_friendly_name()] for p in self._params]
-        request = run_request(self._compiled, feed)  # shapes only: no output is copied
+        states = {key[1]: v for key, v in feeds.items() if isinstance(key, tuple)
+                  and key[0] == STATE}  # a tuple key: never a Parameter's name
+        request = run_request(self._compiled, feed, states)  # shapes only: nothing copied
         return {key: "[" + ",".join(map(str, request.get_output_tensor(self._slot[key]).shape))
                 + "]" for key in self.asked if key in self._slot}
 

@@ -17,8 +17,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import IRError, RuntimeBridgeError
+from ..errors import IRError, OvgatherError, RuntimeBridgeError
 from .core import compile_model, first_line, openvino, run_request
+from .feeding import _scalar_const, _shape, _spec
 from .interop import ONNX_SUFFIXES, _convert_onnx, to_openvino
 from .models import read_model
 
@@ -257,46 +258,26 @@ def index_bounds(model: Any, shapes: Sequence[Sequence[int]]
     return out
 
 
-_TABLE_OPS = ("Gather", "GatherND", "GatherElements", "EmbeddingBagOffsetsSum",
-              "EmbeddingBagPackedSum", "EmbeddingSegmentsSum", "EmbeddingBagOffsets",
-              "EmbeddingBagPacked")
-
-
 def _is_table(node: Any) -> bool:
-    return node.get_type_name() in _TABLE_OPS
+    spec = _spec(node)
+    return spec is not None and spec.table_rows is not None
 
 
 def _table_size(node: Any, index: int) -> int | None:
-    """The entries input ``index`` of ``node`` indexes when that size is static, else
-    None (no bound known: nothing is refused)."""
-    kind = node.get_type_name()
-    if kind not in _TABLE_OPS or index != 1:
+    """The entries input ``index`` of ``node`` may index when that size is known (the op's
+    spec says which inputs hold indices: ``OpSpec.table_rows``, at its widest), else None
+    (no bound known: nothing is refused)."""
+    from ..ops.core.spec import Attrs
+
+    spec = _spec(node)
+    if spec is None or spec.table_rows is None:
         return None
-    data = node.input_value(0).get_partial_shape()
-    if data.rank.is_dynamic:
-        return None
-    dims = [d.get_length() if d.is_static else None for d in data]
-    attrs = node.get_attributes()
-    if kind == "Gather":
-        axis_node = node.input_value(2).get_node()
-        if axis_node.get_type_name() != "Constant":
-            return None
-        axis = int(np.asarray(axis_node.get_data()).reshape(-1)[0])
-        picked = [axis]
-    elif kind == "GatherElements":
-        picked = [int(attrs.get("axis", 0))]
-    elif kind == "GatherND":
-        last = node.input_value(1).get_partial_shape()
-        if last.rank.is_dynamic or not len(last) or not last[len(last) - 1].is_static:
-            return None
-        start = int(attrs.get("batch_dims", 0))
-        picked = list(range(start, start + last[len(last) - 1].get_length()))
-    else:
-        picked = [0]
+    inputs = node.input_values()
+    consts = {k: v for k, out in enumerate(inputs) if (v := _scalar_const(out)) is not None}
+    attrs = Attrs({k: str(v) for k, v in node.get_attributes().items()}, spec.version)
     try:
-        sizes = [dims[a] for a in picked]
-    except IndexError:
+        size = spec.table_rows([_shape(out) for out in inputs], attrs, consts,
+                               widest=True).get(index)
+    except (OvgatherError, ValueError, IndexError, TypeError):
         return None
-    if not sizes or any(s is None for s in sizes):
-        return None
-    return max(sizes)
+    return size if size is not None and size > 0 else None

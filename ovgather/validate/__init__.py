@@ -18,6 +18,7 @@ from .report import (
     ProofReport,
     ValidationReport,
     declared_rows,
+    left_out_line,
     problem_rows,
     summary_line,
 )
@@ -27,4 +28,4 @@ from .whole_model import validate_whole_model
 __all__ = ["STATUSES", "LayerValidation", "ValidationReport", "validate",
            "validate_whole_model", "gather_layers", "body_gathers", "DEFAULT_MEMORY_BUDGET",
            "parse_size", "LayerProof", "ProofReport", "prove_all_layers", "input_sizes",
-           "PROOF_STATUSES", "summary_line", "problem_rows", "declared_rows"]
+           "PROOF_STATUSES", "summary_line", "problem_rows", "declared_rows", "left_out_line"]

@@ -15,6 +15,7 @@ from ..runtime.core import INFERENCE_PRECISION
 
 __all__ = ["STATUSES", "PROBLEMS", "model_verdicts", "LayerValidation", "ValidationReport",
            "PROOF_STATUSES", "PROBLEM_STATUSES", "LayerProof", "ProofReport", "summary_line",
+           "left_out_line",
            "problem_rows", "declared_rows"]
 
 STATUSES = ("ok", "mismatch", "invalid", "error", "skipped", "crashed")
@@ -151,6 +152,9 @@ class ProofReport:
     failed: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: the layers OpenVINO's reader refuses (``infer.readable``): it cannot read the model
     unread: list[Any] = field(default_factory=list)
+    #: the layers ``check`` counts and the proof leaves out, by type (Consts, Results:
+    #: nothing runs there), so that the two counts add up
+    left_out: dict[str, int] = field(default_factory=dict)
 
     @property
     def nothing_proved(self) -> bool:
@@ -186,6 +190,7 @@ class ProofReport:
                 "sizes failed": self.failed, "summary": self.summary,
                 "unread": [u.to_dict() for u in self.unread],
                 "nothing_proved": self.nothing_proved,
+                "left_out": dict(sorted(self.left_out.items())),
                 "seconds": round(self.seconds, 3),
                 "layers": [lp.to_dict() for lp in self.layers]}
 
@@ -214,6 +219,15 @@ def summary_line(report: ProofReport) -> str:
     return (f"{report.path}: {s['layers']} layers (all layers, {len(report.sizes)} input "
             f"size(s), {s['compiles']} compile(s){values}): {s['proved']} proved; {counts} "
             f"({INFERENCE_PRECISION} inference)")
+
+
+def left_out_line(report: ProofReport) -> str | None:
+    """The layers ``check`` counts that the proof leaves out, and why, so that the two
+    counts add up (None when there are none)."""
+    if not report.left_out:
+        return None
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(report.left_out.items()))
+    return f"  left out: {kinds} (nothing runs there; check counts them too)"
 
 
 def problem_rows(report: ProofReport) -> Sequence[str]:

@@ -98,6 +98,10 @@ def proof_sizes(old: Mapping[str, PartialShape], new: Mapping[str, PartialShape]
         return [], "an input has a dynamic rank"
     if set(old) != set(new):
         return [], "the inputs of the written model are not the original's"
+    ranked = [f"{n}: {old[n]} -> {new[n]}" for n in new if len(old[n].dims) != len(new[n].dims)]
+    if ranked:  # the original cannot run a row of the new shape: nothing pairs up
+        return [], (f"an input changes rank ({', '.join(ranked)}), so the original cannot "
+                    "run its rows")
     rows = batch_inputs(old)
     dims0 = [new[n].dims[0] for n in rows]
     if not dims0:
@@ -126,14 +130,16 @@ def _run_shapes(old, new, rows, batch, seq) -> dict[str, list[int]] | None:
     out = {}
     for name, s in new.items():
         shape = []
-        for j, (a, b) in enumerate(zip(old[name].dims, s.dims, strict=False)):
+        if len(old[name].dims) != len(s.dims):
+            return None
+        for j, (a, b) in enumerate(zip(old[name].dims, s.dims, strict=True)):
             if j == 0 and name in rows:
                 v = _fit(batch, b)
             elif a.is_static:  # the original runs at its own size only
                 v = a.lo if b.lo <= a.lo <= b.hi else None
             else:
                 v = _fit(b.lo if b.is_static else seq, a, b)
-            if v is None or len(old[name].dims) != len(s.dims):
+            if v is None:
                 return None
             shape.append(v)
         out[name] = shape
@@ -210,6 +216,8 @@ def prove_rows(original: str, old: Mapping[str, PartialShape], G: nx.MultiDiGrap
                      runs=runs)
     try:
         _compare_runs(proof, original, G, runs, rows, seed, threads)
+    except _CannotRun as err:  # the proof's own inputs: no verdict on the model
+        proof.ran, proof.why = False, f"the proof could not run: {err}"
     except OvgatherError as err:
         proof.differs = {"output": None, "batch": None, "row": None, "max_abs": None,
                          "why": _failure(err)}
@@ -224,15 +232,26 @@ def _compare_runs(proof: RowProof, original: str, G: nx.MultiDiGraph,
     from ..runtime.core import compile_model
     from ..runtime.models import read_model
 
-    models = (read_model(original), to_openvino(G))
-    compiled = [compile_model(m, threads) for m in models]
+    try:
+        models = (read_model(original), to_openvino(G))
+        compiled = [compile_model(models[0], threads)]
+    except OvgatherError as err:
+        raise _CannotRun(f"the original does not compile: {_failure(err)}") from err
+    compiled.append(compile_model(models[1], threads))  # the written model: a verdict
     names = [[p.get_node().get_friendly_name() for p in m.inputs] for m in models]
     outs = [_output_name(p, i) for i, p in enumerate(models[1].outputs)]
     for k, run in enumerate(runs):
         feed = row_inputs(G, run, seed + k, models[1])
-        many = _outputs(compiled[1], names[1], feed)
         batch = run[rows_of[0]][0] if rows_of else 1
-        rows = [_outputs(compiled[0], names[0], _row(feed, r, rows_of)) for r in range(batch)]
+        try:  # the original first: when it cannot run a row, the inputs are the proof's
+            rows = [_outputs(compiled[0], names[0], _row(feed, r, rows_of))
+                    for r in range(batch)]
+        except OvgatherError as err:
+            shapes = ", ".join(f"{n}{list(np.shape(a))}"
+                               for n, a in _row(feed, 0, rows_of).items())
+            raise _CannotRun(f"the original fails on one row of the inputs made for it "
+                             f"({shapes}): {_failure(err)}") from err
+        many = _outputs(compiled[1], names[1], feed)  # fails where each row ran: a verdict
         for i, got in enumerate(many):
             want = [row[i] for row in rows]
             if got.shape[:1] != (sum(w.shape[0] if w.ndim else 1 for w in want),) \
@@ -247,6 +266,10 @@ def _compare_runs(proof: RowProof, original: str, G: nx.MultiDiGraph,
                                  "why": f"row {wrong[0]} of a batch of {batch} differs from "
                                         f"that row run alone by up to {wrong[1]:.3g}"}
                 return
+
+
+class _CannotRun(Exception):
+    """The proof's runs could not start: the original cannot run its own rows."""
 
 
 def _failure(err: OvgatherError) -> str:

@@ -10,11 +10,17 @@ then falls back to other sizes (:func:`fallback_sizes`) and grows the one that r
 1, say) is tried at 1, 2 and 3 besides (:func:`sweep_sizes`). ``validate --whole-model``
 needs one size that runs (:func:`one_size_tries`). A dynamic-rank input takes rank 3, 2,
 4 or 1 in turn (the CPU plugin runs no dynamic-rank input).
+
+Every candidate then goes through :func:`honour`: the dims the model's own rules tie to a
+number or to another input's dim (GatherND-8's merged batch dims, a Concat's other dims,
+MatMul's inner dims, as ``infer --symbols`` derives them) take that value, so that no
+size is tried that the model states it cannot run.
 """
 
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
@@ -27,7 +33,8 @@ from ..shapes import INF, Dimension, PartialShape
 
 __all__ = ["DYNAMIC_RANKS", "parameter_shapes", "parameter_types", "ranks", "dims",
            "size_picks", "input_sizes", "static_sizes", "pin_patterns", "fallback_sizes",
-           "grown_sizes", "sweep_sizes", "one_size_tries", "concrete", "SWEEP"]
+           "grown_sizes", "sweep_sizes", "one_size_tries", "concrete", "SWEEP", "dim_rules",
+           "honour", "share_rules", "initial_states", "state_sizes", "PAST"]
 
 #: Ranks tried for a dynamic-rank Parameter, in turn (the CPU plugin needs one).
 DYNAMIC_RANKS = (3, 2, 4, 1)
@@ -43,6 +50,126 @@ MAX_TRIES = 8
 
 #: A size for one dim: a number clipped into its bounds, or a function of the dim.
 SizeOf = int | Callable[[Dimension], int]
+
+
+_RULES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: The past length a state without an initializer is seeded with (a cache of 0 proves
+#: nothing, and one the rules cannot tell from a broadcast 1 hides a mistake).
+PAST = 2
+
+
+def share_rules(copy: nx.MultiDiGraph, G: nx.MultiDiGraph) -> None:
+    """``copy`` (a variant of ``G`` with the same inputs) gets ``G``'s rules: they come
+    from ``G``, whose states are still dynamic."""
+    try:
+        _RULES[copy] = dim_rules(G)
+    except TypeError:
+        pass
+
+
+def dim_rules(G: nx.MultiDiGraph) -> dict[tuple[str, int], object]:
+    """``(Parameter name, axis)`` -> the expression the model's rules give that dynamic
+    dim (``infer.symbols.input_dim_constraints``), worked out once per graph; empty
+    when the walk cannot follow the model (sizes are then chosen as before)."""
+    try:
+        return _RULES[G]
+    except (KeyError, TypeError):
+        pass
+    from ..errors import OvgatherError
+    from ..infer.symbols import input_dim_constraints
+
+    try:
+        rules = {k: e for k, e in input_dim_constraints(G).items()
+                 if e.names() != {f"{k[0]}:{k[1]}"}}  # only the dims something fixes
+    except (OvgatherError, ArithmeticError, KeyError, TypeError, ValueError, RecursionError):
+        rules = {}
+    try:
+        _RULES[G] = rules
+    except TypeError:
+        pass
+    return rules
+
+
+def honour(sizes: Mapping[str, PartialShape], params: Mapping[str, PartialShape],
+           rules: Mapping[tuple[str, int], object]) -> dict[str, PartialShape]:
+    """``sizes`` with every dim a rule fixes set to what it says, when that fits the dim's
+    bounds: a dim tied to a number takes it, one tied to another input's dim takes that
+    dim's size (the free dims keep the size they were given).
+
+    >>> from ovgather.ops.core.symbolic import const, name
+    >>> params = {"data": PartialShape.parse("?,3,?,5"), "indices": PartialShape.parse("2,?,4,1")}
+    >>> sizes = {"data": PartialShape.parse("1,3,1,5"), "indices": PartialShape.parse("2,1,4,1")}
+    >>> rules = {("data", 0): const(2), ("indices", 1): const(3)}
+    >>> {n: str(s) for n, s in honour(sizes, params, rules).items()}
+    {'data': '[2,3,1,5]', 'indices': '[2,3,4,1]'}
+    """
+    if not rules:
+        return dict(sizes)
+    env = {f"{n}:{i}": d.lo for n, s in sizes.items() if s.dims is not None
+           for i, d in enumerate(s.dims)}
+    out = dict(sizes)
+    for (n, axis), expr in rules.items():
+        shape, given = params.get(n), sizes.get(n)
+        if shape is None or shape.dims is None or given is None or given.dims is None \
+                or axis >= len(given.dims):
+            continue
+        try:
+            value = expr.evaluate(env)
+        except (KeyError, ArithmeticError):
+            continue
+        bound = shape.dims[axis]
+        # never an empty dim: a size of 0 runs, but its empty tensors prove nothing
+        if max(bound.lo, 1) <= value <= bound.hi and value != given.dims[axis].lo:
+            dims = list(out[n].dims)
+            dims[axis] = Dimension.static(value)
+            out[n] = PartialShape.of(tuple(dims))
+    return out
+
+
+def initial_states(G: nx.MultiDiGraph) -> dict[str, tuple[str, PartialShape]]:
+    """``variable_id -> (element type, variable shape)`` of each ReadValue without an
+    initializer input, whose shape is not static: at a first call such a state is empty
+    (the CPU plugin makes its dynamic dims 0), so a proof seeds it."""
+    out = {}
+    for node, attrs in G.nodes(data=True):
+        data = attrs.get("data") or {}
+        if attrs["type"] != "ReadValue" or G.in_degree(node) or not data.get("variable_id"):
+            continue
+        try:
+            shape = PartialShape.parse(data.get("variable_shape") or "")
+        except ValueError:
+            continue
+        if shape.dims is not None and not shape.is_static:
+            out[data["variable_id"]] = (data.get("variable_type") or "f32", shape)
+    return out
+
+
+def state_sizes(G: nx.MultiDiGraph, sizes: Mapping[str, PartialShape],
+                rules: Mapping[tuple[str, int], object]) -> dict[str, PartialShape]:
+    """The shape each state without an initializer is seeded with at ``sizes``: a dim
+    the rules tie to the inputs takes their value (the batch), a free one (the past
+    length) :data:`PAST`, both clipped into the variable's bounds and never 0."""
+    from ..infer.symbols import STATE_KEY
+
+    env = {f"{n}:{i}": d.lo for n, s in sizes.items() if s.dims is not None
+           for i, d in enumerate(s.dims)}
+    out = {}
+    for variable, (_, shape) in initial_states(G).items():
+        dims = []
+        for axis, d in enumerate(shape.dims):
+            value = PAST
+            rule = rules.get((STATE_KEY + variable, axis))
+            if d.is_static:
+                value = d.lo
+            elif rule is not None:
+                try:
+                    value = rule.evaluate(env)
+                except (KeyError, ArithmeticError):
+                    value = PAST
+            dims.append(Dimension.static(d.lo if d.is_static
+                                         else min(max(value, d.lo, 1), d.hi)))
+        out[variable] = PartialShape.of(tuple(dims))
+    return out
 
 
 def parameter_shapes(G: nx.MultiDiGraph) -> dict[str, PartialShape]:
@@ -187,13 +314,19 @@ def sweep_sizes(params: Mapping[str, PartialShape], rank: int,
             yield axis, v, sizes
 
 
-def one_size_tries(params: Mapping[str, PartialShape], rng: np.random.Generator
+def one_size_tries(params: Mapping[str, PartialShape], rng: np.random.Generator,
+                   rules: Mapping[tuple[str, int], object] | None = None
                    ) -> Iterator[tuple[int, dict[str, PartialShape]]]:
     """(rank, sizes) to try until one runs: one size for every dynamic dim (so that a
     batch ``N`` shared by several inputs stays shared), a random one, then the static
     sizes seen elsewhere, then 1; then one random size per distinct bounds; last, a batch
     (axis 0) of 1 with the larger sizes of images and audio (:data:`LARGER_SIZES`: a
-    convolution stack needs more than a few pixels, and an export may bake in batch 1)."""
+    convolution stack needs more than a few pixels, and an export may bake in batch 1);
+    each with the dims ``rules`` fix set (:func:`honour`)."""
+    if rules:
+        for rank, sizes in one_size_tries(params, rng):
+            yield rank, honour(sizes, params, rules)
+        return
     candidates = dict.fromkeys([int(rng.integers(2, SPAN + 1)), *static_sizes(params), 1])
     strategies: list[SizeOf] = [*candidates, _SharedByBounds(rng)][:MAX_TRIES]
     for rank in ranks(params):

@@ -23,7 +23,7 @@ from .gathers import body_gather_rows, body_gathers, gather_layers
 from .memory import DEFAULT_MEMORY_BUDGET, inputs_bytes, size_text, whole_run_bytes
 from .report import LayerValidation, ValidationReport
 from .runner import Runs, fits, size_inputs, xml_file
-from .sizes import one_size_tries, parameter_shapes, parameter_types
+from .sizes import dim_rules, one_size_tries, parameter_shapes, parameter_types
 
 __all__ = ["validate_whole_model"]
 
@@ -113,7 +113,8 @@ def _run_whole(G: nx.MultiDiGraph, nodes: list[str], seed: int, threads: int | N
     with xml_file(G) as xml:
         model = runtime.read_model(xml)
         runs = Runs(xml, {n: G.nodes[n]["name"] for n in nodes}, threads, ranks_only=True)
-        for k, (_rank, sizes) in enumerate(one_size_tries(params, np.random.default_rng(seed))):
+        for k, (_rank, sizes) in enumerate(one_size_tries(params, np.random.default_rng(seed),
+                                                              dim_rules(G))):
             _check_budget(G, nodes, sizes, types, budget)
             made = runtime.feeds_by_name(model, {n: s.to_list() for n, s in sizes.items()})
             given = {**_exercising(made, sizes, types, seed, k), **size_inputs(G, sizes)}

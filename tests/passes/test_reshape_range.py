@@ -185,3 +185,32 @@ def test_a_reshape_of_dim_0_that_exits_0_runs_and_keeps_the_old_size(xml, batch,
         if size == old:
             for a, b in zip(got, _run(original, feeds), strict=True):
                 np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _conv_stack(path: Path, kernels: list[int]) -> Path:
+    """x [1,3,64,64] through unpadded convolutions of the given kernel sizes: the smallest
+    image that passes is 1 + sum(k - 1)."""
+    import openvino.opset8 as o
+
+    x = o.parameter([1, 3, 64, 64], ov.Type.f32, name="x")
+    y = x
+    rng = np.random.default_rng(0)
+    for k in kernels:
+        w = o.constant(rng.standard_normal((3, 3, k, k)).astype(np.float32))
+        y = o.convolution(y, w, [1, 1], [0, 0], [0, 0], [1, 1])
+    ov.save_model(ov.Model([y], [x], "convs"), str(path))
+    return path
+
+
+@pytest.mark.parametrize("kernels", [[3], [5, 3], [7, 3, 3]])
+def test_probes_stay_inside_an_open_range_and_a_minimum_size_is_named(tmp_path, kernels):
+    least = 1 + sum(k - 1 for k in kernels)
+    G = read_ir(_conv_stack(tmp_path / "convs.xml", kernels))
+    for probe in probes(G, {"x": f"[1,3,{least}..,{least}..]"}):
+        assert all(d.lo >= least for d in probe.shapes["x"].dims[2:])
+    result = reshape(G, {"x": f"[1,3,{least}..,{least}..]"})  # probes at `least`: runs
+    assert result.report is not None and not result.report.problems()
+    with pytest.raises(errors.ReshapeError) as err:
+        reshape(read_ir(tmp_path / "convs.xml"), {"x": "[1,3,1..,1..]"})
+    assert f"at least {least}" in str(err.value), str(err.value)
+    assert err.value.blockers[0]["least_size"] == least

@@ -243,7 +243,8 @@ def test_validate_runtime_and_reference_name_no_gather_op_type():
 
     family = set(registry.family("gather"))
     modules = [*(ROOT / "ovgather" / "validate").glob("*.py"),
-               *(ROOT / "ovgather" / "runtime").glob("*.py"), ROOT / "ovgather" / "ops" / "reference.py"]
+               *(ROOT / "ovgather" / "runtime").glob("*.py"),
+               ROOT / "ovgather" / "ops" / "reference.py"]
     for module in modules:
         tree = ast.parse(module.read_text())
         named = [n.value for n in ast.walk(tree)

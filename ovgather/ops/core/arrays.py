@@ -7,7 +7,8 @@ from ..._lazy import numpy as np
 from ...errors import ReferenceInputError
 from ...shapes import INF
 
-__all__ = ["index_array", "prod", "require_same_batch", "reach_message", "table_size"]
+__all__ = ["index_array", "prod", "require_same_batch", "reach_message", "table_size",
+           "table_bound"]
 
 
 def index_array(indices: object) -> np.ndarray:
@@ -41,6 +42,18 @@ def reach_message(lo: int, hi: int, size: int, negative: bool, where: str, data)
         return None
     return (f"its indices reach {lo}..{hi} along {where} of data {data}, which holds "
             f"{size}: the runtime reads out of bounds")
+
+
+def table_bound(shape, axis: int | None) -> int | None:
+    """The size of dim ``axis`` when it is known, else None: the bound a user's indices
+    are held to (``table_rows(..., widest=True)``), where an unknown size bounds nothing.
+
+    >>> table_bound((500, 32), 0), table_bound((None, 32), 0), table_bound(None, 0)
+    (500, None, None)
+    """
+    if shape is None or axis is None or not -len(shape) <= axis < len(shape):
+        return None
+    return shape[axis]
 
 
 def table_size(shape, axis: int | None) -> int:

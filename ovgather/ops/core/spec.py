@@ -220,7 +220,9 @@ class OpSpec:
     input that holds indices, how many entries they may pick from (the data's dim on the
     gathered axis; the smallest such dim when one index row picks several), from the
     inputs' shapes as ``compile_crash`` has them (a dynamic dim gives 1); what the runtime
-    bridge keeps the indices it makes for a whole model inside (``runtime.feeding``).
+    bridge keeps the indices it makes for a whole model inside (``runtime.feeding``);
+    with ``widest=True``, the largest size any index may reach, None where unknown: the
+    bound a user's indices are held to before a run (``runtime.outputs.index_bounds``).
     ``symbolic``: ``symbolic(ins, attrs, facts) -> list[symbolic.Sym] or None``, the
     outputs' dims (and the elements of small integer outputs) as expressions in the input
     dims' names, from the inputs' (``ops/core/symbolic.py``; ``infer --symbols``); a dim
