@@ -10,7 +10,7 @@ Before writing, the runtime proof (validate/rows.py; ``--no-runtime-proof`` skip
 runs the written model on batches of rows and the original on each row alone, and a row
 that differs is exit 1 with nothing written. ``--dry-run`` lists what would change and
 writes nothing. Writes are atomic and never replace the input without ``--in-place``
-(docs/cli.md).
+(docs/cli/reshape.md).
 """
 
 from __future__ import annotations
@@ -100,7 +100,11 @@ def run(args: argparse.Namespace) -> int:
             return _blocked(args, shapes, err)
         bar.update()
         proof = _prove(args, old, G, result.modified, bar)
-        if proof is not None and not proof.ok:
+        # a row that differs refuses the reshape; a proof that compared nothing (every
+        # output a list of detections, say) is no verdict, like one that could not run:
+        # written, and said, unless --runtime-proof asked for a proof
+        if proof is not None and (proof.differs is not None
+                                  or (not proof.ok and args.runtime_proof)):
             return _differs(args, shapes, result, proof)
         # -o always gives OUT; --in-place leaves an unchanged model's files alone
         written = out if result.modified or not args.in_place else None
@@ -130,7 +134,7 @@ def _doc(args, shapes, written, changed, fixes, blocked, summary, warnings=(), p
 #: the proof's record when the reshape is blocked: nothing was written to prove
 _BLOCKED = {"ran": False, "why": "the reshape is blocked", "precision": "f32", "rtol": None,
             "atol": None, "batches": [], "runs": [], "differs": None, "unpaired": [],
-            "seconds": 0.0}
+            "not_compared": [], "compared": [], "nothing_proven": None, "seconds": 0.0}
 
 
 def _input_shapes(G: Any) -> dict[str, Any]:
@@ -164,7 +168,7 @@ def _prove(args: argparse.Namespace, old: dict[str, Any], G: Any, modified: bool
 
 def _differs(args: argparse.Namespace, shapes: dict[str, str], result: Any, proof: Any
              ) -> int:
-    """The proof found a row that differs: exit 1, nothing written."""
+    """The proof found a row that differs, or proved nothing: exit 1, nothing written."""
     d = proof.differs
     if args.json:
         doc = _doc(args, shapes, None, [], result.fixes, [], None, result.warnings, proof)
@@ -172,6 +176,11 @@ def _differs(args: argparse.Namespace, shapes: dict[str, str], result: Any, proo
         return EXIT_PROBLEM
     for fx in result.fixes:
         _say_fix(fx, "fix (tried, not kept)")
+    if d is None:  # nothing compared, or rows that cannot be told apart
+        say_line(f"runtime proof: nothing proven: {proof.nothing_proven}")
+        say_record(f"{args.model}: the runtime proof proves nothing about the reshaped "
+                   "model's rows; nothing written (--no-runtime-proof writes it unproven)")
+        return EXIT_PROBLEM
     what = f"output '{d['output']}': {d['why']}" if d["output"] else f"the run failed: " \
         f"{d['why']}"
     say_line(f"differs: {what}")
@@ -181,14 +190,30 @@ def _differs(args: argparse.Namespace, shapes: dict[str, str], result: Any, proo
 
 
 def _say_proof(proof: Any) -> None:
+    from ..validate.rows import UNSTACKED
+
     if proof is None:
         return
-    if proof.ran:
+    if proof.ran and proof.nothing_proven is not None:
+        say_line(f"runtime proof: nothing proven: {proof.nothing_proven}")
+    elif proof.ran:
         batches = " and ".join(map(str, proof.batches))
-        left = (f"; not stacked row by row, so not compared: {', '.join(proof.unpaired)}"
-                if proof.unpaired else "")
+        how = []
+        for row in proof.compared:
+            if row["bound"] == "quantization":
+                how.append(f"{row['output']} within {row['steps']} steps of "
+                           f"{row['fake_quantize']} (atol {row['atol']:.3g}), unchanged "
+                           "when the other rows change")
+            elif row["bound"] == "detections":
+                how.append(f"{row['output']}: {row['matched']} detections matched per image "
+                           f"(IoU >= {row['iou']})")
+        apart = [row["output"] for row in proof.not_compared if row["why"] == UNSTACKED]
+        left = (f"; not stacked row by row, so not compared: {', '.join(apart)}"
+                if apart else "") + "".join(
+            f"; not compared: {row['output']} ({row['why']})"
+            for row in proof.not_compared if row["why"] != UNSTACKED)
         say_line(f"runtime proof: each row of batch {batches} equals the original run on it "
-                 f"(CPU, f32){left}")
+                 f"(CPU, f32{'; ' if how else ''}{'; '.join(how)}){left}")
     elif proof.why not in ("nothing changed", "--no-runtime-proof"):
         say_line(f"runtime proof: not run: {proof.why}")
 

@@ -20,6 +20,8 @@ proving nothing. So each integer or boolean Parameter gets a :class:`Feed`:
 - none of these: zeros, as before (a valid index, token id and size at any shape).
 
 An input that indexes a table is an ``index`` (or ``positions``) whatever else it reaches.
+Where rows must differ (reshape's row proof), ``make_array(..., vary=True)`` gives a
+``zeros`` input random zeros and ones, and positions that start at the row's number.
 Floating-point inputs are small random numbers (standard normal), as validate makes them.
 """
 
@@ -125,9 +127,11 @@ def _shape(output) -> tuple[int | None, ...] | None:
     return tuple(d.get_length() if d.is_static else None for d in shape)
 
 
-def _table(node, index: int) -> int | None:
+def _table(node, index: int, widest: bool = False) -> int | None:
     """How many entries input ``index`` of ``node`` may pick from when it holds indices
-    (the op's spec says: ``OpSpec.table_rows``), or None when it holds none."""
+    (the op's spec says: ``OpSpec.table_rows``), or None when it holds none. ``widest``:
+    the largest size any index may reach, None where unknown (a bound to hold a user's
+    indices to, never a safe size to make them in)."""
     spec = _spec(node)
     if spec is None or spec.table_rows is None:
         return None
@@ -135,9 +139,11 @@ def _table(node, index: int) -> int | None:
     consts = {k: v for k, out in enumerate(inputs) if (v := _scalar_const(out)) is not None}
     attrs = Attrs({k: str(v) for k, v in node.get_attributes().items()}, spec.version)
     try:
-        return spec.table_rows([_shape(out) for out in inputs], attrs, consts).get(index)
-    except (OvgatherError, ValueError, IndexError):  # attributes it cannot read: unknown
-        return 1
+        found = spec.table_rows([_shape(out) for out in inputs], attrs, consts,
+                                **({"widest": True} if widest else {})).get(index)
+    except (OvgatherError, ValueError, IndexError, TypeError):  # attributes it cannot read
+        return None if widest else 1
+    return found if not widest or (found is not None and found > 0) else None
 
 
 def _carries(node, index: int) -> bool:
@@ -310,8 +316,11 @@ def merge_feeds(a: Feed, b: Feed) -> Feed:
 
 
 def make_array(feed: Feed, shape: Sequence[int], dtype: np.dtype,
-               rng: np.random.Generator) -> np.ndarray:
-    """Seeded values of ``shape`` and ``dtype`` for ``feed``.
+               rng: np.random.Generator, vary: bool = False) -> np.ndarray:
+    """Seeded values of ``shape`` and ``dtype`` for ``feed``. ``vary``: rows (along the
+    first axis) that differ where the values would repeat: an integer or boolean input
+    that feeds nothing known gets random zeros and ones instead of zeros, and positions
+    start at the row's number (``r, r + 1, …``, kept inside their table).
 
     >>> make_array(Feed("mask"), (3, 4), np.dtype("int64"), np.random.default_rng(0))
     array([[1, 1, 1, 0],
@@ -328,6 +337,9 @@ def make_array(feed: Feed, shape: Sequence[int], dtype: np.dtype,
         return rng.integers(lo, hi, size=shape, dtype=np.int64).astype(dtype)
     if feed.kind == "positions" and shape:
         values = np.arange(shape[-1], dtype=np.int64)
+        if vary and len(shape) > 1:  # row r starts at r
+            values = values + np.arange(shape[0], dtype=np.int64).reshape(
+                (-1,) + (1,) * (len(shape) - 1))
         if feed.high is not None:
             lo, hi = _clip_range(feed.low, feed.high, dtype)
             values = lo + values % (hi - lo)
@@ -336,6 +348,8 @@ def make_array(feed: Feed, shape: Sequence[int], dtype: np.dtype,
         return np.ascontiguousarray(np.broadcast_to(values, shape)).astype(dtype)
     if feed.kind == "mask" and shape:
         return _mask(shape).astype(dtype)
+    if vary and feed.kind == "zeros":
+        return rng.integers(0, 2, size=shape, dtype=np.int64).astype(dtype)
     return np.zeros(shape, dtype=dtype)
 
 

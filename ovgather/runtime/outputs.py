@@ -17,9 +17,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import IRError, OvgatherError, RuntimeBridgeError
+from ..errors import IRError, RuntimeBridgeError
 from .core import compile_model, first_line, openvino, run_request
-from .feeding import _scalar_const, _shape, _spec
+from .feeding import _spec, _table
 from .interop import ONNX_SUFFIXES, _convert_onnx, to_openvino
 from .models import read_model
 
@@ -267,17 +267,4 @@ def _table_size(node: Any, index: int) -> int | None:
     """The entries input ``index`` of ``node`` may index when that size is known (the op's
     spec says which inputs hold indices: ``OpSpec.table_rows``, at its widest), else None
     (no bound known: nothing is refused)."""
-    from ..ops.core.spec import Attrs
-
-    spec = _spec(node)
-    if spec is None or spec.table_rows is None:
-        return None
-    inputs = node.input_values()
-    consts = {k: v for k, out in enumerate(inputs) if (v := _scalar_const(out)) is not None}
-    attrs = Attrs({k: str(v) for k, v in node.get_attributes().items()}, spec.version)
-    try:
-        size = spec.table_rows([_shape(out) for out in inputs], attrs, consts,
-                               widest=True).get(index)
-    except (OvgatherError, ValueError, IndexError, TypeError):
-        return None
-    return size if size is not None and size > 0 else None
+    return _table(node, index, widest=True)

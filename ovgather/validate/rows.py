@@ -11,7 +11,19 @@ beyond tolerance, or the run that fails.
 
 The inputs are made per row (:func:`row_inputs`) as ``compare`` makes them: real numbers
 at random, a mask of ones with padding, an integer that indexes a table at random inside
-the table, positions in order, so that rows differ from each other and a leak shows.
+the table, positions in order, so that rows differ from each other and a leak shows. Two
+rows equal in every input cannot show a leak: the inputs are re-drawn with values that
+vary row by row (random zeros and ones for an integer that feeds nothing known,
+positions that start at the row's number), and a proof whose rows stay equal, or that
+compared no output, proves nothing (``nothing_proven``; never "equals").
+
+What is compared, and how (:mod:`.row_values`): an output downstream of a random op is
+left out (``not_compared``); so is one whose batch does not stack row by row, except a
+DetectionOutput, whose detections are split by image id and matched per image as sets.
+An output downstream of a FakeQuantize on activations that is off the f32 tolerance is
+proven in two steps: the batch run again with the other rows changed must leave the row's
+output unchanged bit for bit (no row reads another), and the row must equal the row run
+alone within a few steps of the quantization grid (``compared`` says which bound).
 """
 
 from __future__ import annotations
@@ -31,9 +43,19 @@ from ..element_types import element_type_name, numpy_dtype
 from ..errors import OvgatherError
 from ..shapes import Dimension, PartialShape
 from .memory import DEFAULT_MEMORY_BUDGET, size_text, whole_run_bytes
+from .row_values import (
+    IOU,
+    STEPS,
+    list_output,
+    match_detections,
+    output_facts,
+    quantization_bound,
+    same_rows,
+)
 from .sizes import LARGER_SIZES, parameter_shapes, parameter_types
 
-__all__ = ["RowProof", "prove_rows", "proof_sizes", "batch_inputs", "row_inputs", "RTOL", "ATOL"]
+__all__ = ["RowProof", "prove_rows", "proof_sizes", "batch_inputs", "row_inputs",
+           "distinct_inputs", "RTOL", "ATOL", "UNSTACKED"]
 
 #: Tolerance of an f32 run: relative, and absolute per unit of the output's largest
 #: magnitude (a batch runs other kernels' blocking than one row: the sums are reordered).
@@ -43,6 +65,12 @@ ATOL = 1e-4
 BATCHES = (2, 3)
 #: The sizes tried for another dim that is dynamic in both models, two per proof.
 SEQUENCES = (5, 8, *LARGER_SIZES)
+#: How many times inputs whose rows are equal are re-drawn.
+REDRAWS = 4
+#: Why an output whose batch does not stack row by row is not compared.
+UNSTACKED = "its batch does not stack row by row"
+#: How far a matched detection's score and box may move (they lie in [0, 1]).
+DETECTION_ATOL = 1e-3
 
 
 @dataclass
@@ -50,7 +78,11 @@ class RowProof:
     """What the runtime proof did. ``ran`` with ``why`` when not; ``runs``: the input
     shapes of each batch run; ``differs``: the first differing output (``output``,
     ``batch``, ``row``, ``max_abs``, ``why``), or None; ``unpaired``: outputs whose
-    batch does not stack row by row (compared nowhere)."""
+    batch does not stack row by row (compared nowhere); ``not_compared``: each output
+    left out (``output``, ``why``); ``compared``: each output compared (``output``,
+    ``bound``: ``f32``, ``exact``, ``quantization`` or ``detections``, with the bound's
+    numbers, or ``matched`` detections); ``nothing_proven``: why a proof that ran
+    proves nothing (rows that cannot be told apart, no output compared)."""
 
     ran: bool
     why: str | None = None
@@ -59,16 +91,41 @@ class RowProof:
     differs: dict[str, Any] | None = None
     unpaired: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    not_compared: list[dict[str, str]] = field(default_factory=list)
+    compared: list[dict[str, Any]] = field(default_factory=list)
+    nothing_proven: str | None = None
 
     @property
     def ok(self) -> bool:
-        return self.differs is None
+        """No row differs, and a proof that ran proved something."""
+        return self.differs is None and self.nothing_proven is None
 
     def to_dict(self) -> dict[str, Any]:
         return {"ran": self.ran, "why": self.why, "precision": "f32", "rtol": RTOL,
                 "atol": ATOL, "batches": self.batches, "runs": self.runs,
                 "differs": self.differs, "unpaired": self.unpaired,
-                "seconds": round(self.seconds, 3)}
+                "not_compared": self.not_compared, "compared": self.compared,
+                "nothing_proven": self.nothing_proven, "seconds": round(self.seconds, 3)}
+
+    def leave_out(self, output: str, why: str) -> None:
+        if all(row["output"] != output for row in self.not_compared):
+            self.not_compared.append({"output": output, "why": why})
+
+    def count(self, output: str, bound: str, **numbers: Any) -> None:
+        """``output`` compared under ``bound``; a looser bound (or more detections
+        matched) replaces a tighter one."""
+        order = ("exact", "f32", "detections", "quantization")
+        for row in self.compared:
+            if row["output"] == output:
+                if bound == "detections":
+                    row["matched"] = row.get("matched", 0) + numbers.get("matched", 0)
+                elif order.index(bound) > order.index(row["bound"]) or (
+                        bound == row["bound"] == "quantization"
+                        and numbers["atol"] > row["atol"]):
+                    row.clear()
+                    row.update({"output": output, "bound": bound, **numbers})
+                return
+        self.compared.append({"output": output, "bound": bound, **numbers})
 
 
 # ---- sizes --------------------------------------------------------------------------------
@@ -148,11 +205,13 @@ def _run_shapes(old, new, rows, batch, seq) -> dict[str, list[int]] | None:
 
 # ---- inputs -------------------------------------------------------------------------------
 def row_inputs(G: nx.MultiDiGraph, shapes: Mapping[str, Sequence[int]], seed: int,
-               model: Any = None) -> dict[str, np.ndarray]:
+               model: Any = None, vary: bool = False) -> dict[str, np.ndarray]:
     """Inputs at ``shapes`` (by Parameter name) whose rows differ, made as ``compare``
     makes them (:mod:`ovgather.runtime.feeding`, from what each input feeds in
     ``model``, the ``openvino.Model`` of ``G`` by default): real numbers at random,
-    indices inside the table they index, masks of ones with some padding, positions."""
+    indices inside the table they index, masks of ones with some padding, positions;
+    ``vary``: also an integer that feeds nothing known and positions vary by row
+    (:func:`ovgather.runtime.feeding.make_array`)."""
     from ..runtime import to_openvino
     from ..runtime.feeding import Feed, feeds_by_name, make_array
 
@@ -162,8 +221,33 @@ def row_inputs(G: nx.MultiDiGraph, shapes: Mapping[str, Sequence[int]], seed: in
     out = {}
     for name, shape in shapes.items():
         dtype = np.dtype(numpy_dtype(element_type_name(types.get(name, "f32"))) or "float32")
-        out[name] = make_array(feeds.get(name, Feed("zeros")), shape, dtype, rng)
+        out[name] = make_array(feeds.get(name, Feed("zeros")), shape, dtype, rng, vary)
     return out
+
+
+def distinct_inputs(G: nx.MultiDiGraph, shapes: Mapping[str, Sequence[int]], seed: int,
+                    model: Any, rows: Sequence[str]) -> tuple[dict[str, np.ndarray], bool,
+                                                              str | None]:
+    """:func:`row_inputs` whose rows differ in some input of ``rows``: drawn as usual,
+    else re-drawn :data:`REDRAWS` times with ``vary``. The inputs, whether they vary,
+    and why two rows stay equal (None when none do)."""
+    feed = row_inputs(G, shapes, seed, model)
+    batch = shapes[rows[0]][0] if rows else 1
+    pair = same_rows(feed, rows, batch)
+    if pair is None:
+        return feed, False, None
+    for k in range(1, REDRAWS + 1):
+        feed = row_inputs(G, shapes, seed + 7919 * k, model, vary=True)
+        pair = same_rows(feed, rows, batch)
+        if pair is None:
+            return feed, True, None
+    return feed, True, _equal_rows(pair, shapes)
+
+
+def _equal_rows(pair: tuple[int, int], shapes: Mapping[str, Sequence[int]]) -> str:
+    sizes = ", ".join(f"{n}{list(s)}" for n, s in shapes.items())
+    return (f"rows {pair[0]} and {pair[1]} of the inputs ({sizes}) are equal in every input "
+            "however drawn, so a rewrite that mixes them cannot show")
 
 
 # ---- the proof ----------------------------------------------------------------------------
@@ -240,32 +324,125 @@ def _compare_runs(proof: RowProof, original: str, G: nx.MultiDiGraph,
     compiled.append(compile_model(models[1], threads))  # the written model: a verdict
     names = [[p.get_node().get_friendly_name() for p in m.inputs] for m in models]
     outs = [_output_name(p, i) for i, p in enumerate(models[1].outputs)]
+    facts = output_facts(models[1])
     for k, run in enumerate(runs):
-        feed = row_inputs(G, run, seed + k, models[1])
         batch = run[rows_of[0]][0] if rows_of else 1
+        feed, varied, same = distinct_inputs(G, run, seed + k, models[1], rows_of)
         try:  # the original first: when it cannot run a row, the inputs are the proof's
-            rows = [_outputs(compiled[0], names[0], _row(feed, r, rows_of))
-                    for r in range(batch)]
-        except OvgatherError as err:
-            shapes = ", ".join(f"{n}{list(np.shape(a))}"
-                               for n, a in _row(feed, 0, rows_of).items())
-            raise _CannotRun(f"the original fails on one row of the inputs made for it "
-                             f"({shapes}): {_failure(err)}") from err
+            rows = _original_rows(compiled[0], names[0], feed, rows_of, batch)
+        except _CannotRun:
+            if not varied:
+                raise
+            feed = row_inputs(G, run, seed + k, models[1])  # the values it takes
+            rows = _original_rows(compiled[0], names[0], feed, rows_of, batch)
+            pair = same_rows(feed, rows_of, batch)
+            same = pair and (_equal_rows(pair, run) + " (the original fails on values "
+                             "that vary)")
+        if same and proof.nothing_proven is None:
+            proof.nothing_proven = same
         many = _outputs(compiled[1], names[1], feed)  # fails where each row ran: a verdict
+        moved: list[list[np.ndarray]] | None = None  # the batch with the other rows changed
         for i, got in enumerate(many):
             want = [row[i] for row in rows]
+            name, fact = outs[i], facts[i]
+            if fact.random:
+                proof.leave_out(name, f"downstream of {fact.random}: its values are random")
+                continue
+            if fact.detections:
+                matched, wrong = match_detections(got, want, DETECTION_ATOL)
+                if wrong is not None:
+                    proof.differs = {"output": name, "batch": batch, "row": wrong[0],
+                                     "max_abs": None, "why": wrong[1]}
+                    return
+                proof.count(name, "detections", matched=matched, iou=IOU,
+                            atol=DETECTION_ATOL)
+                continue
             if got.shape[:1] != (sum(w.shape[0] if w.ndim else 1 for w in want),) \
-                    or any(w.shape[1:] != got.shape[1:] for w in want):
-                if outs[i] not in proof.unpaired:
-                    proof.unpaired.append(outs[i])
+                    or any(w.shape[1:] != got.shape[1:] for w in want) \
+                    or fact.made_by.startswith("StringTensorUnpack "):  # offsets in the batch
+                if name not in proof.unpaired:
+                    proof.unpaired.append(name)
+                proof.leave_out(name, f"a list {fact.made_by} makes from the whole batch"
+                                if list_output(fact) else UNSTACKED)
                 continue
             wrong = _first_row(got, want)
-            if wrong is not None:
-                proof.differs = {"output": outs[i], "batch": batch, "row": wrong[0],
-                                 "max_abs": wrong[1],
-                                 "why": f"row {wrong[0]} of a batch of {batch} differs from "
-                                        f"that row run alone by up to {wrong[1]:.3g}"}
-                return
+            if wrong is None:
+                proof.count(name, "f32" if got.dtype.kind in "fc" else "exact",
+                            **({"rtol": RTOL, "atol": ATOL} if got.dtype.kind in "fc" else {}))
+                continue
+            if fact.grid is not None and got.dtype.kind in "fc":
+                if moved is None:
+                    moved = _other_rows_changed(compiled[1], names[1], feed, G, run,
+                                                seed + k, models[1], rows_of, batch, varied)
+                row = _row_moves(got, want, [m[i] for m in moved])
+                if row is not None:
+                    proof.differs = {"output": name, "batch": batch, "row": row,
+                                     "max_abs": None,
+                                     "why": f"row {row} of a batch of {batch} changes when "
+                                            "the other rows change"}
+                    return
+                loose = _first_row(got, want, fact.grid)
+                if loose is None:
+                    scale = max(float(np.nanmax(np.abs(w))) if w.size else 0.0 for w in want)
+                    proof.count(name, "quantization", rtol=RTOL, steps=STEPS,
+                                atol=quantization_bound(fact.grid, scale), **{
+                                    key: fact.grid[key]
+                                    for key in ("fake_quantize", "levels", "step")})
+                    continue
+                wrong = loose
+            proof.differs = {"output": name, "batch": batch, "row": wrong[0],
+                             "max_abs": wrong[1],
+                             "why": f"row {wrong[0]} of a batch of {batch} differs from "
+                                    f"that row run alone by up to {wrong[1]:.3g}"
+                                    + (f" (over {STEPS} steps of {fact.grid['fake_quantize']})"
+                                       if fact.grid is not None and got.dtype.kind in "fc"
+                                       else "")}
+            return
+    if not proof.compared and proof.nothing_proven is None:
+        left = "; ".join(f"{row['output']}: {row['why']}" for row in proof.not_compared)
+        proof.nothing_proven = f"no output was compared ({left or 'the model has none'})"
+
+
+def _original_rows(compiled: Any, names: list[str], feed: Mapping[str, np.ndarray],
+                   rows_of: list[str], batch: int) -> list[list[np.ndarray]]:
+    """The original's outputs on each row alone; :class:`_CannotRun` when it fails."""
+    try:
+        return [_outputs(compiled, names, _row(feed, r, rows_of)) for r in range(batch)]
+    except OvgatherError as err:
+        shapes = ", ".join(f"{n}{list(np.shape(a))}"
+                           for n, a in _row(feed, 0, rows_of).items())
+        raise _CannotRun(f"the original fails on one row of the inputs made for it "
+                         f"({shapes}): {_failure(err)}") from err
+
+
+def _other_rows_changed(compiled: Any, names: list[str], feed: Mapping[str, np.ndarray],
+                        G: nx.MultiDiGraph, run: Mapping[str, Sequence[int]], seed: int,
+                        model: Any, rows_of: list[str], batch: int, varied: bool
+                        ) -> list[list[np.ndarray]]:
+    """For each row r, the written model's outputs on ``feed`` whose other rows are
+    drawn afresh (inputs without a batch kept)."""
+    fresh = row_inputs(G, run, seed + 104729, model, vary=varied)
+    out = []
+    for r in range(batch):
+        mixed = {n: (np.array(fresh[n]) if n in rows_of else a) for n, a in feed.items()}
+        for n in rows_of:
+            mixed[n][r] = feed[n][r]
+        out.append(_outputs(compiled, names, mixed))
+    return out
+
+
+def _row_moves(got: np.ndarray, want: list[np.ndarray], moved: list[np.ndarray]
+               ) -> int | None:
+    """The first row whose output in ``got`` is not bit for bit the same in ``moved[r]``,
+    the batch run with the other rows changed."""
+    at = 0
+    for r, w in enumerate(want):
+        n = w.shape[0] if w.ndim else 1
+        if moved[r].shape != got.shape or \
+                got[at:at + n].tobytes() != moved[r][at:at + n].tobytes():
+            return r
+        at += n
+    return None
 
 
 class _CannotRun(Exception):
@@ -291,8 +468,9 @@ def _row(feed: Mapping[str, np.ndarray], r: int, rows: list[str]) -> dict[str, n
 def _outputs(compiled: Any, names: list[str], feed: Mapping[str, np.ndarray]
              ) -> list[np.ndarray]:
     request = _run(compiled, [feed[n] for n in names])
-    return [np.array(request.get_output_tensor(i).data)
-            for i in range(len(compiled.outputs))]
+    tensors = [request.get_output_tensor(i) for i in range(len(compiled.outputs))]
+    return [np.array(t.str_data if t.get_element_type().get_type_name() == "string"
+                     else t.data) for t in tensors]  # strings: never .data's bytes
 
 
 def _run(compiled: Any, arrays: list[np.ndarray]) -> Any:
@@ -301,8 +479,10 @@ def _run(compiled: Any, arrays: list[np.ndarray]) -> Any:
     return run_request(compiled, arrays)
 
 
-def _first_row(got: np.ndarray, want: list[np.ndarray]) -> tuple[int, float] | None:
-    """The first row of ``got`` outside tolerance of ``want`` (and its largest error)."""
+def _first_row(got: np.ndarray, want: list[np.ndarray], grid: Mapping[str, Any] | None = None
+               ) -> tuple[int, float] | None:
+    """The first row of ``got`` outside tolerance of ``want`` (and its largest error);
+    with ``grid``, the tolerance of a few of its quantization steps where looser."""
     at = 0
     for r, w in enumerate(want):
         n = w.shape[0] if w.ndim else 1
@@ -310,11 +490,16 @@ def _first_row(got: np.ndarray, want: list[np.ndarray]) -> tuple[int, float] | N
         at += n
         if g.dtype.kind not in "fc":
             if not np.array_equal(g, w.reshape(g.shape)):
+                if g.dtype.kind in "OUS":  # strings: equal or not (inf, as compare has it)
+                    return r, math.inf
                 return r, float(np.max(np.abs(g.astype(np.float64) - w)))
             continue
         scale = float(np.nanmax(np.abs(w))) if w.size and not np.isnan(w).all() else 1.0
         w = w.reshape(g.shape)
-        if not np.allclose(g, w, rtol=RTOL, atol=ATOL * max(1.0, scale), equal_nan=True):
+        atol = ATOL * max(1.0, scale)
+        if grid is not None:
+            atol = max(atol, quantization_bound(grid, scale))
+        if not np.allclose(g, w, rtol=RTOL, atol=atol, equal_nan=True):
             diff = np.abs(g.astype(np.float64) - w)
             return r, float(np.nanmax(diff)) if not np.isnan(diff).all() else math.inf
     return None
