@@ -1,4 +1,4 @@
-"""``ovgather check`` and ``ovgather infer`` (docs/cli.md).
+"""``ovgather check`` and ``ovgather infer`` (docs/cli/check.md).
 
 ``check MODEL.xml [MODEL.xml …] [--shape NAME=SHAPE …] [--json] [--all]
 [--target-runtime RELEASE] [--format text|json|sarif|junit] [--skip-non-ir]`` re-infers

@@ -2,7 +2,7 @@
 count arguments, the options of the one-layer commands and the ``error:`` line (the
 MODEL argument and how it is loaded are in ``models.py``).
 
-Exit codes (docs/cli.md): 0 all good, 1 the model has a problem, 2 the input could not
+Exit codes (docs/cli/README.md): 0 all good, 1 the model has a problem, 2 the input could not
 be used; 128 + N for a command ended by signal N (141 when the reader of a pipe has gone).
 """
 

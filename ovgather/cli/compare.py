@@ -3,7 +3,7 @@
 [--atol A] [--memory-budget SIZE] [--all-layers [--ref openvino|onnxruntime]] [--json]``.
 
 Runs both models on the OpenVINO CPU runtime with the same inputs and compares every
-output (``ovgather.comparison.outputs``). Exit codes (docs/cli.md): 0 every output within
+output (``ovgather.comparison.outputs``). Exit codes (docs/cli/compare.md): 0 every output within
 tolerance, 1 an output differs, is in one model only or proves nothing (each is named), or
 a model crashed the runtime's process (the OpenVINO work runs in a worker process: the
 report names the model, the signal and the inputs it was fed), 2
@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import UsageError
 from .common import EXIT_OK, EXIT_PROBLEM, add_json, shape_overrides, whole_number
 from .models import ANY_HELP, quiet_native_stderr, refuse_weights
-from .output import Progress, print_json, say, say_record
+from .output import Progress, print_json, say_line, say_record
 
 __all__ = ["add_parsers", "run_compare"]
 
@@ -153,32 +153,32 @@ def _print_layers(report: Any) -> None:
     s = report.summary
     counts = ", ".join(f"{s[k]} {k}" for k in (*LAYER_STATUSES, "crashed") if s.get(k))
     ran = "ONNX Runtime" if report.ref == "onnxruntime" else "OpenVINO"
-    say(f"  layers (A run by {ran}): {s['layers']} outputs: {counts or 'none'} "
+    say_line(f"  layers (A run by {ran}): {s['layers']} outputs: {counts or 'none'} "
         f"({report.chunks} chunk{'s' if report.chunks != 1 else ''})")
     first = report.first_divergent
     labels = report.outputs.labels
     if report.unproven and first is None:
         allowed = " (allowed)" if report.outputs.allow_unproven else ""
-        say(f"  nothing proven{allowed}: {report.unproven}")
+        say_line(f"  nothing proven{allowed}: {report.unproven}")
     elif first is None:
-        say("  no layer output differs")
+        say_line("  no layer output differs")
     else:
-        say(f"  first divergent: {_where(first.a, first.line_a, labels[0])} / "
+        say_line(f"  first divergent: {_where(first.a, first.line_a, labels[0])} / "
             f"{_where(first.b, first.line_b, labels[1])}, output {first.port} "
             f"({first.type}): {_errors(first)}")
         growth = report.growth
         if growth:
-            say("  the worst after it:")
+            say_line("  the worst after it:")
             for lc in growth:
-                say(f"    {lc.status:7s} {lc.a}:{lc.port}: {_errors(lc)}")
+                say_line(f"    {lc.status:7s} {lc.a}:{lc.port}: {_errors(lc)}")
     for status in ("crashed", "only in A", "only in B", "not run"):
         found = [lc for lc in report.layers if lc.status == status]
         for lc in found[:LISTED]:
-            say(f"  {status:9s} {lc.a or lc.b}:{lc.port}"
+            say_line(f"  {status:9s} {lc.a or lc.b}:{lc.port}"
                 + (f": {lc.message}" if status in ("not run", "crashed") and lc.message
                    else ""))
         if len(found) > LISTED:
-            say(f"  … and {len(found) - LISTED} more {status} (--json lists every layer)")
+            say_line(f"  … and {len(found) - LISTED} more {status} (--json lists every layer)")
 
 
 #: Outputs of one status listed at most in the human report.
@@ -214,9 +214,9 @@ def _print_human(report: Any) -> None:
     allowed = " (allowed)" if report.allow_unproven and s["nothing proven"] else ""
     say_record(f"{report.a} vs {report.b}: {n} output{'s' if n != 1 else ''}: "
                f"{counts or 'none'}{allowed}")
-    say(f"  inputs (seed {report.seed}, {report.precision} inference): {fed or 'none'}")
+    say_line(f"  inputs (seed {report.seed}, {report.precision} inference): {fed or 'none'}")
     for crash in report.crashed:
-        say(f"  crashed: {crash['message']}")
+        say_line(f"  crashed: {crash['message']}")
     for o in report.outputs:
         name = o.name if o.name_b in (None, o.name) else f"{o.name} / {o.name_b}"
         proves = o.status != "nothing proven"
@@ -230,9 +230,9 @@ def _print_human(report: Any) -> None:
                         "nothing compared")
         elif o.message:
             said.append(o.message if proves else o.message.split(": equal, but")[0])
-        say(f"  {o.status:9s} {name}: {'; '.join(said)}")
+        say_line(f"  {o.status:9s} {name}: {'; '.join(said)}")
     if s["nothing proven"]:
-        say(f"  hint: equal outputs that are NaN/Inf everywhere or constant prove nothing; "
+        say_line(f"  hint: equal outputs that are NaN/Inf everywhere or constant prove nothing; "
             f"{HINT}")
 
 

@@ -6,7 +6,7 @@ an older OpenVINO release cannot load or compile (passes/downgrade.py), re-check
 of the result and writes OUT.xml + OUT.bin atomically. Nothing is written when the
 conversion or the check finds a problem, and the input is never overwritten unless OUT is
 the input and ``--in-place`` is given; nothing is written either when the model needs no
-change (docs/cli.md).
+change (docs/cli/convert.md).
 """
 
 from __future__ import annotations

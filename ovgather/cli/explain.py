@@ -6,7 +6,7 @@ layer ovgather has no rule for, its inputs and attributes and a line saying so.
 
 Exit 0 when the layer is valid and its declared dims fit the inferred ones (a layer with no
 rule too), 1 when a rule breaks or the IR declares something else, 2 for unusable input
-(docs/cli.md).
+(docs/cli/explain.md).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import argparse
 
 from .common import EXIT_OK, EXIT_PROBLEM, add_layer_command, shape_overrides
 from .models import load
-from .output import print_json, say
+from .output import print_json, say_line
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -32,11 +32,12 @@ def run(args: argparse.Namespace) -> int:
     from ..views.explain import explain_layer
 
     G = load(args.model, debug=args.debug)
-    e = explain_layer(G, args.layer, shape_overrides(args.shape))
+    e = explain_layer(G, args.layer, shape_overrides(args.shape, G))
     problem = e.failed_rule is not None or (e.layer or {}).get("status") in ("mismatch",
                                                                              "invalid")
     if args.json:
         print_json(e.to_json())
     else:
-        say(e.to_text())
+        for line in e.to_text().split("\n"):  # each line one line: names escaped
+            say_line(line)
     return EXIT_PROBLEM if problem else EXIT_OK

@@ -12,7 +12,7 @@ import os
 from ..errors import UsageError
 from .common import EXIT_OK, add_layer_command, shape_overrides, whole_number
 from .models import load
-from .output import print_json, say
+from .output import print_json, say_line
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -38,14 +38,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-o '{out}' would overwrite the input model ('{clash}' is one of "
                          "its files); extract never overwrites it")
     G = load(args.model, debug=args.debug)
-    H = write_extract(G, args.layer, out, args.depth, shape_overrides(args.shape))
+    H = write_extract(G, args.layer, out, args.depth, shape_overrides(args.shape, G))
     summary = _summary(H, out)
     if args.json:
         print_json(summary)
     else:
         params = ", ".join(f"{p['name']} {p['shape']} {p['element_type']}"
                            for p in summary["parameters"])
-        say(f"wrote {out}: {summary['layers']} layers; inputs at the cut: {params or 'none'}")
+        say_line(f"wrote {out}: {summary['layers']} layers; inputs at the cut: {params or 'none'}")
     return EXIT_OK
 
 

@@ -13,7 +13,7 @@ import os
 from ..errors import UsageError
 from .common import EXIT_OK, add_layer_command, shape_overrides, whole_number
 from .models import load
-from .output import print_json, say
+from .output import print_json, say_line
 
 #: ovgather.views.show.FORMATS, spelled out so that building the parser imports no drawing code
 _FORMATS = ("dot", "svg", "png", "html")
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     G = load(args.model, debug=args.debug)
     bound = DEFAULT_MAX_LAYERS if args.max_layers is None else args.max_layers
     drawing = write_picture(G, args.output, fmt, args.layer, args.depth,
-                            shape_overrides(args.shape), bound, errors=args.errors)
+                            shape_overrides(args.shape, G), bound, errors=args.errors)
     plan = drawing.plan
     if args.json:
         out = {"path": args.output, "format": fmt}
@@ -64,12 +64,12 @@ def run(args: argparse.Namespace) -> int:
                        left_out=len(plan.left_out))
         print_json(out)
     elif plan is None:
-        say(f"wrote {args.output} ({fmt})")
+        say_line(f"wrote {args.output} ({fmt})")
     else:
-        say(f"wrote {args.output} ({fmt}): {len(plan.drawn)} of {G.number_of_nodes()} layers "
+        say_line(f"wrote {args.output} ({fmt}): {len(plan.drawn)} of {G.number_of_nodes()} layers "
             "drawn as nodes")
         for note in plan.notes(G):
-            say(f"  {note}")
+            say_line(f"  {note}")
     if drawing.errors is not None and not args.json:
         _say_errors(G, drawing.errors)
     return EXIT_OK
@@ -78,12 +78,12 @@ def run(args: argparse.Namespace) -> int:
 def _say_errors(G, errors) -> None:
     counts = errors.counts()
     compared = sum(n for s, n in counts.items() if s in ("ok", "differs"))
-    say(f"  coloured by the errors of {errors.source}: {compared} layers compared, "
+    say_line(f"  coloured by the errors of {errors.source}: {compared} layers compared, "
         f"{counts.get('differs', 0)} differ, {G.number_of_nodes() - compared} not compared")
     if errors.first is not None:
-        say(f"  first divergent: {G.nodes[errors.first]['name']}")
+        say_line(f"  first divergent: {G.nodes[errors.first]['name']}")
     if errors.unmatched:
-        say(f"  {len(errors.unmatched)} layers of the report are not in the model "
+        say_line(f"  {len(errors.unmatched)} layers of the report are not in the model "
             f"(first: {errors.unmatched[0]})")
 
 

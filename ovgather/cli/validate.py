@@ -2,7 +2,7 @@
 
 Runs every gather layer on the OpenVINO CPU runtime and compares shapes with ovgather's
 inference and values with its NumPy reference (``ovgather.validate``). Exit codes
-(docs/cli.md): 0 every layer agrees, 1 a layer disagrees (it is named), 2 an input could
+(docs/cli/validate.md): 0 every layer agrees, 1 a layer disagrees (it is named), 2 an input could
 not be used (its ``error:`` line is printed and the other models still run). A folder
 stands for the IRs below it, ``--jobs N`` validates N models at once (cli/folders.py). A progress
 bar goes to stderr, only when stderr is a terminal and the run takes more than a moment.

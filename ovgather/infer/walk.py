@@ -4,7 +4,7 @@ OpenVINO's reader silently recomputes every output shape, so stale or hand-edite
 dims never surface. This module walks the graph (``graph`` schema) in topological
 order from the Parameters' ``shape`` attributes (which keep the intervals that port dims
 lose) and the Consts, applies the rule of every op ovgather knows, and compares each
-output port with the dims the IR declares (docs/cli.md):
+output port with the dims the IR declares (docs/cli/check.md):
 
 ``ok``         declared and inferred are compatible in OpenVINO's sense (same rank, each
                pair of dims can be equal; a declared ``-1`` fits anything, and a port

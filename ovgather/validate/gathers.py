@@ -1,4 +1,4 @@
-"""Prove the gather layers of a model against the OpenVINO CPU runtime (docs/cli.md).
+"""Prove the gather layers of a model against the OpenVINO CPU runtime (docs/cli/validate.md).
 
 For every GatherND, GatherElements and Gather layer :func:`validate`
 

@@ -1,5 +1,5 @@
 """``check --format sarif`` and ``check --format junit``: the check reports as documents
-that CI systems show (docs/cli.md).
+that CI systems show (docs/cli/check.md).
 
 **SARIF 2.1.0** (GitHub code scanning, any SARIF viewer): one run for the whole command,
 one result per layer that fails the check (``mismatch``, ``invalid``, ``unknown``) and, with

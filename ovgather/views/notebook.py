@@ -207,7 +207,7 @@ class Picture:
 def picture(G: Any, layer: str | None = None, depth: int = 2,
             shapes: dict[str, str] | None = None, max_layers: int | None = 200) -> Picture:
     """The picture of ``G`` (or of ``layer``'s ``depth``-neighbourhood) that displays
-    itself in a notebook; see :class:`Picture` and ``ovgather show`` (docs/cli.md)."""
+    itself in a notebook; see :class:`Picture` and ``ovgather show`` (docs/cli/show.md)."""
     return Picture(G, layer, depth, shapes, max_layers)
 
 

@@ -10,8 +10,8 @@ breaks it in one way a user (or an attacker) could, and checks two things:
 
 The expected line and layer are computed from the mutated XML text, never from ovgather's
 own output. Where OpenVINO's reader behaves differently (it keeps the last of two layers with
-the same id, reads ``<dim>2..5</dim>`` as 2, ...) a test pins that behaviour too, so the README's
-"Safety" section stays true for the installed OpenVINO.
+the same id, reads ``<dim>2..5</dim>`` as 2, ...) a test pins that behaviour too, so docs/safety.md
+stays true for the installed OpenVINO.
 """
 
 from __future__ import annotations
@@ -687,7 +687,7 @@ def test_comments_and_processing_instructions_are_harmless(tiny: tuple[str, byte
 
 
 # --------------------------------------------------------------------------------------------
-# Where OpenVINO's reader differs (the README's "Safety" section states these facts).
+# Where OpenVINO's reader differs (docs/safety.md states these facts).
 # --------------------------------------------------------------------------------------------
 
 
@@ -723,7 +723,7 @@ OPENVINO_ACCEPTS = [
 @pytest.mark.parametrize("name", OPENVINO_ACCEPTS)
 def test_openvino_accepts_what_ovgather_refuses(name: str, tiny: tuple[str, bytes],
                                                 tmp_path: Path) -> None:
-    """Pins the README's Safety table: OpenVINO 2026.4 reads these without a word."""
+    """Pins docs/safety.md's table: OpenVINO 2026.4 reads these without a word."""
     import openvino as ov
 
     case = next(c for c in CASES if c.name == name)

@@ -231,9 +231,12 @@ def _ovgather_imports(path: Path) -> list[tuple[int, str]]:
 
 
 def test_op_files_import_only_the_core_and_the_foundation():
-    """An op file never borrows from another: loading Eye must not load Convolution."""
+    """An op file never borrows from another: loading Eye must not load Convolution.
+    (``ops/reference.py`` is no op file: it gathers the gather family's references.)"""
+    from ovgather.ops import OP_MODULES
+
     bad = [(path.name, line, name)
-           for path in sorted((PACKAGE / "ops").glob("*.py")) if path.name != "__init__.py"
+           for path in sorted((PACKAGE / "ops").glob("*.py")) if path.stem in OP_MODULES
            for line, name in _ovgather_imports(path)
            if not name.startswith(OP_FILE_IMPORTS)]
     assert not bad, bad

@@ -11,7 +11,7 @@ really blocks: OpenVINO refuses the original model at the sizes the blocker name
 from the runtime proof must be a model that, written without the proof, computes other
 rows (or fails) on OpenVINO. A mixture-of-experts block and a model that mixes its rows
 (tools/proof_models.py) join them. The checks live in ``tools/reshape_survey.py``, which
-prints the figures for the README.
+prints the figures for docs/cli/reshape.md.
 """
 
 from __future__ import annotations
