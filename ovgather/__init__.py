@@ -44,6 +44,11 @@ _PUBLIC: dict[str, str] = {
     # two models on the runtime
     "compare": ".comparison", "CompareReport": ".comparison",
     "compare_layers": ".comparison", "LayersReport": ".comparison",
+    "diff": ".comparison", "DiffReport": ".comparison",
+    # searches that run a model many times
+    "reduce": ".debug", "ReduceReport": ".debug",
+    # what a model costs
+    "stats": ".cost", "StatsReport": ".cost", "info": ".cost", "InfoReport": ".cost",
     # in a notebook (graphs and reports display themselves there once ovgather is imported)
     "view": ".views", "picture": ".views", "Picture": ".views",
     # shapes
@@ -79,6 +84,9 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # what type checkers and editors see
     from . import errors, graph, shapes  # noqa: F401
     from .comparison import CompareReport, LayersReport, compare, compare_layers  # noqa: F401
+    from .comparison import DiffReport, diff  # noqa: F401
+    from .cost import InfoReport, StatsReport, info, stats  # noqa: F401
+    from .debug import ReduceReport, reduce  # noqa: F401
     from .edit import (  # noqa: F401
         add_const,
         add_layer,

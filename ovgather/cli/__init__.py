@@ -1,15 +1,16 @@
 """The ``ovgather`` command line: the only place that prints and picks exit codes.
 
-Each subcommand lives in its own module (``check.py`` holds check and infer,
-``convert.py``, ``reshape.py``, ``validate.py``, ``explain.py``, ``extract.py``, ``show.py``) and
+Each subcommand lives in its own module (``check.py`` holds check and infer, ``stats.py``
+stats and info, ``convert.py``, ``reshape.py``, ``validate.py``, ``explain.py``,
+``extract.py``, ``show.py``, ``compare.py``, ``diff.py``, ``reduce.py``) and
 registers itself through ``add_parsers(sub)``, which sets each subparser's handler
 ``args.run(args) -> int``. This module turns every ``OvgatherError``
 into one ``error:`` line and exit code 2; ``--debug`` (anywhere on the command line)
 prints the traceback before that line, and nothing else ever prints one.
 
 The exit codes, the MODEL argument, ``--shape`` parsing and the ``error:`` line are in
-``common.py`` (docs/cli.md). Everything is printed through ``output.py`` (the width, the JSON style,
-the progress bars). ``ovgather --help`` imports none of numpy, networkx, lxml or
+``common.py`` (docs/cli/README.md). Everything is printed through ``output.py`` (the width,
+the JSON style, the progress bars). ``ovgather --help`` imports none of numpy, networkx, lxml or
 openvino: the subcommand modules import them inside their handlers.
 """
 
@@ -107,7 +108,8 @@ stderr). Every subcommand takes --json (one JSON document on stdout) and --debug
 #: The subcommands and the module that registers each, in the order ``--help`` lists them.
 COMMANDS = {"check": "check", "infer": "check", "convert": "convert", "reshape": "reshape",
             "validate": "validate", "explain": "explain", "extract": "extract", "show": "show",
-            "compare": "compare"}
+            "compare": "compare", "stats": "stats", "info": "stats", "diff": "diff",
+            "reduce": "reduce"}
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
