@@ -83,8 +83,14 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what type checkers and editors see
     from . import errors, graph, shapes  # noqa: F401
-    from .comparison import CompareReport, LayersReport, compare, compare_layers  # noqa: F401
-    from .comparison import DiffReport, diff  # noqa: F401
+    from .comparison import (  # noqa: F401
+        CompareReport,
+        DiffReport,
+        LayersReport,
+        compare,
+        compare_layers,
+        diff,
+    )
     from .cost import InfoReport, StatsReport, info, stats  # noqa: F401
     from .debug import ReduceReport, reduce  # noqa: F401
     from .edit import (  # noqa: F401
