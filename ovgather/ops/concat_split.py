@@ -14,6 +14,7 @@ from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import normalize_axis
+from .core.inputs import InputMaker
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import (
     MAX_VALUE_SIZE,
@@ -246,6 +247,35 @@ def _split_symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | No
             for p, v in zip(parts, values, strict=True)]
 
 
+class _SplitInputs(InputMaker):
+    """A valid axis (Split) or valid lengths (VariadicSplit) for a run that feeds them
+    (Parameters): axis 0 need not divide by the number of splits, zero lengths do not
+    add up to the axis."""
+
+    def size_values(self, shapes: list[list[int] | None], attrs: Attrs
+                    ) -> dict[int, list[int]]:
+        """Split: input 1 (the axis), the first axis whose dim divides by
+        ``num_splits``. VariadicSplit: input 1 (the axis), 0; input 2, lengths that add up
+        to the axis: when it is known (the data is 1-D, or every dim is the same) the dim
+        shared out nearly evenly, otherwise ``-1`` (the rest) then zeros, which fits any
+        axis a constant names."""
+        data = shapes[0] if shapes else None
+        if data is None:
+            return {}
+        if "num_splits" in attrs:
+            parts = attrs.int("num_splits")
+            axes = [i for i, d in enumerate(data) if parts > 0 and d % parts == 0]
+            return {1: axes[:1]} if axes else {}
+        lengths = shapes[2] if len(shapes) > 2 else None
+        if lengths is None or not data:
+            return {1: [0]}
+        n = lengths[0] if lengths else 1
+        if n and len(set(data)) == 1:
+            share, extra = divmod(data[0], n)
+            return {1: [0], 2: [share + (k < extra) for k in range(n)]}
+        return {1: [0], 2: [-1] + [0] * (n - 1)} if n else {1: [0]}
+
+
 SPECS = (specs_of({"Concat": _concat}, row_dims=_concat_rows, symbolic=_concat_symbolic)
          + specs_of({"Split": _split, "VariadicSplit": _variadic_split},
-                    symbolic=_split_symbolic))
+                    symbolic=_split_symbolic, inputs=_SplitInputs()))

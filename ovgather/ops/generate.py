@@ -164,9 +164,27 @@ class _RangeInputs(InputMaker):
         return values
 
 
+class _TopKInputs(InputMaker):
+    """A valid k for a run that feeds it (a Parameter): 0, the usual integer input, is
+    refused by the CPU plugin (``top_k >= 1``)."""
+
+    def size_values(self, shapes: list[list[int] | None], attrs: Attrs
+                    ) -> dict[int, list[int]]:
+        """Input 1: half the axis dim, rounded up (1 when the data's shape is unknown):
+        a k that is neither the whole axis nor past it."""
+        data = shapes[0] if shapes else None
+        k = 1
+        if data:
+            try:
+                k = max(1, (data[normalize_axis(attrs.int("axis"), len(data), "axis")] + 1)
+                        // 2)
+            except ShapeInferenceError:
+                pass
+        return {1: [k]}
+
+
 _RULES: dict[str, Rule] = {
     "NonZero": _nonzero,
-    "TopK": _topk,
 }
 
 
@@ -191,5 +209,6 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
 
 
 SPECS = [*specs_of(_RULES, symbolic=_symbolic),
+         *specs_of({"TopK": _topk}, symbolic=_symbolic, inputs=_TopKInputs()),
          *specs_of({"Range": _range}, {1: {"inputs": _RangeInputs()},
                                        4: {"inputs": _RangeInputs()}}, symbolic=_symbolic)]

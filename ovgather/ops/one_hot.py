@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, Dimension, PartialShape
+from .core.inputs import InputMaker
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import Tensor, computed_shape_bounds, dim_of_bounds
 
@@ -81,4 +82,14 @@ def _symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | None:
     return [Sym(dims, [on if h else off for h in hot])]
 
 
-SPECS = specs_of({"OneHot": _one_hot}, symbolic=_symbolic)
+class _OneHotInputs(InputMaker):
+    """A valid depth for a run that feeds it (a Parameter): 0, the usual integer input,
+    makes an empty axis that proves little."""
+
+    def size_values(self, shapes: list[list[int] | None], attrs: Attrs
+                    ) -> dict[int, list[int]]:
+        """Input 1: a depth of 3 (zero indices, the usual ones, are inside it)."""
+        return {1: [3]}
+
+
+SPECS = specs_of({"OneHot": _one_hot}, symbolic=_symbolic, inputs=_OneHotInputs())

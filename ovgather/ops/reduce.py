@@ -17,6 +17,7 @@ from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core import numeric
 from .core.dims import broadcast_shapes, normalize_axis
+from .core.inputs import InputMaker
 from .core.spec import Attrs, Rule, Trace, specs_of
 from .core.values import (
     MAX_VALUE_SIZE,
@@ -250,4 +251,20 @@ def _matmul_symbolic(ins: list[Sym], data: Attrs, facts: Facts) -> list[Sym] | N
     return [Sym(batch + ([] if a1 else [da[-2]]) + ([] if b1 else [db[-1]]))]
 
 
-SPECS = specs_of(_RULES, symbolic=_symbolic)
+class _ReduceInputs(InputMaker):
+    """Valid axes for a run that feeds them (a Parameter): zeros, the usual integer
+    input, repeat the axis 0 when there are several."""
+
+    def size_values(self, shapes: list[list[int] | None], attrs: Attrs
+                    ) -> dict[int, list[int]]:
+        """Input 1: the axes ``0 .. n-1`` (distinct, each inside the data's rank)."""
+        data, axes = (shapes + [None, None])[:2]
+        if data is None or axes is None:
+            return {}
+        n = axes[0] if axes else 1
+        return {1: list(range(n))} if n <= len(data) else {}
+
+
+SPECS = [*specs_of({"MatMul": _matmul}, symbolic=_symbolic),
+         *specs_of({op: rule for op, rule in _RULES.items() if op != "MatMul"},
+                   symbolic=_symbolic, inputs=_ReduceInputs())]

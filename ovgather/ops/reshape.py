@@ -15,12 +15,14 @@ tests in ``tests/ops/test_ops_common.py`` which compare every rule with OpenVINO
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import broadcast_shapes, normalize_axis
+from .core.inputs import InputMaker
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import (
     MAX_VALUE_SIZE,
@@ -443,6 +445,76 @@ def _spread(x: Sym, facts: Facts) -> list | None:
     return list(x.value) * size
 
 
-SPECS = specs_of({"ShapeOf": _shape_of, "Reshape": _reshape, "Squeeze": _squeeze,
-                  "Unsqueeze": _unsqueeze, "Transpose": _transpose, "Broadcast": _broadcast,
-                  "Tile": _tile}, symbolic=_symbolic)
+# -- valid shapes, axes and repeats for a run that feeds them (validate --all-layers) ------
+def _length(shapes: list[list[int] | None], k: int) -> int | None:
+    """The element count of 1-D (or scalar) input ``k``, None when unknown."""
+    shape = shapes[k] if k < len(shapes) else None
+    return None if shape is None else shape[0] if shape else 1
+
+
+def _target(data: list[int], n: int) -> list[int] | None:
+    """A shape of ``n`` dims holding as many elements as ``data``: the data's own, its
+    leading dims merged, or ones appended; None when there is none (``n`` is 0 and the
+    data holds more than one element)."""
+    if n >= len(data):
+        return data + [1] * (n - len(data))
+    if n == 0:
+        return [] if math.prod(data) == 1 else None
+    cut = len(data) - n + 1
+    return [math.prod(data[:cut])] + data[cut:]
+
+
+class _ShapeInputs(InputMaker):
+    """Valid values for the inputs of Reshape, Squeeze, Unsqueeze, Transpose, Broadcast
+    and Tile that hold a shape, axes, an order or repeats, for a run that feeds them
+    (Parameters): zeros, the usual integer input, are a target shape the data does not
+    fill or broadcast to, repeated axes, an order that is no permutation."""
+
+    def __init__(self, op: str) -> None:
+        self.op = op
+
+    def size_values(self, shapes: list[list[int] | None], attrs: Attrs
+                    ) -> dict[int, list[int]]:
+        """By input position. Reshape: the data's shape merged or extended to the target's
+        length (the same elements). Squeeze: the axes of dims of 1. Unsqueeze: the axes
+        ``0 .. n-1``. Transpose: the dims reversed. Broadcast: the data's shape with ones
+        before it (its trailing dims when the target is shorter and the mode
+        bidirectional), and for an explicit mode its axes ``0 .. rank-1``. Tile: 1 on
+        every axis but the last, which is repeated twice."""
+        data = shapes[0] if shapes else None
+        n = _length(shapes, 1)
+        if n is None:
+            return {}
+        if self.op == "Unsqueeze":
+            return {1: list(range(n))}
+        if self.op == "Transpose":
+            return {1: list(range(n))[::-1]}
+        if self.op == "Tile":
+            return {1: [1] * (n - 1) + [2] if n else []}
+        if data is None:
+            return {}
+        if self.op == "Reshape":
+            target = _target(data, n)
+            return {} if target is None else {1: target}
+        if self.op == "Squeeze":
+            ones = [i for i, d in enumerate(data) if d == 1]
+            return {1: ones[:n]} if len(ones) >= n else {}
+        return _broadcast_values(data, n, attrs)
+
+
+def _broadcast_values(data: list[int], n: int, attrs: Attrs) -> dict[int, list[int]]:
+    """Broadcast's target shape (and explicit axes) for data of shape ``data``."""
+    mode = attrs.text("mode", "numpy").lower()
+    if n >= len(data):
+        target = [1] * (n - len(data)) + data
+        if mode == "explicit":
+            return {1: data + [1] * (n - len(data)), 2: list(range(len(data)))}
+        return {1: target}
+    return {1: data[len(data) - n:]} if mode == "bidirectional" else {}
+
+
+SPECS = [*specs_of({"ShapeOf": _shape_of}, symbolic=_symbolic),
+         *(spec for op, rule in (("Reshape", _reshape), ("Squeeze", _squeeze),
+                                 ("Unsqueeze", _unsqueeze), ("Transpose", _transpose),
+                                 ("Broadcast", _broadcast), ("Tile", _tile))
+           for spec in specs_of({op: rule}, symbolic=_symbolic, inputs=_ShapeInputs(op)))]

@@ -27,6 +27,7 @@ from .._lazy import numpy as np
 from ..errors import ShapeInferenceError
 from ..shapes import DYNAMIC, INF, Dimension, PartialShape
 from .core.dims import bounds_dim, shifted, value_dims
+from .core.inputs import InputMaker
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import INT_TYPES, Tensor, computed_shape_bounds, exact_ints
 
@@ -178,4 +179,35 @@ def _times(d: Expr, scale: float) -> Expr | None:
     return (d * ratio.numerator) // ratio.denominator
 
 
-SPECS = specs_of({"Interpolate": _interpolate}, symbolic=_symbolic)
+class _InterpolateInputs(InputMaker):
+    """Valid sizes (and axes) for a run that feeds them (Parameters): zeros, the usual
+    integer input, resize the batch and channels too, which the CPU plugin refuses (it
+    resizes only spatial dims)."""
+
+    def size_values(self, shapes: list[list[int] | None], attrs: Attrs
+                    ) -> dict[int, list[int]]:
+        """By input position: sizes that keep every dim (padded) but the last of a
+        rank-3 or higher input, which doubles; the axes, when fed, the last ``n``."""
+        data = shapes[0] if shapes else None
+        sizes = shapes[1] if len(shapes) > 1 else None
+        if data is None or sizes is None:
+            return {}
+        rank, n = len(data), sizes[0] if sizes else 1
+        if attrs.version == 1:
+            axes = list(attrs.ints("axes"))
+        else:
+            axes = list(range(rank - n, rank)) if n <= rank else []
+        if len(axes) != n or not all(0 <= a < rank for a in axes):
+            return {}
+        begin, end = attrs.ints("pads_begin", ()), attrs.ints("pads_end", ())
+        padded = [d + (begin[a] if a < len(begin) else 0) + (end[a] if a < len(end) else 0)
+                  for a, d in enumerate(data)]
+        values = [padded[a] * (2 if a == rank - 1 and rank >= 3 else 1) for a in axes]
+        out = {1: values}
+        if attrs.version > 1:
+            out[3 if attrs.version == 4 else 2] = axes
+        return out
+
+
+SPECS = specs_of({"Interpolate": _interpolate}, symbolic=_symbolic,
+                 inputs=_InterpolateInputs())

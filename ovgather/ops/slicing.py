@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..errors import ShapeInferenceError
 from ..shapes import INF, Dimension, PartialShape
 from .core.dims import normalize_axis
+from .core.inputs import InputMaker
 from .core.spec import Attrs, Trace, specs_of
 from .core.values import (
     NINF,
@@ -396,4 +397,38 @@ def _picked(x: Sym, starts, stops, steps, masks=None) -> list | None:
     return [x.value[k] for k in range(*slice(b, e, steps[0]).indices(len(x.value)))]
 
 
-SPECS = specs_of({"Slice": _slice, "StridedSlice": _strided_slice}, symbolic=_symbolic)
+# -- valid bounds for a run that feeds them (validate --all-layers) ----------------------
+#: The stop of a slice whose data's shape is unknown: past any dim (clipped to it).
+FAR = 2**31 - 1
+
+
+class _SliceInputs(InputMaker):
+    """Valid bounds for a run that feeds them (Parameters): zeros, the usual integer
+    input, are a step of 0 (the runtime refuses it) and repeated axes (as refused)."""
+
+    def size_values(self, shapes: list[list[int] | None], attrs: Attrs
+                    ) -> dict[int, list[int]]:
+        """By input position, for ``n`` bounds: starts 0, stops past every dim (the
+        largest dim, clipped to each: the whole axis), steps 1 and, for Slice, the axes
+        ``0 .. n-1`` (distinct, when the data has ``n`` dims at least): a run of every
+        element, whichever axes a constant names. StridedSlice's masks keep their
+        meaning: an axis they add or shrink takes start 0 alone."""
+        data = shapes[0] if shapes else None
+        n = _length(shapes, 1)
+        if n is None:
+            return {}
+        stop = max(data, default=1) if data is not None else FAR
+        values = {1: [0] * n, 2: [stop] * n, 3: [1] * n}
+        if attrs.version == 8 and (data is None or n <= len(data)):
+            values[4] = list(range(n))
+        return values
+
+
+def _length(shapes: list[list[int] | None], k: int) -> int | None:
+    """The element count of 1-D (or scalar) input ``k``, None when unknown."""
+    shape = shapes[k] if k < len(shapes) else None
+    return None if shape is None else shape[0] if shape else 1
+
+
+SPECS = specs_of({"Slice": _slice, "StridedSlice": _strided_slice}, symbolic=_symbolic,
+                 inputs=_SliceInputs())

@@ -58,29 +58,68 @@ def feeds(sizes: Mapping[str, PartialShape], types: Mapping[str, str], seed: int
 def size_inputs(G: nx.MultiDiGraph, sizes: Mapping[str, PartialShape],
                 rows: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
     """Values for the integer Parameters that feed an op a size its spec's input maker
-    knows valid ones for (``size_values(shapes, attrs) -> {input position: values}``,
-    Col2Im's kernel: zeros there end the process), by friendly name. ``rows``:
-    ``check``'s layers at ``sizes`` by id, walked here when needed and not given."""
+    knows valid ones for (``size_values(shapes, attrs) -> {input position: values}``:
+    Slice's bounds and axes, TopK's k, a Reshape's or Broadcast's target shape, Col2Im's
+    kernel, where zeros end the run or the process), by friendly name. The value may
+    reach the op through layers that keep its elements in order (a Convert, a Squeeze
+    of ``[k]`` to the scalar k, ``CARRIERS``). When several ops read it, the first (in
+    graph order) whose maker gives values decides, and the others' makers agree or their
+    ops may refuse it (the proof then says why). ``rows``: ``check``'s layers at ``sizes``
+    by id, walked here when needed and not given."""
     given: dict[str, np.ndarray] = {}
     for p, attrs in G.nodes(data=True):
         etype = (attrs.get("data") or {}).get("element_type", "f32")
-        if attrs["type"] != "Parameter" or not is_integral_number(etype) \
-                or numpy_dtype(element_type_name(etype)) is None:
+        dtype = numpy_dtype(element_type_name(etype))
+        if attrs["type"] != "Parameter" or not is_integral_number(etype) or dtype is None \
+                or attrs["name"] not in sizes:
             continue
-        for _, v, key in G.out_edges(p, keys=True):
+        shape = [d.lo for d in sizes[attrs["name"]].dims]
+        for v, position in _readers(G, p):
             maker = _size_maker(G.nodes[v])
             if maker is None:
                 continue
             if rows is None:
                 rows = {lr.id: lr for lr in check(G, shapes=dict(sizes)).layers}
             ins = input_edges(G, v)
-            shapes = [_inferred(G, rows, u, port) for u, port, _ in ins]
-            values = maker.size_values(shapes, Attrs(G.nodes[v].get("data") or {}))
-            at = [k for k, (_, _, to) in enumerate(ins) if to == key[1]]
-            if at and at[0] in values:
-                given[attrs["name"]] = np.array(values[at[0]],
-                                                dtype=numpy_dtype(element_type_name(etype)))
+            values = maker.size_values([_inferred(G, rows, u, port) for u, port, _ in ins],
+                                       Attrs(G.nodes[v].get("data") or {},
+                                             _version(G.nodes[v])))
+            if position in values:
+                flat = np.asarray(values[position], dtype=np.int64).ravel()
+                if flat.size == int(np.prod(shape)):
+                    given[attrs["name"]] = flat.reshape(shape).astype(dtype)
+                    break
     return given
+
+
+#: Layers whose output holds their first input's elements in order: a value fed through
+#: them reaches the op reading it unchanged (TopK's k is ``Squeeze([k])`` in a converted
+#: ONNX model).
+CARRIERS = ("Convert", "Squeeze", "Unsqueeze", "Reshape")
+
+
+def _readers(G: nx.MultiDiGraph, p: str, depth: int = 4) -> list[tuple[str, int]]:
+    """The layers that read the output of ``p``, each with the position of the input
+    they read it at, through ``CARRIERS`` (``depth`` of them at most), in graph order."""
+    out: list[tuple[str, int]] = []
+    for _, v, key in G.out_edges(p, keys=True):
+        at = [k for k, (_, _, to) in enumerate(input_edges(G, v)) if to == key[1]]
+        if not at:
+            continue
+        if G.nodes[v]["type"] in CARRIERS and at[0] == 0 and depth:
+            out += _readers(G, v, depth - 1)
+        else:
+            out.append((v, at[0]))
+    return out
+
+
+def _version(attrs: Mapping[str, Any]) -> int:
+    """The op version of a layer's spec (1 when there is none)."""
+    try:
+        spec = registry.find(attrs["type"], attrs.get("version"))
+    except UnsupportedOpError:
+        return 1
+    return spec.version if spec is not None else 1
 
 
 def _size_maker(attrs: Mapping[str, Any]) -> Any:
