@@ -1,7 +1,7 @@
 """The ``ovgather-check`` pre-commit hook (.pre-commit-hooks.yaml), run by pre-commit itself
 on a user's repository: ``pre-commit try-repo`` of this checkout fails on a tampered IR,
 naming the layer, and passes on a clean one and on an .xml that is no IR; the lines the
-README tells a user to add to their ``.pre-commit-config.yaml`` do the same.
+docs/cli/check.md tells a user to add to their ``.pre-commit-config.yaml`` do the same.
 
 pre-commit installs the hook's environment as it does for a user: a virtualenv into which
 pip installs ovgather from the hook repository (OpenVINO, NumPy, lxml, networkx from PyPI
@@ -160,12 +160,12 @@ def test_an_xml_that_is_no_ir_passes_with_a_note(hook):
         in done.stdout
 
 
-def test_the_readme_lines_run_the_hook(hook):
-    """The lines README.md gives for a .pre-commit-config.yaml, with this repository's path
-    and commit put in for its URL and tag."""
-    text = (ROOT / "README.md").read_text()
+def test_the_documented_lines_run_the_hook(hook):
+    """The lines docs/cli/check.md gives for a .pre-commit-config.yaml (the README links
+    there), with this repository's path and commit put in for its URL and tag."""
+    text = (ROOT / "docs" / "cli" / "check.md").read_text()
     block = re.search(r"```yaml\n(repos:\n.*?ovgather-check.*?)```", text, re.S)
-    assert block is not None, "README.md shows no .pre-commit-config.yaml for the hook"
+    assert block is not None, "docs/cli/check.md shows no .pre-commit-config.yaml for the hook"
     config = re.sub(r"repo: \S+", f"repo: {hook.url}", block.group(1))
     config = re.sub(r"rev: \S+", f"rev: {hook.rev}", config)
     (hook.user / ".pre-commit-config.yaml").write_text(config)
