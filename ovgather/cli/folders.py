@@ -566,7 +566,29 @@ def _serve(conn: Any, parent_end: Any, others: list[Any], prepare: Callable[[], 
 
 
 def _stop(signum: int, frame: Any) -> None:
+    """SIGTERM from the parent (Ctrl-C, an error): the runtime's processes killed at once
+    (a call waiting on one ends), then an exit through the ``finally`` blocks, without a
+    word: should it land in a ``__del__``, where Python would print it and go on, the
+    worker ends there (:func:`_quiet_exit`)."""
+    sys.unraisablehook = _quiet_exit
+    _stop_runtime_now()
     raise SystemExit(128 + signum)
+
+
+def _quiet_exit(unraisable: Any) -> None:
+    """The end of a worker stopped by SIGTERM, whatever Python was doing: no traceback
+    (the parent says what happened)."""
+    code = unraisable.exc_value.code if isinstance(unraisable.exc_value, SystemExit) else 1
+    with contextlib.suppress(Exception):
+        _stop_runtime_now()
+    os._exit(code if isinstance(code, int) else 1)
+
+
+def _stop_runtime_now() -> None:
+    if "ovgather.runtime.worker" in sys.modules:
+        from ..runtime.worker import kill_children
+
+        kill_children()
 
 
 def _die_with(parent: int) -> None:

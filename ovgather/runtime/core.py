@@ -25,7 +25,7 @@ from ..errors import RuntimeBridgeError, UnsupportedOpError
 from ..ops.core import registry
 
 __all__ = ["INFERENCE_PRECISION", "openvino", "core", "cpu_config", "compile_model",
-           "compile_crash", "input_tensor", "run_request", "first_line"]
+           "compile_crash", "input_tensor", "string_array", "run_request", "first_line"]
 
 #: the inference precision of every compile of ovgather (:func:`cpu_config`), as OpenVINO
 #: names it; what ``validate``, ``compare`` and the release checks report
@@ -122,22 +122,46 @@ def input_tensor(array: np.ndarray, etype: Any) -> Any:
     which need not be the Parameter's: an IR v10 keeps f32 at an input declared f16, and
     NumPy holds no bf16, f8, f4, nf4 or packed sub-byte integer to make the array in.
     Types NumPy holds take the values converted; bf16 takes the f32 values cut to their
-    upper half (its bits); strings are empty; the others take zero bits, a finite value
+    upper half (its bits); strings take the array's own strings, or short ones written
+    from its numbers (:func:`string_array`); the others take zero bits, a finite value
     in each of them (0, or -1 for nf4, 2^-127 for f8e8m0), as for integers a valid
     index."""
     ov, name = openvino(), etype.get_type_name()
+    if name == "string":
+        return ov.Tensor(string_array(array))
     dtype = numpy_dtype(name) if etype.is_static() else None
     if dtype is not None or not etype.is_static():
         return ov.Tensor(np.array(array, dtype=dtype, order="C", copy=None))
     tensor = ov.Tensor(etype, list(np.shape(array)))
-    if name == "string":  # empty strings already
-        return tensor
     if name == "bf16":
         bits = np.asarray(array, dtype=np.float32).view(np.uint32) >> 16
         tensor.data.view(np.uint16)[...] = bits.astype(np.uint16)
     else:
         tensor.data.view(np.uint8)[...] = 0
     return tensor
+
+
+def string_array(array: Any) -> np.ndarray:
+    """``array`` as NumPy strings for a ``string`` input: strings (or bytes, read as
+    UTF-8) as they are; numbers written out (``0``, ``-0.4313``), so that the inputs a
+    command makes for a string tensor (zeros, random numbers) are short strings, never
+    empty, that differ where the numbers do.
+
+    >>> string_array(np.array([[0.0, -0.5], [3.0, 1e-9]])).tolist()
+    [['0', '-0.5'], ['3', '1e-09']]
+    """
+    a = np.asarray(array)
+    if a.dtype.kind == "U":
+        return np.ascontiguousarray(a)
+    if a.dtype.kind == "S":
+        return np.char.decode(a, "utf-8", "replace")
+    if a.dtype.kind == "f":
+        return np.char.mod("%.6g", a).astype(str)
+    if a.dtype.kind == "b":
+        return np.where(a, "1", "0")
+    if a.dtype.kind in "iu":
+        return a.astype(str)
+    return np.vectorize(str, otypes=[str])(a) if a.size else a.astype(str)
 
 
 def run_request(compiled: Any, inputs: Sequence[np.ndarray],

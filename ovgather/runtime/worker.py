@@ -15,6 +15,13 @@ arguments and result by value, through two pipes to a fresh interpreter (running
 holds OpenVINO's threads (which may hang), and no new import of the caller's script
 (which ``multiprocessing``'s spawn would make). What OpenVINO prints there goes to stderr.
 
+Ctrl-C in a terminal reaches the whole foreground process group, the child with it: the
+child then ends at once and silently (SIGINT at its default action, never Python's
+KeyboardInterrupt and its traceback), and the call it was running raises
+KeyboardInterrupt in the caller, not a :class:`RuntimeCrash` (no new child is started
+for the work that was interrupted). A child of a process that ignores SIGINT (a
+``--jobs`` worker, a run started with ``&``) ignores it too and is stopped by its parent.
+
 >>> with Worker() as w:
 ...     w.call(divmod, 7, 2)
 (3, 1)
@@ -27,6 +34,7 @@ import signal
 import subprocess
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
@@ -34,7 +42,7 @@ from typing import Any
 from ..errors import RuntimeBridgeError
 
 __all__ = ["RuntimeCrash", "Worker", "Workers", "run_split", "shared_worker", "shared_workers",
-           "child_main"]
+           "child_main", "kill_children"]
 
 
 class RuntimeCrash(RuntimeBridgeError):
@@ -77,12 +85,31 @@ def _signal_words(exitcode: int | None) -> tuple[str, str]:
     return "", f"the runtime's process ended (exit code {exitcode})"
 
 
+#: The threads (other than the main one) that were running when a child was ended by
+#: SIGINT (Ctrl-C): a call from one of them raises KeyboardInterrupt at once rather than
+#: start a child again, so that a pool of threads whose caller was interrupted ends its
+#: queued work quickly; a new thread (a new pool) calls as usual.
+_INTERRUPTED: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+#: Every Worker whose child may be running, for :func:`kill_children` (by the id of the
+#: process that started it: a forked process holds copies of its parent's)
+_LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
+
+
+def _interrupted() -> KeyboardInterrupt:
+    """The threads running now take part in an interrupted run (see ``_INTERRUPTED``)."""
+    main = threading.main_thread()
+    _INTERRUPTED.update(t for t in threading.enumerate() if t is not main)
+    return KeyboardInterrupt()
+
+
 class Worker:
     """One child process running calls one at a time (a lock keeps threads in turn)."""
 
     def __init__(self) -> None:
         self._proc: Any = None
         self._conn: Any = None
+        self._owner = 0
+        self._killed = False
         self._lock = threading.Lock()
         #: children started so far (1 unless the runtime crashed)
         self.starts = 0
@@ -94,9 +121,20 @@ class Worker:
         self.close()
 
     def _start(self) -> None:
+        if self._proc is not None:  # a forked process's copy of its parent's child
+            self._drop()  # (a crashed one was dropped): its pipes let go
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        self._proc = subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        # born with Ctrl-C blocked (the mask of this thread, inherited through exec): one
+        # pressed while the child's Python starts waits until the child has set SIGINT's
+        # action (_CHILD), and then ends it silently rather than with a traceback
+        held = _block_sigint()
+        try:
+            self._proc = subprocess.Popen([sys.executable, "-c", _CHILD], env=env,
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        finally:
+            _restore_mask(held)
+        self._owner, self._killed = os.getpid(), False
+        _LIVE.add(self)
         self._conn = (Connection(os.dup(self._proc.stdin.fileno()), readable=False),
                       Connection(os.dup(self._proc.stdout.fileno()), writable=False))
         self._proc.stdin.close()
@@ -122,6 +160,8 @@ class Worker:
     def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)`` run in the child; its exception raised here; a
         :class:`RuntimeCrash` when the child dies meanwhile."""
+        if threading.current_thread() in _INTERRUPTED:
+            raise KeyboardInterrupt
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self._start()
@@ -130,9 +170,17 @@ class Worker:
                 send.send((fn, args, kwargs))
                 ok, value = recv.recv()
             except (EOFError, OSError) as err:
-                name, words = _signal_words(self._proc.wait())
+                code, killed = self._proc.wait(), self._killed
                 self._drop()
+                if code == -signal.SIGINT or killed:  # Ctrl-C, or this process is
+                    raise _interrupted() from None  # ending: interrupted, not crashed
+                name, words = _signal_words(code)
                 raise RuntimeCrash(words, name) from err
+            except BaseException:  # KeyboardInterrupt here: the reply would answer the
+                self._proc.kill()  # next call, so this child goes
+                self._proc.wait()
+                self._drop()
+                raise
         if ok:
             return value
         raise value
@@ -143,14 +191,46 @@ class Worker:
         with self._lock:
             if self._proc is None:
                 return
-            self._proc.kill()
-            self._proc.wait()
+            if self._owner == os.getpid():  # a forked process's copy: its parent's child
+                self._proc.kill()
+                self._proc.wait()
             self._drop()
 
     def _drop(self) -> None:
         for conn in self._conn:
             conn.close()
         self._proc = self._conn = None
+        _LIVE.discard(self)
+
+    def kill(self) -> None:
+        """SIGKILL to the child, if this process started one, without waiting or taking
+        the lock: what a signal handler may do while a call holds it (the call then
+        sees the child gone)."""
+        proc = self._proc
+        if proc is not None and self._owner == os.getpid():
+            self._killed = True
+            try:
+                os.kill(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def kill_children() -> None:
+    """SIGKILL to every runtime child this process started (:meth:`Worker.kill`): for a
+    process that ends at once from a signal handler, which must not wait for a lock."""
+    for worker in list(_LIVE):
+        worker.kill()
+
+
+def _block_sigint() -> Any:
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _restore_mask(held: Any) -> None:
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 class Workers:
@@ -244,4 +324,10 @@ def child_main() -> None:
     _serve(requests, replies)
 
 
-_CHILD = f"from {__name__} import child_main; child_main()"
+#: The child's program: SIGINT (still blocked, :meth:`Worker._start`) at its default
+#: action, an end without a word, unless it came ignored (kept so), then unblocked; then
+#: :func:`child_main`.
+_CHILD = ("import signal as s\n"
+          "if s.getsignal(s.SIGINT) is s.default_int_handler: s.signal(s.SIGINT, s.SIG_DFL)\n"
+          "if hasattr(s, 'pthread_sigmask'): s.pthread_sigmask(s.SIG_UNBLOCK, {s.SIGINT})\n"
+          f"from {__name__} import child_main; child_main()")
