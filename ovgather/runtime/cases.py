@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import RuntimeBridgeError, UnsupportedOpError
 from ..ops.core import registry
 from ..ops.core.spec import OpSpec
-from .core import compile_model, first_line, openvino, run_request
+from .core import compile_model, first_line, openvino, run_request, tensor_values
 
 __all__ = [
     "OpCase",
@@ -182,7 +182,8 @@ def _build_case(case: OpCase) -> tuple[Any, list[Any]]:
 
 def _infer(compiled: Any, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     request = run_request(compiled, inputs)
-    return [request.get_output_tensor(i).data.copy() for i in range(len(compiled.outputs))]
+    return [np.array(tensor_values(request.get_output_tensor(i)), copy=True)
+            for i in range(len(compiled.outputs))]
 
 
 def _run_batch(cases: Sequence[OpCase], threads: int | None) -> list[OpRun]:

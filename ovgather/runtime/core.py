@@ -25,7 +25,8 @@ from ..errors import RuntimeBridgeError, UnsupportedOpError
 from ..ops.core import registry
 
 __all__ = ["INFERENCE_PRECISION", "openvino", "core", "cpu_config", "compile_model",
-           "compile_crash", "input_tensor", "string_array", "run_request", "first_line"]
+           "tensor_values", "compile_crash", "input_tensor", "string_array", "run_request",
+           "first_line"]
 
 #: the inference precision of every compile of ovgather (:func:`cpu_config`), as OpenVINO
 #: names it; what ``validate``, ``compare`` and the release checks report
@@ -162,6 +163,14 @@ def string_array(array: Any) -> np.ndarray:
     if a.dtype.kind in "iu":
         return a.astype(str)
     return np.vectorize(str, otypes=[str])(a) if a.size else a.astype(str)
+
+
+def tensor_values(tensor: Any) -> np.ndarray:
+    """A tensor's elements as NumPy holds them: strings as an array of ``str`` (``.data``
+    of a string tensor is its raw bytes, garbage for a reader of values)."""
+    if tensor.get_element_type().get_type_name() == "string":
+        return np.array(tensor.str_data, dtype=object).reshape(tuple(tensor.shape))
+    return tensor.data
 
 
 def run_request(compiled: Any, inputs: Sequence[np.ndarray],

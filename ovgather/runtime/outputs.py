@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..errors import IRError, RuntimeBridgeError
-from .core import compile_model, first_line, openvino, run_request
+from .core import compile_model, first_line, openvino, run_request, tensor_values
 from .feeding import _spec, _table
 from .interop import ONNX_SUFFIXES, _convert_onnx, to_openvino
 from .models import read_model
@@ -169,7 +169,8 @@ class RunnableModel:
             err.located(file=self.path)
             raise
         self._request = None if copy else request
-        outs = [request.get_output_tensor(i).data for i in range(len(self._compiled.outputs))]
+        outs = [tensor_values(request.get_output_tensor(i))
+                for i in range(len(self._compiled.outputs))]
         return [o.copy() for o in outs] if copy else outs
 
     def run_bytes(self, shapes: Sequence[Sequence[int]]) -> tuple[int, int] | None:

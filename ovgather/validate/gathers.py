@@ -490,16 +490,20 @@ def validate(
             return True
 
         budget.make_room = judge_oldest
-        for n in nodes:
-            plan = _plan(G, n, shapes, rng, budget)
-            plans.append(plan)
-            chunk.append(plan)
-            if len(chunk) == size:
+        try:
+            for n in nodes:
+                plan = _plan(G, n, shapes, rng, budget)
+                plans.append(plan)
+                chunk.append(plan)
+                if len(chunk) == size:
+                    submit()
+            if chunk:
                 submit()
-        if chunk:
-            submit()
-        while judge_oldest():
-            pass
+            while judge_oldest():
+                pass
+        except BaseException:  # Ctrl-C or an error: the chunks still queued never start
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     report.layers = [p.result for p in plans] + skipped
     report.peak_bytes = budget.peak
     return report

@@ -60,3 +60,17 @@ def test_the_plain_bytes_of_the_screened_ir_are_what_openvino_reads(tmp_path):
     path = _zero_gather_ir(tmp_path)
     read = ov.Core().read_model(str(path))
     assert compile_crash(read) is not None
+
+
+def test_tensor_values_reads_strings_as_strings_even_empty_ones():
+    import numpy as np
+    import openvino as ov
+
+    from ovgather.runtime.core import tensor_values
+
+    words = np.array([["", "ab"], ["c", ""]], dtype=object)
+    tensor = ov.Tensor(words.astype(str))
+    got = tensor_values(tensor)
+    assert got.shape == (2, 2) and got.tolist() == words.tolist()
+    floats = ov.Tensor(np.arange(4, dtype=np.float32))
+    assert tensor_values(floats).tolist() == [0.0, 1.0, 2.0, 3.0]
