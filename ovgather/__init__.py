@@ -93,24 +93,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
     )
     from .cost import InfoReport, StatsReport, info, stats  # noqa: F401
     from .debug import ReduceReport, reduce  # noqa: F401
-    from .edit import (  # noqa: F401
-        add_const,
-        add_layer,
-        bypass,
-        cleanup,
-        connect,
-        editing,
-        find_layers,
-        insert_after,
-        reinfer,
-        remove_layer,
-        rename_input,
-        rename_output,
-        replace_layer,
-        replace_uses,
-        set_const,
-        unique_name,
-    )
+    from .edit import *  # noqa: F403 (the editing API: edit.__all__)
     from .errors import (  # noqa: F401
         IRError,
         IRStructureError,

@@ -408,10 +408,13 @@ def _body_changes(na: dict, nb: dict) -> list[dict]:
 
 
 # -- inputs, outputs ----------------------------------------------------------------------------
+def _of_type(P: Pairing, kind: str) -> tuple[list[str], list[str]]:
+    """The layers of ``kind`` in A and in B, each in its model's order."""
+    return tuple([n for n in S.order if S.node[n].get("type") == kind] for S in (P.A, P.B))
+
+
 def _inputs(P: Pairing) -> list[dict]:
-    A, B = P.A, P.B
-    pa = [n for n in A.order if A.node[n].get("type") == "Parameter"]
-    pb = [n for n in B.order if B.node[n].get("type") == "Parameter"]
+    pa, pb = _of_type(P, "Parameter")
 
     def facts(S: Side, n: str) -> dict:
         attrs = S.node[n]
@@ -424,9 +427,7 @@ def _inputs(P: Pairing) -> list[dict]:
 
 
 def _outputs(P: Pairing) -> list[dict]:
-    A, B = P.A, P.B
-    ra = [n for n in A.order if A.node[n].get("type") == "Result"]
-    rb = [n for n in B.order if B.node[n].get("type") == "Result"]
+    ra, rb = _of_type(P, "Result")
 
     def facts(S: Side, n: str) -> dict:
         attrs = S.node[n]

@@ -19,10 +19,11 @@ an ``.npz`` and what is wrong; the data is then read into memory of exactly that
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -149,30 +150,13 @@ def read_npz(path: str | os.PathLike, budget: _Budget | int = DEFAULT_MEMORY_BUD
             name = info.filename[:-len(".npy")]
             if name in out:
                 raise CompareError(f"this .npz names input '{name}' twice", file=str(path))
-            try:
-                with held.open(info) as f:
-                    _header(f, info.file_size, str(path), info.filename)
-            except CompareError:
-                raise
-            except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError,
-                    NotImplementedError) as err:
-                raise CompareError(f"member '{info.filename}' of this .npz cannot be read "
-                                   f"(truncated or damaged?): {_words(err)}",
-                                   file=str(path)) from err
+            with _member(held, info, path) as f:
+                _header(f, info.file_size, str(path), info.filename)
             out[name] = None
         for info in members:
             name = info.filename[:-len(".npy")]
-            try:
-                with held.open(info) as f:
-                    out[name] = _read_array(f, info.file_size, str(path), info.filename,
-                                            budget)
-            except CompareError:
-                raise
-            except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError,
-                    NotImplementedError) as err:
-                raise CompareError(f"member '{info.filename}' of this .npz cannot be read "
-                                   f"(truncated or damaged?): {_words(err)}",
-                                   file=str(path)) from err
+            with _member(held, info, path) as f:
+                out[name] = _read_array(f, info.file_size, str(path), info.filename, budget)
     return out
 
 
@@ -293,3 +277,17 @@ def _load_one(name: str, path: str, budget: _Budget) -> dict[str, np.ndarray]:
                            f".npz of {count}", file=path)
     return {name: read_npy(p, budget)}
 
+
+@contextlib.contextmanager
+def _member(held: zipfile.ZipFile, info: zipfile.ZipInfo, path: Any) -> Iterator[Any]:
+    """One member of an ``.npz`` opened for reading; a zip or read failure is one
+    CompareError naming the file and the member."""
+    try:
+        with held.open(info) as f:
+            yield f
+    except CompareError:
+        raise
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError,
+            NotImplementedError) as err:
+        raise CompareError(f"member '{info.filename}' of this .npz cannot be read "
+                           f"(truncated or damaged?): {_words(err)}", file=str(path)) from err

@@ -156,34 +156,14 @@ class StatsReport:
             row["params"] += record.params
             row["bytes"] += record.nbytes
 
-    # -- reading -----------------------------------------------------------------------
-    @property
-    def flops(self) -> Any:
-        return self.total.flops
-
-    @property
-    def macs(self) -> Any:
-        return self.total.macs
-
-    @property
-    def weight_bytes(self) -> int:
-        return self.total.weight_bytes
-
-    @property
-    def params(self) -> int:
-        return self.total.params
-
-    @property
-    def peak_activation(self) -> Any:
-        return self.total.peak
-
-    @property
-    def by_block(self) -> dict[str, _Group]:
-        return self._blocks
-
-    @property
-    def by_type(self) -> dict[str, _Group]:
-        return self._types
+    # -- reading: the whole model's totals, and the groups ------------------------------
+    flops = property(lambda self: self.total.flops, doc="FLOPs of the whole model")
+    macs = property(lambda self: self.total.macs, doc="MACs of the whole model")
+    weight_bytes = property(lambda self: self.total.weight_bytes, doc="each Const once")
+    params = property(lambda self: self.total.params, doc="weight elements, each Const once")
+    peak_activation = property(lambda self: self.total.peak, doc="the most live bytes")
+    by_block = property(lambda self: self._blocks, doc="block name -> its totals")
+    by_type = property(lambda self: self._types, doc="op type -> its totals")
 
     @property
     def uncounted(self) -> list[LayerCost]:

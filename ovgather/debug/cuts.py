@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import graph as g
 from ..edit.base import PRECISIONS
+from ..edit.extract import result_at
 from ..element_types import element_type_name, numpy_dtype, precision_of
 from ..graph import new_layer, new_port
 from ..shapes import PartialShape
@@ -206,12 +207,7 @@ def _add_results(G: nx.MultiDiGraph, H: nx.MultiDiGraph, n: str, keep: set[str],
         users = g.consumers(G, n, port["id"])
         if not any(v not in keep for v, _ in users):
             continue
-        rid = next(ids)
-        suffix = f".{pos}" if len(attrs["outputs"]) > 1 else ""
-        inp = new_port(0, port.get("precision"), tuple(port["dims"]))
-        H.add_node(rid, **new_layer(f"{attrs['name']}{suffix}/result", "Result", "opset1",
-                                    inputs=[inp]))
-        H.add_edge(n, rid, key=(port["id"], 0), from_port=port["id"], to_port=0, line=None)
+        result_at(H, G, n, pos, next(ids))
 
 
 def synthetic(G: nx.MultiDiGraph, port: Port, shape: PartialShape | None,

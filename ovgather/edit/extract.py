@@ -40,7 +40,8 @@ from ..graph import find_layer, new_layer, new_port
 from ..infer import CheckReport, check
 from ..shapes import PartialShape
 
-__all__ = ["neighbourhood", "extract", "write_extract", "port_shapes", "declared_shape"]
+__all__ = ["neighbourhood", "extract", "write_extract", "port_shapes", "declared_shape",
+           "result_at"]
 
 _CONST_TYPES = ("Const", "Constant")
 #: The types a shape tensor can have (those numpy reads as whole bytes).
@@ -295,9 +296,16 @@ def _add_results(G: nx.MultiDiGraph, H: nx.MultiDiGraph, n: str, keep: set[str],
         unused = not users and n == target
         if not (outside or unused):
             continue
-        rid = next(ids)
-        suffix = f".{pos}" if len(attrs["outputs"]) > 1 else ""
-        inp = new_port(0, port.get("precision"), tuple(port["dims"]))
-        H.add_node(rid, **new_layer(f"{attrs['name']}{suffix}/result", "Result", "opset1",
-                                    inputs=[inp]))
-        H.add_edge(n, rid, key=(port["id"], 0), from_port=port["id"], to_port=0, line=None)
+        result_at(H, G, n, pos, next(ids))
+
+
+def result_at(H: nx.MultiDiGraph, G: nx.MultiDiGraph, n: str, pos: int, rid: str) -> None:
+    """A Result ``rid`` in the cut ``H`` on output ``pos`` of ``G``'s layer ``n``, named
+    after it (``NAME/result``, ``NAME.1/result`` for a later output of several)."""
+    attrs = G.nodes[n]
+    port = attrs["outputs"][pos]
+    suffix = f".{pos}" if len(attrs["outputs"]) > 1 else ""
+    inp = new_port(0, port.get("precision"), tuple(port["dims"]))
+    H.add_node(rid, **new_layer(f"{attrs['name']}{suffix}/result", "Result", "opset1",
+                                inputs=[inp]))
+    H.add_edge(n, rid, key=(port["id"], 0), from_port=port["id"], to_port=0, line=None)

@@ -48,15 +48,8 @@ from ..shapes import (
     as_partial_shape,
     normalize_axis,
 )
-from .core import inputs, numeric, registry
-from .core.arrays import (
-    index_array,
-    prod,
-    reach_message,
-    require_same_batch,
-    table_bound,
-    table_size,
-)
+from .core import arrays, inputs, numeric, registry
+from .core.arrays import index_array, prod, reach_message, require_same_batch, table_size
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor, exact_ints, exact_scalar
 
@@ -512,7 +505,7 @@ def _index_reach(ins: list[Tensor], attrs: Attrs, indices=None) -> str | None:
 def _table_rows(shapes: list, attrs: Attrs, consts: dict[int, int], widest: bool = False
                 ) -> dict[int, int | None]:
     """The indices (input 1) pick among the data's dim on the axis (input 2)."""
-    return {1: (table_bound if widest else table_size)(shapes[0], consts.get(2))}
+    return {1: (arrays.table_bound if widest else table_size)(shapes[0], consts.get(2))}
 
 
 SPECS = specs_of({OP_TYPE: _rule}, family="gather", build=_build, known_crash=_known_crash,

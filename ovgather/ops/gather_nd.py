@@ -41,15 +41,8 @@ from .._lazy import numpy as _np
 from ..element_types import is_integral_number
 from ..errors import IndexRangeError, ReferenceInputError, ShapeInferenceError, UnsupportedOpError
 from ..shapes import DYNAMIC_RANK, Dimension, PartialShape, ShapeLike, as_partial_shape
-from .core import inputs
-from .core.arrays import (
-    index_array,
-    prod,
-    reach_message,
-    require_same_batch,
-    table_bound,
-    table_size,
-)
+from .core import arrays, inputs
+from .core.arrays import index_array, prod, reach_message, require_same_batch, table_size
 from .core.spec import Attrs, Checks, Trace, specs_of
 from .core.values import Tensor
 
@@ -502,7 +495,7 @@ def _table_rows(shapes: list, attrs: Attrs, consts: dict[int, int], widest: bool
         return {1: None if widest else 1}
     axes = range(attrs.int("batch_dims", 0), attrs.int("batch_dims", 0) + indices[-1])
     if widest:
-        sizes = [table_bound(data, a) for a in axes]
+        sizes = [arrays.table_bound(data, a) for a in axes]
         return {1: None if not sizes or None in sizes else max(sizes)}
     return {1: min((table_size(data, a) for a in axes), default=1)}
 
