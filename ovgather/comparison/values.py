@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from ..runtime.core import I32_EDGES, saturated
+
 __all__ = ["differences", "unproven", "saturated", "CHUNK", "I32_EDGES"]
 
 #: Elements compared at a time: the comparison's own memory stays a few tens of MB.
 CHUNK = 1 << 20
-#: The edges of the i32 range: the CPU plugin computes i64 in i32, saturating there.
-I32_EDGES = (2**31 - 1, -2**31)
 
 
 def _flat_chunks(*arrays: np.ndarray) -> Iterator[tuple[np.ndarray, ...]]:
@@ -130,25 +130,6 @@ def unproven(x: np.ndarray, y: np.ndarray) -> str | None:
     if _all_equal(x, first_x) and _all_equal(y, first_y):
         where = " in both models" if first_x == first_y else f" in A, {_num(first_y)} in B"
         return f"every element is {_num(first_x)}{where}"
-    return None
-
-
-def saturated(x: np.ndarray, y: np.ndarray) -> str | None:
-    """Why two equal int64 outputs prove nothing, or None: a value at an edge of the i32
-    range (the CPU plugin computes i64 in i32, saturating: the true values may differ).
-
-    >>> saturated(np.array([1, 2**31 - 1]), np.array([1, 2**31 - 1]))[:30]
-    'an int64 value reaches the i32'
-    """
-    for which, v in (("A", x), ("B", y)):
-        if v.dtype != np.int64:
-            continue
-        for (c,) in _flat_chunks(v):
-            hit = np.isin(c, I32_EDGES)
-            if hit.any():
-                return (f"an int64 value reaches the i32 range's edge ({int(c[hit][0])} in "
-                        f"{which}): the CPU plugin computes i64 in i32, saturating, so the "
-                        "true values may differ")
     return None
 
 

@@ -25,8 +25,8 @@ from ..errors import RuntimeBridgeError, UnsupportedOpError
 from ..ops.core import registry
 
 __all__ = ["INFERENCE_PRECISION", "openvino", "core", "cpu_config", "compile_model",
-           "tensor_values", "compile_crash", "input_tensor", "string_array", "run_request",
-           "first_line"]
+           "tensor_values", "saturated", "I32_EDGES", "compile_crash", "input_tensor",
+           "string_array", "run_request", "first_line"]
 
 #: the inference precision of every compile of ovgather (:func:`cpu_config`), as OpenVINO
 #: names it; what ``validate``, ``compare`` and the release checks report
@@ -163,6 +163,33 @@ def string_array(array: Any) -> np.ndarray:
     if a.dtype.kind in "iu":
         return a.astype(str)
     return np.vectorize(str, otypes=[str])(a) if a.size else a.astype(str)
+
+
+#: The edges of the i32 range: the CPU plugin computes i64 in i32, saturating there.
+I32_EDGES = (2**31 - 1, -2**31)
+
+
+def saturated(x: np.ndarray, y: np.ndarray, names: tuple[str, str] = ("A", "B")
+              ) -> str | None:
+    """Why two int64 tensors prove nothing, or None: a value at an edge of the i32 range or
+    past it (the CPU plugin computes i64 in i32, saturating: the true values may differ, and
+    a value past the range cannot come out right).
+
+    >>> saturated(np.array([1, 2**31 - 1]), np.array([1, 2**31 - 1]))[:30]
+    'an int64 value reaches the i32'
+    """
+    for which, v in zip(names, (x, y), strict=True):
+        if v.dtype != np.int64:
+            continue
+        flat = v.reshape(-1)
+        for start in range(0, flat.size, 1 << 20):
+            chunk = flat[start:start + (1 << 20)]
+            hit = (chunk >= I32_EDGES[0]) | (chunk <= I32_EDGES[1])
+            if hit.any():
+                return (f"an int64 value reaches the i32 range's edge ({int(chunk[hit][0])} "
+                        f"in {which}): the CPU plugin computes i64 in i32, saturating, so "
+                        "the true values may differ")
+    return None
 
 
 def tensor_values(tensor: Any) -> np.ndarray:

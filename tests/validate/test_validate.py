@@ -264,3 +264,22 @@ def test_a_model_without_gather_layers_proves_nothing_and_fails(capsys, whole_mo
     code, out, _ = _run(capsys, *argv, "--json")
     model = json.loads(out)["models"][0]
     assert code == 1 and model["nothing_proved"] and model["layers"] == []
+
+
+@pytest.mark.parametrize("value", [2**31 - 1, -2**31, 2**40, -(2**35)])
+def test_int64_values_at_or_past_the_i32_edge_are_not_proven(tmp_path, capsys, value):
+    """The CPU plugin computes i64 in i32, saturating: a gather of such values is neither
+    ok nor a mismatch of ovgather's, but not proven, with the reason."""
+    import openvino as ov
+    import openvino.opset8 as o8
+
+    rng = np.random.default_rng(abs(value) % 97)
+    table = rng.integers(-50, 50, size=(4, 3)).astype(np.int64)
+    table[:, rng.integers(0, 3)] = value  # every row holds it: whatever is gathered
+    idx = o8.parameter([2], ov.Type.i64, name="idx")
+    out = o8.gather(o8.constant(table), idx, o8.constant(np.int64(0)))
+    ov.save_model(ov.Model([out], [idx], "g64"), str(tmp_path / "g64.xml"))
+    code, out_text, _ = _run(capsys, "validate", str(tmp_path / "g64.xml"), "--json")
+    (layer,) = json.loads(out_text)["models"][0]["layers"]
+    assert layer["status"] == "skipped" and "i32 range's edge" in layer["message"]
+    assert code == 1  # nothing else proved
