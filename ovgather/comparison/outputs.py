@@ -46,6 +46,7 @@ fit ``memory_budget`` before anything is allocated.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -63,6 +64,7 @@ from ..shapes import Dimension, PartialShape
 from ..validate.memory import DEFAULT_MEMORY_BUDGET, size_text
 from ..validate.sizes import one_size_tries
 from . import remote
+from .detections import detection_verdict
 from .guards import check_aliases, check_indices, distinct_names, fed_words
 from .inputs import load_inputs
 from .values import CHUNK, I32_EDGES, _count_nan, differences, saturated, unproven
@@ -217,7 +219,7 @@ def compare(
                               for i, j, how in plan]
         else:
             report.outputs = session.call_both(remote.judge_outputs, sides[0].key,
-                                               sides[1].key, _verdict, plan, rtol, atol)
+                                               sides[1].key, _judge(ma), plan, rtol, atol)
     return report
 
 
@@ -567,9 +569,18 @@ def _pair_outputs(outs_a: Sequence[Tensor], outs_b: Sequence[Tensor]
         (None, j, None) for j in range(len(outs_b)) if j not in paired]
 
 
+def _judge(ma: RunnableModel) -> Any:
+    """:func:`_verdict`, told which outputs of A a DetectionOutput makes: those are
+    compared as sets of detections (``detections.py``)."""
+    found = frozenset(k for k, r in enumerate(ma.model.get_results())
+                      if r.input_value(0).get_node().get_type_name() == "DetectionOutput")
+    return functools.partial(_verdict, detections=found) if found else _verdict
+
+
 def _verdict(outs_a: Sequence[Tensor], outs_b: Sequence[Tensor], ran_a: Sequence[np.ndarray],
              ran_b: Sequence[np.ndarray], i: int | None, j: int | None, how: str | None,
-             rtol: float, atol: float) -> OutputComparison:
+             rtol: float, atol: float, detections: frozenset[int] = frozenset()
+             ) -> OutputComparison:
     if i is None:
         assert j is not None
         return OutputComparison(outs_b[j].name, outs_b[j].name, "only in B", None,
@@ -581,6 +592,8 @@ def _verdict(outs_a: Sequence[Tensor], outs_b: Sequence[Tensor], ran_a: Sequence
     res = OutputComparison(outs_a[i].name, outs_b[j].name, matched_by=how,
                            shape=_shape(ran_a[i]), shape_b=_shape(ran_b[j]))
     x, y = ran_a[i], ran_b[j]
+    if i in detections and x.shape[-1:] == y.shape[-1:] == (7,):
+        return detection_verdict(res, x, y, rtol, atol)
     if x.shape != y.shape:
         res.status = "differs"
         res.message = f"the shapes differ: {res.shape} in A, {res.shape_b} in B"

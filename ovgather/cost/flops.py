@@ -20,8 +20,9 @@ The conventions (docs/cli/stats.md lists every op type's formula, ``formula_of``
 - reductions: one FLOP per input element; normalisations and softmax a fixed number per
   element (``PER_ELEMENT``);
 - ``ScaledDotProductAttention``: its two matmuls, Q·Kᵀ and the weights times V;
-- recurrent cells and sequences: their gate matmuls; ``Einsum``: the product of every
-  index size; the rest (detection, NMS, FFT, …) a documented proxy, see ``FORMULAS``.
+- recurrent cells and sequences: their gate matmuls; ``Einsum``: a matmul over the summed
+  indices two operands share, after reducing the indices one operand holds alone; the
+  rest (detection, NMS, FFT, …) a documented proxy, see ``FORMULAS``.
 
 ``Parameter``, ``Const`` and ``Result`` cost nothing. ``TensorIterator``, ``Loop`` and
 ``If`` are counted from their bodies (``report.py``).
@@ -180,12 +181,17 @@ def _recurrent(layer: Layer) -> tuple[Dim, Dim]:
 
 
 def _einsum(layer: Layer) -> tuple[Dim, Dim]:
-    """MACs = the product of every index's size (each output element sums over the
-    indices it lacks); for one operand, one FLOP per input element."""
+    """As OpenVINO (and PyTorch) compute it: an index summed but held by one operand
+    alone is reduced in that operand first (one FLOP per element of it), then the
+    operands are multiplied: MACs = the output's elements times the size of every
+    summed index two operands share (a matmul's K). With none shared it is a broadcast
+    product, one FLOP per output element; one operand alone is its reductions."""
     equation = layer.attr("equation").replace(" ", "")
     left, _, right = equation.partition("->")
     terms = left.split(",")
     sizes: dict[str, Dim] = {}
+    holders: dict[str, int] = {}
+    reduced: Dim = 0
     for term, i in zip(terms, range(len(layer.ins)), strict=False):
         shape = layer.shape(i)
         head, dots, tail = term.partition("...")
@@ -196,12 +202,19 @@ def _einsum(layer: Layer) -> tuple[Dim, Dim]:
         for letter, d in zip(letters, shape, strict=False):
             if letter != "." and letter not in sizes:
                 sizes[letter] = d
+        for letter in set(letters) - {"."}:
+            holders[letter] = holders.get(letter, 0) + 1
+        if len(terms) < 2 or any(x not in right and x != "." and
+                                 sum(x in t for t in terms) == 1 for x in letters):
+            reduced = elements(shape) + reduced
     out = elements(layer.shape(0, outputs=True))
-    summed = [d for letter, d in sizes.items() if letter not in right]
-    macs = out * _product(summed)
     if len(terms) < 2:
-        return 0, macs
-    return macs, 2 * macs
+        return 0, reduced
+    shared = [d for letter, d in sizes.items() if letter not in right and holders[letter] > 1]
+    if not shared:
+        return 0, out + reduced
+    macs = out * _product(shared)
+    return macs, 2 * macs + reduced
 
 
 def _embedding_sum(layer: Layer) -> tuple[Dim, Dim]:
@@ -326,7 +339,8 @@ _WORDS = {
     _transposed_convolution: "2·in_elems·(Cout/groups)·prod(kernel)",
     _pool: "out_elems·prod(kernel)",
     _attention: "2·batch·L·S·(E+Ev): Q·Kᵀ and the weights times V",
-    _einsum: "2·prod(every index size)",
+    _einsum: "2·out_elems·prod(summed indices two operands share) + the elements "
+              "of each operand reduced alone first",
     _embedding_sum: "indices·row width",
     _interpolate: "out_elems·taps (nearest 0, linear 4, cubic 16)",
     _inverse: "n³ per matrix",
