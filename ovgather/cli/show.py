@@ -1,4 +1,4 @@
-"""`ovgather show MODEL [--layer NAME --depth N] [--max-layers N] [--errors REPORT.json]
+"""`ovgather show MODEL [--layer NAME --depth N] [--max-layers N] [--overlay REPORT.json]
 --format dot|svg|png|html -o FILE [--json]`.
 
 DOT needs no extra program; SVG, PNG and HTML need Graphviz's ``dot`` and say how to
@@ -35,10 +35,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=_FORMATS, default=None,
                    help="picture format (default: from the -o suffix, else dot); html is "
                         "a self-contained page with search, zoom and pan")
-    p.add_argument("--errors", default=None, metavar="REPORT.json",
-                   help="colour each layer by its error in this report of compare MODEL B "
-                        "--all-layers --json (green ok to red differs, grey not compared), "
-                        "the first divergent layer outlined")
+    p.add_argument("--overlay", "--errors", dest="errors", default=None, metavar="REPORT.json",
+                   help="colour each layer by a report: the --json of check, compare MODEL B "
+                        "--all-layers (green ok to red differs), diff or stats --by layer; "
+                        "the page lists it in a side table (--errors: the old name)")
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the file to write")
 
 
@@ -62,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
             out.update(drawn=len(plan.drawn), folded=len(plan.folded),
                        collapsed=sum(len(v) for v in plan.collapsed.values()),
                        left_out=len(plan.left_out))
+        if drawing.fallback is not None:
+            out["fallback"] = drawing.fallback
         print_json(out)
     elif plan is None:
         say_line(f"wrote {args.output} ({fmt})")
@@ -70,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
             "drawn as nodes")
         for note in plan.notes(G):
             say_line(f"  {note}")
+    if drawing.fallback is not None and not args.json:
+        say_line(f"  Graphviz could not lay out the nested boxes; drawn with {drawing.fallback}"
+                 f"{' boxes' if drawing.fallback != 'newrank' else ''} instead")
     if drawing.errors is not None and not args.json:
         _say_errors(G, drawing.errors)
     return EXIT_OK
@@ -77,6 +82,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _say_errors(G, errors) -> None:
     counts = errors.counts()
+    if not set(counts) <= {"ok", "differs", "only in A", "only in B", "not run", "crashed"}:
+        say_line(f"  coloured by {errors.source}: {len(errors.layers)} layers in the report ("
+                 + ", ".join(f"{c} {s}" for s, c in sorted(counts.items())) + ")")
+        return
     compared = sum(n for s, n in counts.items() if s in ("ok", "differs"))
     say_line(f"  coloured by the errors of {errors.source}: {compared} layers compared, "
         f"{counts.get('differs', 0)} differ, {G.number_of_nodes() - compared} not compared")

@@ -117,9 +117,9 @@ def _mismatched(model: Path) -> dict[str, tuple[str, str]]:
 
 
 _OUTLINE_PROBE = """
-const hit = document.querySelector("g.node.og-hit path, g.node.og-hit polygon");
-const bad = document.querySelector("g.node.mismatch path, g.node.mismatch polygon");
-const ok = document.querySelector("g.node.ok:not(.og-hit):not(.og-match) path");
+const hit = document.querySelector("g.node.og-hit rect");
+const bad = document.querySelector("g.node.mismatch rect");
+const ok = document.querySelector("g.node.ok:not(.og-hit):not(.og-match) rect");
 const width = el => el ? parseFloat(getComputedStyle(el).strokeWidth) : 0;
 document.body.dataset.probe = JSON.stringify({hit: width(hit), bad: width(bad), ok: width(ok),
   fill: bad ? bad.getAttribute("fill") : ""});

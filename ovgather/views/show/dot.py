@@ -60,6 +60,8 @@ class Drawing:
     rows: dict[str, dict[str, Any]]
     plan: Outline | None
     errors: ErrorView | None = None
+    #: how the boxes were drawn when Graphviz failed on nested ones (newrank, flat, none)
+    fallback: str | None = None
 
 
 def _quote(text: str) -> str:
@@ -82,6 +84,7 @@ def draw(
     fold: bool = False,
     max_layers: int | None = None,
     errors: ErrorView | None = None,
+    boxes: str = "nested",
 ) -> Drawing:
     """The DOT of ``G`` (or of the ``layers`` among it), shapes on the edges, layers
     filled by check status, with a legend, and the check rows and plan it drew from.
@@ -91,7 +94,9 @@ def draw(
     not drawn). ``fold`` (whole models only) draws the plan of :mod:`ovgather.views.show.outline`
     with at most ``max_layers`` nodes (None or 0: no bound). ``errors`` (a per-layer
     comparison, :mod:`ovgather.views.show.errors`) colours each layer by its error instead, and
-    keeps every differing layer a node."""
+    keeps every differing layer a node. ``boxes`` says how open blocks are drawn:
+    ``nested`` clusters, ``newrank`` the same laid out with Graphviz's newrank, ``flat``
+    (only the innermost boxes), ``none`` (no boxes): the steps down when Graphviz fails."""
     report = check(G, shapes)
     known = port_shapes(G, report)
     rows = {lr.id: lr.to_dict() for lr in report.layers}
@@ -103,11 +108,14 @@ def draw(
         if errors is not None:  # a differing layer is never folded, collapsed, left out
             status.update((n, "mismatch") for n, e in errors.layers.items()
                           if e.status == "differs")
-        plan = outline(G, status, known, max_layers)
+        plan = outline(G, status, known, max_layers,
+                       label=lambda u, p: _edge_label(G, u, p, known).split("\n")[0])
         title = "\n".join([title or G.graph.get("name") or "", *plan.notes(G)]).strip()
     lines = ["digraph ovgather {", '  rankdir=TB; fontname="Helvetica";',
              '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];',
              '  edge [fontname="Helvetica", fontsize=9];']
+    if boxes == "newrank":
+        lines.append("  newrank=true;")
     if title:
         lines.append(f"  labelloc=t; label={_quote(title)};")
     if plan is None:
@@ -115,7 +123,7 @@ def draw(
         lines += [_node_line(G, n, rows[n], errors=errors) for n in G if n in shown]
         lines += _edge_lines(G, known, lambda n: f"n{n}" if n in shown else None)
     else:
-        lines += _planned_nodes(G, plan, rows, errors)
+        lines += _planned_nodes(G, plan, rows, errors, boxes)
         lines += _edge_lines(G, known, plan.node_of, plan.folded, bool(plan.left_out))
     lines.extend(_legend() if errors is None else _error_legend(G, errors))
     lines.append("}")
@@ -123,24 +131,45 @@ def draw(
 
 
 def _planned_nodes(G: nx.MultiDiGraph, plan: Outline, rows: dict[str, dict[str, Any]],
-                   errors: ErrorView | None = None) -> list[str]:
-    """Nodes of a folded picture: blocks as boxes (clusters), collapsed blocks as one
-    node, then the layers outside any block, and a node standing for those left out."""
-    out, boxed = [], set()
-    for i, (key, members) in enumerate(plan.clusters.items()):
-        out += [f"  subgraph cluster_{i} {{", f"    label={_quote(key)}; style=dashed;"]
-        out += ["  " + _node_line(G, n, rows[n], plan.lines.get(n), key, errors)
-                for n in members]
-        out.append("  }")
-        boxed.update(members)
-    for key, members in plan.collapsed.items():
-        out.append(_collapsed_line(G, plan.node_of(members[0]) or "", key, members, rows,
-                                   errors))
-    out += [_node_line(G, n, rows[n], plan.lines.get(n), errors=errors)
-            for n in plan.drawn if n not in boxed]
-    if plan.left_out:
-        out.append(f'  "more" [shape=note, label={_quote(f"{len(plan.left_out)} more layers")}'
-                   ', style=dashed];')
+                   errors: ErrorView | None = None, boxes: str = "nested") -> list[str]:
+    """Nodes of a folded picture: open blocks as boxes (clusters, nested unless ``boxes``
+    says ``flat`` or ``none``), closed blocks as one node, layers as theirs."""
+    tree = plan.groups
+    out: list[str] = []
+    counter = [0]
+
+    def scope_key(b: int) -> str | None:
+        return next((tree.blocks[c].key for c in tree.chain(b)
+                     if c and tree.blocks[c].kind == "scope"), None)
+
+    def walk(b: int, indent: str, outer: list[str]) -> None:
+        blk = tree.blocks[b]
+        box = b != 0 and boxes != "none" and (
+            boxes != "flat" or not any(isinstance(it, int) and it in plan.opened
+                                       for it in blk.items))
+        here = outer
+        if box:
+            here = []
+            counter[0] += 1
+        key = scope_key(b)
+        for it in blk.items:
+            if isinstance(it, str):
+                here.append(indent + ("  " if box else "") + _node_line(
+                    G, it, rows[it], plan.lines.get(it), key, errors).strip())
+            elif it in plan.opened:
+                walk(it, indent + ("  " if box else ""), here)
+            else:
+                members = [n for n in plan.order if plan.node_of(n) == f"b{it}"]
+                here.append(indent + ("  " if box else "")
+                            + _collapsed_line(G, f"b{it}", tree.blocks[it], members, rows,
+                                              errors).strip())
+        if box:
+            outer.append(f"{indent}subgraph cluster_{counter[0]} {{")
+            outer.append(f"{indent}  label={_quote(blk.label)}; style=dashed;")
+            outer.extend(here)
+            outer.append(f"{indent}}}")
+
+    walk(0, "  ", out)
     return out
 
 
@@ -212,10 +241,10 @@ def _tooltip(name: str, row: dict[str, Any]) -> str:
     return text
 
 
-def _collapsed_line(G: nx.MultiDiGraph, node: str, key: str, members: list[str],
+def _collapsed_line(G: nx.MultiDiGraph, node: str, block: Any, members: list[str],
                     rows: dict[str, dict[str, Any]], errors: ErrorView | None = None) -> str:
-    """One node for a collapsed block: its name, size, commonest ops; filled ``ok`` when
-    every layer is ok, else ``unchecked`` (a block with a fault is never collapsed)."""
+    """One node for a closed block: its name, size, commonest ops, the shapes in and out;
+    filled ``ok`` when every layer is ok, else ``unchecked``."""
     kinds = Counter(G.nodes[n]["type"] for n in members).most_common(4)
     ops = ", ".join(f"{t} ×{c}" for t, c in kinds)
     st = "ok" if all(rows[n]["status"] == "ok" for n in members) else "unchecked"
@@ -226,7 +255,9 @@ def _collapsed_line(G: nx.MultiDiGraph, node: str, key: str, members: list[str],
         st = "ok" if compared else "not-compared"
         fill = (max(compared, key=lambda e: e.max_rel or 0.0).colour if compared
                 else NOT_COMPARED)
-    text = f"{key}\n{len(members)} layers (collapsed)\n{ops}"
+    text = f"{block.label}\n{len(members)} layers (closed)\n{ops}"
+    if block.inputs or block.outputs:
+        text += f"\nin {' '.join(block.inputs) or '-'}  out {' '.join(block.outputs) or '-'}"
     return (f'  "{node}" [label={_quote(text)}, fillcolor="{fill}", '
             f'tooltip={_quote(text)}, id="{node}", class="{st} block", peripheries=2];')
 

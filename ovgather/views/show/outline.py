@@ -7,13 +7,14 @@ Three steps, each one noted on the picture:
   computed from constants), is no node of its own but one line in the label of each
   layer that reads it: ``weights [768,768] f16``. Real models have as many of them as
   compute layers, and as nodes they say no more than that line.
-- **group**: layers whose names share a module path up to an index
-  (``__module.model.encoder.layer.3``: one transformer block) are drawn in one box: the
-  innermost such path that holds at least :data:`MIN_BLOCK` drawn layers.
-- **bound**: past ``max_layers`` nodes, whole blocks are collapsed into one node each
-  (the first block of each kind stays open, so one of each is seen in full), then the
-  layers after the first ``max_layers`` in topological order are left out. A block or
-  layer whose check says ``mismatch`` or ``invalid`` is never collapsed nor left out.
+- **group**: layers are boxed by their name scope, nested (:mod:`.groups`: PyTorch module
+  paths, ONNX and Model Optimizer scopes), identical sibling blocks put together as one
+  ``×N`` block, a block of too many items cut into parts.
+- **bound**: a picture opens the blocks breadth first while at most ``max_layers`` nodes
+  are drawn and it is at most ``max_ranks`` ranks tall; the other blocks are drawn closed,
+  one node each (their name, layer count, commonest ops, the shapes in and out). No layer
+  is left out: the HTML page opens any block. A block that holds a layer whose check says
+  ``mismatch`` or ``invalid`` is always open.
 
 >>> block_paths("__module.model.encoder.layers.0.blocks.1.attention/aten::view/Reshape_1")
 ['__module.model.encoder.layers.0', '__module.model.encoder.layers.0.blocks.1']
@@ -23,7 +24,6 @@ Three steps, each one noted on the picture:
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -31,8 +31,9 @@ import networkx as nx
 
 from ...element_types import element_type_name, is_real
 from ...shapes import PartialShape
+from .groups import Groups, choose_open, group
 
-__all__ = ["Outline", "outline", "block_paths", "CONST_TYPES", "MIN_BLOCK"]
+__all__ = ["Outline", "outline", "block_paths", "CONST_TYPES", "MIN_BLOCK", "MAX_RANKS"]
 
 CONST_TYPES = ("Const", "Constant")
 #: The fewest drawn layers that make a block a box of its own (else its layers join the
@@ -43,6 +44,9 @@ _KEPT_TYPES = ("Parameter", "Result", "ReadValue", "Assign")
 #: Layers of a decompression chain: the folded line then says "weights".
 _DECOMPRESSION = ("Convert", "Subtract", "Multiply")
 _BAD = ("mismatch", "invalid", "unknown")
+#: The most ranks (rows of nodes) of a bounded picture: an SVG or PNG stays a picture,
+#: not a strip tens of thousands of pixels long.
+MAX_RANKS = 60
 
 
 def block_paths(name: str) -> list[str]:
@@ -56,7 +60,8 @@ def block_paths(name: str) -> list[str]:
 
 @dataclass
 class Outline:
-    """The drawing plan: which layers are nodes, which are lines, boxes or left out."""
+    """The drawing plan: which layers are nodes, which are lines, which blocks are open
+    (boxes) and which closed (one node); ``left_out`` stays empty (every layer is drawn)."""
 
     order: list[str]
     lines: dict[str, list[str]] = field(default_factory=dict)
@@ -64,11 +69,13 @@ class Outline:
     clusters: dict[str, list[str]] = field(default_factory=dict)
     collapsed: dict[str, list[str]] = field(default_factory=dict)
     left_out: list[str] = field(default_factory=list)
+    groups: Groups | None = None
+    opened: set[int] = field(default_factory=set)
     _node: dict[str, str | None] = field(default_factory=dict)
 
     def node_of(self, layer: str) -> str | None:
-        """The DOT node that stands for ``layer`` (its own ``n<id>``, its collapsed
-        block's ``b<i>``), None when it is folded or left out."""
+        """The DOT node that stands for ``layer`` (its own ``n<id>``, its closed
+        block's ``b<i>``), None when it is folded."""
         return self._node.get(layer)
 
     @property
@@ -77,7 +84,7 @@ class Outline:
         return [n for n in self.order if self._node.get(n) == f"n{n}"]
 
     def notes(self, G: nx.MultiDiGraph) -> list[str]:
-        """One line per step that left something out of sight, for the picture's title."""
+        """One line per step that put something out of sight, for the picture's title."""
         out = []
         if self.folded:
             kinds = Counter(G.nodes[n]["type"] for n in self.folded)
@@ -86,43 +93,39 @@ class Outline:
         if self.collapsed:
             inside = sum(len(v) for v in self.collapsed.values())
             out.append(f"{len(self.collapsed)} block{'s' * (len(self.collapsed) > 1)} "
-                       f"collapsed ({inside} layers)")
-        if self.left_out:
-            out.append(f"{len(self.left_out)} layers not drawn, from "
-                       f"{G.nodes[self.left_out[0]]['name']} on")
-        if self.collapsed or self.left_out:
-            out.append("--max-layers 0 draws every layer; --layer NAME draws a neighbourhood")
+                       f"closed ({inside} layers); the HTML page (--format html) opens them")
         return out
 
 
 def outline(G: nx.MultiDiGraph, status: dict[str, str],
-            known: dict[tuple[str, int], PartialShape], max_layers: int | None) -> Outline:
+            known: dict[tuple[str, int], PartialShape], max_layers: int | None,
+            max_ranks: int | None = MAX_RANKS, label=None) -> Outline:
     """Plan a picture of ``G``: ``status`` is each layer's check status, ``known`` each
-    output port's shape, ``max_layers`` the most nodes (None or 0: no bound)."""
+    output port's shape, ``max_layers`` the most nodes (None or 0: every block open),
+    ``max_ranks`` the most ranks, ``label(u, port)`` an edge's text."""
     plan = Outline(order=list(nx.topological_sort(G)))
     plan.folded = _constants(G, plan.order, status)
     plan.lines = _folded_lines(G, plan.folded, known)
     visible = [n for n in plan.order if n not in plan.folded]
-    plan._node = {n: f"n{n}" for n in visible}
-    plan.clusters = _blocks(G, visible)
+    tree = group(G, visible, label or (lambda u, p: str(known.get((u, p), "?"))))
+    plan.groups = tree
     if max_layers:
-        _collapse(plan, status, max_layers)
-        _leave_out(plan, visible, status, max_layers)
-    return plan
-
-
-def _blocks(G: nx.MultiDiGraph, visible: list[str]) -> dict[str, list[str]]:
-    """Each layer in the innermost of its blocks that holds at least MIN_BLOCK drawn
-    layers: a ResNet's ``stages.0.layers.0`` rather than each of its convolutions'
-    ``stages.0.layers.0.layer.1``, a Swin's ``layers.0.blocks.1`` rather than ``layers.0``."""
-    paths = {n: block_paths(G.nodes[n]["name"]) for n in visible}
-    sizes = Counter(p for n in visible for p in paths[n])
-    blocks: dict[str, list[str]] = {}
+        must = {tree.block_of[n] for n in visible if status.get(n) in _BAD}
+        plan.opened = choose_open(tree, max_layers, must, max_ranks)
+    else:
+        plan.opened = {i for i, b in enumerate(tree.blocks) if b.parent != -2}
     for n in visible:
-        key = next((p for p in reversed(paths[n]) if sizes[p] >= MIN_BLOCK), None)
-        if key is not None:
-            blocks.setdefault(key, []).append(n)
-    return {k: v for k, v in blocks.items() if len(v) > 1}
+        chain = tree.chain(tree.block_of[n])
+        closed = [b for b in chain if b not in plan.opened]
+        plan._node[n] = f"b{closed[-1]}" if closed else f"n{n}"
+    for i, b in enumerate(tree.blocks):
+        if b.parent == -2 or not i:
+            continue
+        if i in plan.opened:
+            plan.clusters[b.label] = [n for n in b.items if isinstance(n, str)]
+        elif b.parent in plan.opened:
+            plan.collapsed[b.label] = [n for n in visible if plan._node[n] == f"b{i}"]
+    return plan
 
 
 def _constants(G: nx.MultiDiGraph, order: list[str], status: dict[str, str]) -> set[str]:
@@ -182,55 +185,3 @@ def _size(G: nx.MultiDiGraph, n: str) -> int:
         return int(G.nodes[n]["data"].get("size", 0))
     except ValueError:
         return 0
-
-
-def _collapse(plan: Outline, status: dict[str, str], max_layers: int) -> None:
-    """Collapse blocks until at most ``max_layers`` nodes are left: later blocks of a kind
-    (the same path but for its indices) first, larger first; never one with a fault."""
-    count = len(plan._node)
-    first: dict[str, str] = {}
-    for key in plan.clusters:
-        first.setdefault(re.sub(r"\.\d+(?=\.|$)", ".#", key), key)  # layers.#.blocks.#
-    firsts = set(first.values())
-    index = {key: i for i, key in enumerate(plan.clusters)}
-    candidates = sorted((k for k, v in plan.clusters.items()
-                         if not any(status.get(n) in _BAD for n in v)),
-                        key=lambda k: (k in firsts, -len(plan.clusters[k]), -index[k]))
-    for key in candidates:
-        if count <= max_layers:
-            break
-        members = plan.clusters.pop(key)
-        plan.collapsed[key] = members
-        for n in members:
-            plan._node[n] = f"b{index[key]}"
-        count -= len(members) - 1
-
-
-def _leave_out(plan: Outline, visible: list[str], status: dict[str, str],
-               max_layers: int) -> None:
-    """Past ``max_layers`` nodes, leave out the rest in topological order (a faulted layer
-    stays; a collapsed block counts as one node, met at its first layer)."""
-    blocks = {plan._node[v[0]]: v for v in plan.collapsed.values()}
-    seen: set[str] = set()
-    for n in visible:
-        node = plan._node[n]
-        if node is None or node in seen:  # left out with its block, or drawn already
-            continue
-        if len(seen) < max_layers or status.get(n) in _BAD:
-            seen.add(node)
-            continue
-        members = blocks.get(node, [n])
-        for m in members:
-            plan._node[m] = None
-        plan.left_out.extend(members)
-    for key in [k for k, v in plan.collapsed.items() if plan._node.get(v[0]) is None]:
-        del plan.collapsed[key]
-    for key, members in list(plan.clusters.items()):
-        kept = [n for n in members if plan._node.get(n) is not None]
-        if len(kept) > 1:
-            plan.clusters[key] = kept
-        else:
-            del plan.clusters[key]
-    order = {n: i for i, n in enumerate(plan.order)}
-    plan.left_out.sort(key=order.__getitem__)
-
