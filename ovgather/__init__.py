@@ -46,7 +46,8 @@ _PUBLIC: dict[str, str] = {
     "compare_layers": ".comparison", "LayersReport": ".comparison",
     "diff": ".comparison", "DiffReport": ".comparison",
     # searches that run a model many times
-    "reduce": ".debug", "ReduceReport": ".debug",
+    "reduce": ".debug", "ReduceReport": ".debug", "precision": ".debug",
+    "PrecisionReport": ".debug",
     # what a model costs
     "stats": ".cost", "StatsReport": ".cost", "info": ".cost", "InfoReport": ".cost",
     # in a notebook (graphs and reports display themselves there once ovgather is imported)
@@ -92,7 +93,7 @@ if TYPE_CHECKING:  # what type checkers and editors see
         diff,
     )
     from .cost import InfoReport, StatsReport, info, stats  # noqa: F401
-    from .debug import ReduceReport, reduce  # noqa: F401
+    from .debug import PrecisionReport, ReduceReport, precision, reduce  # noqa: F401
     from .edit import *  # noqa: F403 (the editing API: edit.__all__)
     from .errors import (  # noqa: F401
         IRError,

@@ -109,15 +109,14 @@ stderr). Every subcommand takes --json (one JSON document on stdout) and --debug
 COMMANDS = {"check": "check", "infer": "check", "convert": "convert", "reshape": "reshape",
             "validate": "validate", "explain": "explain", "extract": "extract", "show": "show",
             "compare": "compare", "stats": "stats", "info": "stats", "diff": "diff",
-            "reduce": "reduce"}
+            "reduce": "reduce", "precision": "precision"}
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; with ``command`` (the subcommand about to run) only that
     subcommand's module is imported and registered, which spares a ``check`` the import
-    of the six others."""
-    from importlib import import_module
-
+    of the others (through ``__import__``, which ``python -X importtime`` lists, unlike
+    ``importlib.import_module``)."""
     from .. import __version__
 
     parser = _Parser(prog="ovgather", epilog=EPILOG,
@@ -136,7 +135,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub.required = True
     names = [COMMANDS[command]] if command in COMMANDS else dict.fromkeys(COMMANDS.values())
     for name in names:
-        import_module(f"{__name__}.{name}").add_parsers(sub)
+        __import__(f"{__name__}.{name}")
+        sys.modules[f"{__name__}.{name}"].add_parsers(sub)
     return parser
 
 

@@ -56,6 +56,7 @@ RUNS = [
     ("diff", ["diff", "ir_samples/mixed_ops.xml", "ir_samples/wrong_mixed_ops_nd8_dim.xml"]),
     ("reduce", ["reduce", "ir_samples/wrong_mixed_ops_nd8_dim.xml", "--until", "mismatch",
                 "-o", "small.xml"]),
+    ("precision", ["precision", "ir_samples/mixed_ops.xml", "--target", "f16"]),
     ("stats", ["stats", "ir_samples/mixed_ops.xml"]),
     ("stats", ["stats", "ir_samples/loop_gather.xml", "--by", "layer"]),
     ("info", ["info", "ir_samples/if_gather.xml"]),
