@@ -21,7 +21,7 @@ from .common import (
     parse_shape_options,
     whole_number,
 )
-from .models import add_model_argument, load
+from .models import add_model_argument, load, quiet_native_stderr
 from .output import print_json, say_line, say_record, table
 
 __all__ = ["add_parsers", "run_stats", "run_info"]
@@ -46,6 +46,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="keep the first N dotted parts of each block name (model.layers.3)")
     p.add_argument("--top", type=whole_number, default=None, metavar="N",
                    help="only the N rows of most FLOPs (default: every row, in run order)")
+    p.add_argument("--profile", action="store_true",
+                   help="also run the model on the CPU plugin with profiling on and give "
+                   "each layer and block its time and achieved FLOP/s")
+    p.add_argument("--iterations", type=whole_number, default=5, metavar="N",
+                   help="the timed runs of --profile (default 5, after one untimed)")
     add_json(p)
     add_wide(p)
     p.set_defaults(run=run_stats)
@@ -74,16 +79,59 @@ def run_info(args: argparse.Namespace) -> int:
 def run_stats(args: argparse.Namespace) -> int:
     from ..cost import stats
 
-    G = load(args.model, debug=args.debug, plain=not args.symbols)
+    G = load(args.model, debug=args.debug, plain=not (args.symbols or args.profile))
     shapes = name_the_input(G, parse_shape_options(args.shape)) if args.shape else None
     symbols = (name_the_input(G, parse_shape_options(args.symbols, "--symbols"), "--symbols")
                if args.symbols else None)
+    prof = None
+    if args.profile:  # first: without --shape, the counts are at the sizes it ran
+        from ..cost.timing import profile
+
+        with quiet_native_stderr(enabled=not args.debug):
+            prof = profile(G, shapes, args.iterations)
+        shapes = shapes or {n: f"[{','.join(map(str, s))}]" for n, s in prof.sizes.items()}
     report = stats(G, shapes, symbols, depth=args.depth)
     if args.json:
-        print_json(report.to_dict(layers=args.by == "layer"))
+        doc = report.to_dict(layers=args.by == "layer")
+        print_json(doc if prof is None else {**doc, "profile": _profile_doc(report, prof)})
     else:
         _print(report, args.by, args.top)
+        if prof is not None:
+            _print_profile(report, prof, args.top)
     return EXIT_OK if report.ok else EXIT_PROBLEM
+
+
+def _profile_doc(report: Any, prof: Any) -> dict[str, Any]:
+    from ..cost.timing import by_block, layer_rows
+
+    doc = prof.to_dict()
+    doc["blocks"] = [{"block": b, "ms": round(ms, 4),
+                      "flops_per_second": None if r is None else round(r)}
+                     for b, ms, r in by_block(report, prof)]
+    doc["layers"] = [{"name": n, "type": t, "ms": round(ms, 4),
+                      "flops_per_second": None if r is None else round(r), "how": how}
+                     for n, t, ms, r, how in layer_rows(report, prof)]
+    return doc
+
+
+def _print_profile(report: Any, prof: Any, top: int | None) -> None:
+    from ..cost.timing import by_block, layer_rows
+
+    sizes = ", ".join(f"{n}[{','.join(map(str, s))}]" for n, s in prof.sizes.items())
+    say_line(f"CPU time: {prof.total_ms:.3f} ms per inference at {sizes} (mean of "
+             f"{prof.iterations}); {prof.coverage:.1%} of it in IR layers", hang=4)
+    rows = [(b, f"{ms:.3f}", _n(round(r)) + "FLOP/s" if r is not None else "")
+            for b, ms, r in by_block(report, prof)[:top or 10]]
+    if rows:
+        table(("block", "ms", "achieved"), rows, shrink=(0,))
+    rows = [(n, t, f"{ms:.3f}", _n(round(r)) + "FLOP/s" if r is not None else "", how)
+            for n, t, ms, r, how in layer_rows(report, prof, top or 10)]
+    if rows:
+        table(("layer", "type", "ms", "achieved", "kernel"), rows, shrink=(0,))
+    if prof.unmapped:
+        names = ", ".join(f"{n} ({t})" for n, t, _ in prof.unmapped[:5])
+        say_line(f"not in the IR: {len(prof.unmapped)} node(s) the plugin made, e.g. {names}",
+                 hang=4)
 
 
 def _n(value: Any, unit: str = "") -> str:

@@ -4,9 +4,9 @@
 FLOPs by the formula of its op type (``flops.py``), the weights it owns and the live
 activations while it runs (``memory.py``), its block by name scope (``blocks.py``), added
 up by block and op type (``report.py``); ``info`` is the one-screen summary of a model
-(``summary.py``). Nothing here runs OpenVINO; a CPU profile (per-layer time on the
-plugin) would go in ``profile.py``, through ``runtime/``. Named ``cost`` because
-``og.stats`` is the function (docs/architecture.md).
+(``summary.py``); ``stats --profile`` gives each layer and block its CPU time
+(``timing.py``, through ``runtime/profiling.py``: nothing else here runs OpenVINO).
+Named ``cost`` because ``og.stats`` is the function (docs/architecture.md).
 """
 
 from .._lazy import submodule_exports
