@@ -17,9 +17,15 @@ The IRs: generated chains (``gen_models.big_ir``) of 1k, 20k and 100k layers, pl
 ``--model`` IRs given (by default BERT and GPT-2 of ``ir_corpus/``, a few hundred layers
 each, and ``llama_deep``, a 44-block Llama of ~5k layers).
 
+First, the fixed cost: ``check --json`` of the smallest sample (4 layers) against a
+process that only runs ``import lxml.etree`` (the least a check must import), and against
+``python -c pass``, with the Python beside the console script; what is left over is the
+start-up of ovgather itself. ``--taskset 0`` runs every timed process on CPU 0 alone (a
+machine whose Python starts slowly: one core, nothing overlaps the imports).
+
     python tools/bench_check.py [--sizes 1000,20000,100000] [--model X.xml ...]
                                 [--repeat 7] [--scaling 10000,20000,50000,100000]
-                                [--only-scaling]
+                                [--only-scaling] [--only-startup] [--taskset CPUS]
 """
 
 from __future__ import annotations
@@ -37,6 +43,10 @@ sys.path.insert(0, str(ROOT / "tools"))
 #: timed when no --model is given: two small transformers and a ~5k-layer LLM
 DEFAULT_MODELS = ("ir_corpus/bert/pytorch_dynamic.xml", "ir_corpus/gpt2/pytorch_dynamic.xml",
                   "ir_corpus/llama_deep/pytorch_dynamic.xml")
+#: the fixed cost of a check: the smallest sample (Parameter, Const, GatherND, Result)
+STARTUP_MODEL = "ir_samples/gather_nd8_bd3.xml"
+#: what every timed command is started under (``--taskset``: ``taskset -c CPUS``)
+PREFIX: list[str] = []
 
 
 def console_script() -> str:
@@ -72,15 +82,20 @@ def measured_run(cmd: list[str]) -> tuple[float, float, int]:
 
 def measured_cpu_run(cmd: list[str]) -> tuple[float, float, int, float]:
     """:func:`measured_run` and the process's CPU seconds (user + system)."""
-    done = subprocess.run([sys.executable, "-c", _LAUNCHER, *cmd], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", _LAUNCHER, *PREFIX, *cmd], capture_output=True,
                           text=True, check=True, cwd=tempfile.gettempdir())
     wall, rss, code, cpu = done.stdout.split()
     return float(wall), float(rss), int(code), float(cpu)
 
 
-def bench_processes(xml: Path, repeat: int) -> dict[str, float]:
+def bench_processes(xml: Path, repeat: int,
+                    theirs: list[str] | None = None) -> dict[str, float]:
+    """``check --json`` of ``xml`` against ``theirs`` (by default a ``read_model`` process
+    of the same file), paired and alternating; the keys name ``read_model`` either way."""
     ours = [console_script(), "check", "--json", str(xml)]
-    theirs = [sys.executable, "-c", f"import openvino as ov; ov.Core().read_model({str(xml)!r})"]
+    if theirs is None:
+        theirs = [sys.executable, "-c",
+                  f"import openvino as ov; ov.Core().read_model({str(xml)!r})"]
     measured_cpu_run(ours), measured_cpu_run(theirs)  # warm the file cache and the bytecode
     rows = []
     for _ in range(repeat):
@@ -96,6 +111,28 @@ def bench_processes(xml: Path, repeat: int) -> dict[str, float]:
     return {"check_s": ours_t, "read_model_s": theirs_t, "ratio": ratio,
             "check_mib": ours_m, "read_model_mib": theirs_m, "cpu_ratio": cpu_ratio,
             "check_cpu_s": ours_c, "read_model_cpu_s": theirs_c}
+
+
+def bench_startup(repeat: int) -> dict[str, float]:
+    """Wall medians of ``check --json`` of :data:`STARTUP_MODEL`, ``import lxml.etree``
+    and ``pass`` processes (the console script's Python), in turns; ``ratio``: the median
+    of each round's check / lxml."""
+    python = str(Path(console_script()).with_name("python"))
+    cmds = {"check": [console_script(), "check", "--json", str(ROOT / STARTUP_MODEL)],
+            "lxml": [python, "-c", "import lxml.etree"], "python": [python, "-c", "pass"]}
+    for cmd in cmds.values():  # warm the file cache and the bytecode
+        measured_cpu_run(cmd)
+    runs: dict[str, list[float]] = {name: [] for name in cmds}
+    for _ in range(repeat):
+        for name, cmd in cmds.items():
+            wall, _, code, _ = measured_cpu_run(cmd)
+            if code not in (0, 1):
+                raise SystemExit(f"{' '.join(cmd)} exited {code}")
+            runs[name].append(wall)
+    result = {name: statistics.median(walls) for name, walls in runs.items()}
+    result["ratio"] = statistics.median(a / b for a, b in zip(runs["check"], runs["lxml"],
+                                                               strict=True))
+    return result
 
 
 #: what ``ovgather check`` runs: ``read_layer_graph`` (layers read into records, or into
@@ -200,12 +237,36 @@ def main() -> None:
                     help="layer counts for the per-1k-layer figures ('' to skip)")
     ap.add_argument("--only-scaling", action="store_true",
                     help="time only the per-1k-layer figures, not the processes")
+    ap.add_argument("--only-startup", action="store_true",
+                    help="time only the fixed cost (the smallest sample against import "
+                    "lxml.etree)")
+    ap.add_argument("--taskset", metavar="CPUS",
+                    help="run every timed process under taskset -c CPUS (0: one core)")
     args = ap.parse_args()
+    if args.taskset is not None:
+        PREFIX[:] = ["taskset", "-c", args.taskset]
+    import os
+
     import openvino as ov
     from gen_models import big_ir
 
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    cores = f"taskset -c {args.taskset}" if args.taskset is not None else \
+        f"{len(os.sched_getaffinity(0))} cores"
     print(f"openvino {ov.__version__}; ovgather: {console_script()} "
-          f"({_installed_package()}); paired alternating processes, medians of {args.repeat}")
+          f"({_installed_package()}); paired alternating processes, medians of {args.repeat}; "
+          f"{cores}; load average {load} at the start")
+    if not args.only_scaling:
+        r = bench_startup(args.repeat)
+        print("\n| check --json, 4 layers | import lxml.etree | python -c pass | ratio to lxml "
+              "| ovgather's own (check - lxml) |")
+        print("| ---: | ---: | ---: | ---: | ---: |")
+        print(f"| {r['check'] * 1e3:.0f} ms | {r['lxml'] * 1e3:.0f} ms | "
+              f"{r['python'] * 1e3:.0f} ms | {r['ratio']:.2f}x | "
+              f"{(r['check'] - r['lxml']) * 1e3:.0f} ms |", flush=True)
+    if args.only_startup:
+        print(f"\nload average {', '.join(f'{x:.1f}' for x in os.getloadavg())} at the end")
+        return
     with tempfile.TemporaryDirectory() as tmp:
         files = ([Path(m).resolve() for m in args.model]
                  or [ROOT / m for m in DEFAULT_MODELS])
@@ -254,6 +315,7 @@ def main() -> None:
             print(f"\nspread (largest / smallest - 1): read {_spread(reads)}, "
                   f"check {_spread(checks)}; of the added layers' cost: read "
                   f"{_spread(step_reads)}, check {_spread(step_checks)}")
+    print(f"\nload average {', '.join(f'{x:.1f}' for x in os.getloadavg())} at the end")
 
 
 if __name__ == "__main__":

@@ -19,13 +19,15 @@ from typing import Any
 from ..errors import OvgatherError, UsageError
 from .common import (
     EXIT_BAD_INPUT,
+    add_jobs,
     add_json,
     add_wide,
     name_the_input,
+    needs_folders,
     parse_shape_options,
     print_error,
+    run_files,
 )
-from .folders import Batch, add_jobs, find_models, run_models
 from .models import add_model_argument, load
 from .output import print_json, say_err, say_line, say_record, table, write_bytes
 
@@ -101,35 +103,54 @@ def _import_walk() -> None:
     """The walk and the rules nearly every model needs: imported while the first model's
     XML is parsed on other threads (``load``'s ``meanwhile``), in time the read would
     spend waiting; the walk imports any other op file when a layer needs it."""
-    from .. import infer  # noqa: F401
+    _import_infer()
     from ..ops.core.registry import op_module
 
     for name in _COMMON_OPS:
         op_module(name)
 
 
+def _import_infer() -> None:
+    """The walk alone: a small file is parsed before ``meanwhile`` runs, with nothing to
+    overlap, so its op files are left to the walk (those of its layers' types only)."""
+    from .. import infer  # noqa: F401
+
+
+def _meanwhile(path: str):  # noqa: ANN202
+    """What to import while ``path`` is read: :func:`_import_walk` for a file read in
+    pieces on other threads (over ``STREAM_PIECE`` bytes), else :func:`_import_infer`."""
+    from ..ir.parse import STREAM_PIECE
+
+    try:
+        big = os.path.getsize(path) > STREAM_PIECE
+    except OSError:  # the reader says why
+        big = False
+    return _import_walk if big else _import_infer
+
+
 def _each_model(args: argparse.Namespace, work, failing, show=None, plain: bool = False
-                ) -> Batch:
+                ) -> Any:
     """Apply ``work(G, shapes)`` to every model (a folder: the IRs below it; ``--jobs``
     at once, cli/folders.py) and ``show(result)`` as soon as each is done, in order (human
     output). A model that cannot be used (a missing file, a --shape name it does not have)
     prints one error line and makes the exit code 2; the others still run. ``failing``:
     a result with a problem (exit 1). ``plain``: ``work`` takes a ``LayerGraph`` (see
     ``load``). ``work`` imports the walk itself (the first read imports it meanwhile).
-    With ``--skip-non-ir`` an .xml that is no IR is passed over with a note.
+    With ``--skip-non-ir`` an .xml that is no IR is passed over with a note. Named files
+    with one job run without ``folders.py`` (``common.run_files``): a ``check FILE``
+    imports what it runs only.
     """
     shapes = parse_shape_options(args.shape)
     given = args.models
     if getattr(args, "skip_non_ir", False):
         given = [path for path in given if not _not_an_ir(path)]
-    found = find_models(given)
 
     def prepare():  # once in each process that runs models
         hook = _extensions(args)
         run, flat = (work, plain) if hook is None else (_with_hook(work, hook), False)
 
         def one(path: str, bar: Any) -> Any:
-            G = load(path, bar, args.debug, plain=flat, meanwhile=_import_walk)
+            G = load(path, bar, args.debug, plain=flat, meanwhile=_meanwhile(path))
             bar.update()
             bar.describe(f"checking {os.path.basename(path)} ({G.number_of_nodes():,} layers)")
             result = run(G, name_the_input(G, shapes))
@@ -139,7 +160,11 @@ def _each_model(args: argparse.Namespace, work, failing, show=None, plain: bool 
 
         return one
 
-    return run_models(args, found, prepare, failing, show, steps=2, warm=_warm)
+    if not needs_folders(args, given):
+        return run_files(args, given, prepare, failing, show, steps=2)
+    from .folders import find_models, run_models
+
+    return run_models(args, find_models(given), prepare, failing, show, steps=2, warm=_warm)
 
 
 def _warm() -> None:

@@ -1,6 +1,7 @@
 """What every subcommand shares: exit codes, ``--shape`` parsing, the output-path guard,
-count arguments, the options of the one-layer commands and the ``error:`` line (the
-MODEL argument and how it is loaded are in ``models.py``).
+count arguments, the options of the one-layer commands, the ``error:`` line and the run
+of named model files with one job (the MODEL argument and how it is loaded are in
+``models.py``; folders and ``--jobs`` in ``folders.py``, imported only for them).
 
 Exit codes (docs/cli/README.md): 0 all good, 1 the model has a problem, 2 the input could not
 be used; 128 + N for a command ended by signal N (141 when the reader of a pipe has gone).
@@ -10,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from .models import add_model_argument
@@ -25,7 +27,8 @@ __all__ = ["EXIT_OK", "EXIT_PROBLEM", "EXIT_BAD_INPUT", "EXIT_SIGNAL", "EXIT_SIG
            "add_layer_command", "add_json", "add_wide", "parse_shape_options", "shape_overrides",
            "UNNAMED", "name_the_input",
            "check_output", "whole_number", "print_error", "one_line", "take_layer_limit",
-           "layer_limit", "LAYER_LIMIT_HELP"]
+           "layer_limit", "LAYER_LIMIT_HELP", "add_jobs", "needs_folders", "run_files",
+           "FileRun"]
 
 EXIT_OK, EXIT_PROBLEM, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_SIGNAL = 128  # a command ended by signal N exits with EXIT_SIGNAL + N, as a shell reports
@@ -293,6 +296,103 @@ def add_wide(p: argparse.ArgumentParser) -> None:
                    "terminal (as in a pipe, where nothing is shortened or wrapped)")
 
 
+# -- several models -----------------------------------------------------------------------------
+def add_jobs(p: argparse.ArgumentParser) -> None:
+    """``--jobs N``: the models at once, each in a worker process of its own (``folders.py``
+    runs them; here so that registering the option does not import it)."""
+    p.add_argument("--jobs", "-j", type=whole_number, default=1, metavar="N",
+                   help="run N models at once, each in a worker process of its own "
+                   "(default 1; 0: one per CPU core); results come in the models' order")
+
+
+def needs_folders(args: argparse.Namespace, models: list[str]) -> bool:
+    """Whether the run takes ``folders.py`` (a folder among ``models``, or ``--jobs`` other
+    than 1); else :func:`run_files` runs the named files, and ``folders.py`` (its worker
+    pool, its folder walk) is never imported."""
+    import os
+
+    return getattr(args, "jobs", 1) != 1 or any(os.path.isdir(path) for path in models)
+
+
+class FileRun:
+    """What :func:`run_files` gave, with the fields of ``folders.Batch``: the results of
+    the models that could be used, in order; ``errors`` (path, message) of those that
+    could not; ``failing`` the paths whose result has a problem."""
+
+    def __init__(self) -> None:
+        self.results: list[Any] = []
+        self.errors: list[tuple[str, str]] = []
+        self.failing: list[str] = []
+
+    @property
+    def code(self) -> int:
+        """2 when a model could not be used, else 1 when one has a problem, else 0."""
+        if self.errors:
+            return EXIT_BAD_INPUT
+        return EXIT_PROBLEM if self.failing else EXIT_OK
+
+    def json_fields(self) -> dict[str, Any]:
+        """Nothing: only a run with a folder adds totals to the JSON (docs/json.md)."""
+        return {}
+
+    def print_summary(self) -> None:
+        """Nothing: only a run with a folder ends with a summary."""
+
+
+def run_files(args: argparse.Namespace, paths: list[str], prepare: Callable[[], Any],
+              failing: Callable[[Any], bool], show: Callable[[Any], None] | None = None,
+              steps: int | None = None) -> FileRun:
+    """``folders.run_models`` for named files and one job, without importing it: each
+    ``prepare()(path, bar)`` in turn, ``show(result)`` at once (human output; stdout is
+    flushed after each model, so a pipe sees it as it ends). A model that cannot be used
+    prints its ``error:`` line and the others still run."""
+    import time
+
+    from ..errors import OvgatherError
+    from .output import Progress
+
+    run = FileRun()
+    debug = getattr(args, "debug", False)
+    one = prepare() if paths else None
+    bar = Progress(steps * len(paths), unit="step") if steps else None
+    try:
+        for path in paths:
+            started = time.perf_counter()
+            try:
+                result = one(path, bar)
+            except OvgatherError as err:
+                err.located(file=path)
+                _model_error(one_line(str(err)), err, debug, run, path)
+                continue
+            except Exception as err:  # a bug of ovgather: this model's error, the others run
+                _model_error(one_line(f"{path}: internal error ({type(err).__name__}: {err}); "
+                                      "rerun with --debug and report it"), err, debug, run, path)
+                continue
+            if not hasattr(result, "elapsed"):  # the JUnit XML gives each test case its time
+                with suppress(AttributeError, TypeError):
+                    result.elapsed = time.perf_counter() - started
+            run.results.append(result)
+            if failing(result):
+                run.failing.append(getattr(result, "path", None) or path)
+            if show is not None and not args.json:
+                show(result)
+                sys.stdout.flush()
+    finally:
+        if bar is not None:
+            bar.close()
+    return run
+
+
+def _model_error(message: str, err: BaseException, debug: bool, run: FileRun,
+                 path: str) -> None:
+    if debug:
+        import traceback
+
+        traceback.print_exception(err)
+    error(message)
+    run.errors.append((path, message))
+
+
 # -- the subcommands about one layer ---------------------------------------------------------
 def add_layer_command(sub: argparse._SubParsersAction, name: str, summary: str,
                       description: str, run, layer_help: str = "the layer's name (or id)",
@@ -307,3 +407,17 @@ def add_layer_command(sub: argparse._SubParsersAction, name: str, summary: str,
     p.add_argument("--layer", required=layer_required, help=layer_help)
     p.set_defaults(run=run)
     return p
+
+
+def tolerance(text: str) -> float:
+    """An ``--rtol``/``--atol`` value: a finite number >= 0."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0 such as 1e-5, but got "
+                                         f"'{text[:40]}'")
+    return value

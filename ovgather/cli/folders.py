@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import OvgatherError
-from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM, one_line, whole_number
+from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM, add_jobs, one_line
 from .output import Progress, error, say_err, say_record
 
 __all__ = ["add_jobs", "find_models", "run_models", "Found", "Batch", "jobs_wanted"]
@@ -52,13 +52,6 @@ __all__ = ["add_jobs", "find_models", "run_models", "Found", "Batch", "jobs_want
 #: One model's work, made once per process by the command's ``prepare()``: ``(path, bar)
 #: -> result``; ``bar`` is the run's progress bar (or a silent one, in a worker).
 OneModel = Callable[[str, Any], Any]
-
-
-def add_jobs(p: argparse.ArgumentParser) -> None:
-    """``--jobs N``: the models at once, each in a worker process of its own."""
-    p.add_argument("--jobs", "-j", type=whole_number, default=1, metavar="N",
-                   help="run N models at once, each in a worker process of its own "
-                   "(default 1; 0: one per CPU core); results come in the models' order")
 
 
 def _cores() -> int:
@@ -335,6 +328,7 @@ def run_models(args: argparse.Namespace, found: Found, prepare: Callable[[], One
                 batch.failing.append(getattr(value, "path", None) or path)
             if show is not None and not args.json:
                 show(value)
+                sys.stdout.flush()  # a pipe sees each model's lines as it ends
             return
         if trace:
             sys.stderr.write(trace)

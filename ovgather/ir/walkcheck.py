@@ -57,7 +57,7 @@ def warn_if_walk_missing() -> None:
     if _checked:
         return
     _checked = True
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ir")
+    here = os.path.dirname(os.path.abspath(__file__))  # ovgather/ir, the walk beside it
     if _package_has_walk(here):
         return
     other = installed_walk()
