@@ -16,11 +16,10 @@ compile). With ``--all-layers`` every layer output that pairs up is compared too
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
 from ..errors import UsageError
-from .common import EXIT_OK, EXIT_PROBLEM, add_json, shape_overrides, whole_number
+from .common import EXIT_OK, EXIT_PROBLEM, add_json, shape_overrides, tolerance, whole_number
 from .models import ANY_HELP, quiet_native_stderr, refuse_weights
 from .output import Progress, print_json, say_line, say_record
 
@@ -60,9 +59,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "(default 2GiB); over it nothing runs (exit 2)")
     p.add_argument("--seed", type=lambda t: whole_number(t, digits=40), default=0,
                    help="seed of the random inputs (default 0)")
-    p.add_argument("--rtol", type=_tolerance, default=None, metavar="R",
+    p.add_argument("--rtol", type=tolerance, default=None, metavar="R",
                    help="relative tolerance (default 1e-5, polygraphy's)")
-    p.add_argument("--atol", type=_tolerance, default=None, metavar="A",
+    p.add_argument("--atol", type=tolerance, default=None, metavar="A",
                    help="absolute tolerance (default 1e-5, polygraphy's)")
     p.add_argument("--all-layers", action="store_true",
                    help="also compare every intermediate tensor that pairs up (a tensor name "
@@ -73,17 +72,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    "onnxruntime (A an .onnx file; needs pip install 'ovgather[onnxruntime]')")
     add_json(p)
     p.set_defaults(run=run_compare)
-
-
-def _tolerance(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a number >= 0 such as 1e-5, but got "
-                                         f"'{text[:40]}'")
-    return value
 
 
 def _size(text: str) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..errors import UsageError
 from .common import EXIT_OK, EXIT_PROBLEM, add_json
 from .models import IR_HELP, refuse_weights
 from .output import print_json, say_line, say_record
@@ -47,6 +48,9 @@ def run_diff(args: argparse.Namespace) -> int:
 
     for path in (args.model, args.other):
         refuse_weights(path)
+        if path.lower().endswith(".onnx"):
+            raise UsageError("diff takes an IR .xml: save the .onnx model as an IR first "
+                             "(openvino.save_model), then diff the two IRs", file=path)
     report = diff(args.model, args.other)
     if args.json:
         print_json(report.to_dict())

@@ -46,16 +46,17 @@ def refuse_weights(path: str) -> None:
 
 
 def load(path: str, progress: Progress | None = None, debug: bool = False,
-         ir_only: bool = False, what: str = "reading", plain: bool = False,
+         ir_only: bool | str = False, what: str = "reading", plain: bool = False,
          meanwhile: Callable[[], object] | None = None) -> Any:
     """Read ``path`` as the CLI does (see the module docstring); the progress bar, when
     there is one, names the step. ``plain``: an IR comes as a ``LayerGraph`` (no networkx
     import), for commands that only infer; ``meanwhile``: as ``read_layer_graph`` takes
     it (called once in any case)."""
-    refuse_weights(path)
+    refuse_weights(path)  # ir_only: the command that takes an IR only (True: convert)
     onnx = path.lower().endswith(".onnx")
     if onnx and ir_only:
-        raise UsageError("convert takes an IR .xml; .onnx is converted by check/validate "
+        command = ir_only if isinstance(ir_only, str) else "convert"
+        raise UsageError(f"{command} takes an IR .xml; .onnx is converted by check/validate "
                          "only (and infer, explain, extract, show): save the model as an IR "
                          "first (openvino.save_model)", file=path)
     owned = progress is None

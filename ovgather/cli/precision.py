@@ -14,6 +14,7 @@ import math
 
 from ..errors import UsageError
 from .common import EXIT_OK, EXIT_PROBLEM, add_json, shape_overrides, whole_number
+from .models import IR_HELP
 from .output import print_json, say_line
 
 __all__ = ["add_parsers", "run"]
@@ -28,7 +29,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                     "any CPU), report each layer's accumulated and local error and the first "
                     "layer that makes a NaN or Inf; --fix writes an IR whose fewest layers "
                     "kept in f32 bring the outputs within --rtol/--atol of f32.")
-    p.add_argument("model", metavar="MODEL", help="an IR .xml")
+    p.add_argument("model", metavar="MODEL", help=f"the model: {IR_HELP}")
     p.add_argument("--target", required=True, choices=("f16", "bf16"),
                    help="the precision to simulate")
     p.add_argument("--fix", action="store_true", help="find the layers to keep in f32")
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         if clash is not None:
             raise UsageError(f"-o '{args.output}' would overwrite the input model "
                              f"('{clash}' is one of its files)")
-    G = load(args.model, debug=args.debug, ir_only=True)
+    G = load(args.model, debug=args.debug, ir_only="precision")
     _, report = precision(
         G, args.target,
         fix=args.fix, output=args.output, inputs=args.input,

@@ -10,11 +10,11 @@ does not hold on MODEL itself, 2 for unusable input. Ctrl-C writes the best mode
 from __future__ import annotations
 
 import argparse
-import math
 import os
 
 from ..errors import UsageError
-from .common import EXIT_OK, EXIT_PROBLEM, add_json, shape_overrides, whole_number
+from .common import EXIT_OK, EXIT_PROBLEM, add_json, shape_overrides, tolerance, whole_number
+from .models import IR_HELP
 from .output import print_json, say_line
 
 __all__ = ["add_parsers", "run"]
@@ -32,7 +32,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Bisect the layers of MODEL, then drop layers while --until still holds: "
                     "writes the smallest failing IR, its inputs (.npz beside it) and the "
                     "largest passing cut (.passing.xml).")
-    p.add_argument("model", metavar="MODEL", help="the failing model: an IR .xml")
+    p.add_argument("model", metavar="MODEL", help=f"the failing model: {IR_HELP}")
     p.add_argument("--until", required=True, metavar="CONDITION",
                    help=f"the failure to keep: {CONDITION_HELP}")
     p.add_argument("--against", metavar="B.xml|B.onnx", help="the model differs compares with")
@@ -41,9 +41,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "its .npz); with --until command (implied)")
     p.add_argument("--fail-regex", metavar="RE",
                    help="--command fails only when its output also matches RE")
-    p.add_argument("--rtol", type=_tolerance, default=None, metavar="R",
+    p.add_argument("--rtol", type=tolerance, default=None, metavar="R",
                    help="relative tolerance of differs (default: compare's)")
-    p.add_argument("--atol", type=_tolerance, default=None, metavar="A",
+    p.add_argument("--atol", type=tolerance, default=None, metavar="A",
                    help="absolute tolerance of differs (default: compare's)")
     p.add_argument("--shape", action="append", metavar="NAME=SHAPE",
                    help="the input size to run at (repeatable)")
@@ -54,17 +54,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", required=True, metavar="SMALL.xml", help="the IR to write")
     add_json(p)
     p.set_defaults(run=run)
-
-
-def _tolerance(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a number >= 0 such as 1e-5, but got "
-                                         f"'{text[:40]}'")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     until = args.until
     if args.command is not None and until not in ("command",):
         raise UsageError("--command goes with --until command")
-    G = load(args.model, debug=args.debug)
+    G = load(args.model, debug=args.debug, ir_only="reduce")
     small, report = reduce(
         G, until, against=args.against, command=args.command, fail_regex=args.fail_regex,
         rtol=RTOL if args.rtol is None else args.rtol,

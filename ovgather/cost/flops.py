@@ -33,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..ops.core import registry
+
 __all__ = ["Layer", "FORMULAS", "DATA_MOVEMENT", "PER_ELEMENT", "BODIES", "formula_of",
            "layer_cost", "Uncountable", "elements"]
 
@@ -270,13 +272,14 @@ def _quantize(layer: Layer) -> tuple[Dim, Dim]:
 DATA_MOVEMENT = frozenset((
     "Parameter", "Constant", "Result", "Identity", "ShapeOf", "Reshape", "Squeeze",
     "Unsqueeze", "Transpose", "Broadcast", "Tile", "Concat", "Split", "VariadicSplit",
-    "Slice", "StridedSlice", "Gather", "GatherElements", "GatherND", "GatherTree",
+    "Slice", "StridedSlice", "GatherTree",
     "ScatterUpdate", "ScatterNDUpdate", "ScatterElementsUpdate", "SliceScatter", "Roll",
     "Reverse", "ReverseSequence", "Pad", "DepthToSpace", "SpaceToDepth", "ShuffleChannels",
     "BatchToSpace", "SpaceToBatch", "Convert", "ConvertLike", "ConvertPromoteTypes",
     "ReadValue", "Assign", "Eye", "Range", "OneHot", "NonZero", "ExtractImagePatches",
     "Col2Im", "ReorgYolo", "StringTensorPack", "StringTensorUnpack", "SparseFillEmptyRows",
     "PriorBox", "PriorBoxClustered", "ExperimentalDetectronPriorGridGenerator",
+    *registry.family("gather"),  # the gather family: the op specs say which types
 ))
 
 #: FLOPs per element of the normalisations, softmax and friends (of the output)

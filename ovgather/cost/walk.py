@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..infer.report import port_type
+from ..ops.core import registry
 from ..ops.core.spec import openvino_type
 from ..ops.core.symbolic import Expr
 from ..shapes import ShapeLike
@@ -29,7 +30,8 @@ LOW_BIT_TYPES = frozenset(("u8", "i8", "u4", "i4", "nf4", "u2", "u3", "u6", "u1"
                            "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1"))
 #: the layers a quantized input passes through on its way (a FakeQuantize's Reshape)
 _PASS_THROUGH = frozenset(("Reshape", "Transpose", "Squeeze", "Unsqueeze", "Convert",
-                           "Subtract", "Multiply", "Broadcast", "Concat", "Gather"))
+                           "Subtract", "Multiply", "Broadcast", "Concat",
+                           *registry.family("gather")))
 _NOT_RUN = ("unchecked", "invalid", "unknown")
 _CONSTS = frozenset(("Const", "Constant"))
 

@@ -172,7 +172,23 @@ def default_sizes(G: nx.MultiDiGraph, shapes: Mapping[str, Any] | None = None
             want = max(want, d.lo)
             dims.append(min(want, d.hi) if d.hi is not None and d.hi >= 0 else want)
         out[a["name"]] = dims
-    return out
+    return _as_the_rules_say(G, out, shapes)
+
+
+def _as_the_rules_say(G: nx.MultiDiGraph, sizes: dict[str, list[int]],
+                      given: Mapping[str, Any] | None) -> dict[str, list[int]]:
+    """``sizes`` with the dims the model's rules tie to a number or to another input's
+    dim set so (validate's ``sizes.honour``: a GatherElements' indices take the data's
+    size), except the inputs the user gave."""
+    from ..shapes import Dimension, PartialShape
+    from ..validate.sizes import dim_rules, honour, parameter_shapes
+
+    params = parameter_shapes(G)
+    concrete = {n: PartialShape.of(tuple(Dimension.static(v) for v in s))
+                for n, s in sizes.items()}
+    fixed = honour(concrete, params, dim_rules(G))
+    return {n: (sizes[n] if n in (given or {}) else [d.lo for d in fixed[n].dims])
+            for n in sizes}
 
 
 class Search:

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import RuntimeBridgeError
+from ..ops.core import registry
 from .core import compile_model, core, first_line, openvino, run_request
 
 __all__ = ["TARGETS", "STAT_FIELDS", "probe_in_child", "stats", "simulate_in_child",
@@ -49,9 +50,8 @@ SKIP = ("Parameter", "Result", "Constant", "ReadValue", "Assign", "FakeQuantize"
 #: Data movement: its values are its input's, never rounded again (OpenVINO's f16
 #: compression runs it in the precision of what feeds it).
 MOVES = frozenset(("Reshape", "Squeeze", "Unsqueeze", "Transpose", "Slice", "StridedSlice",
-                   "Gather", "GatherElements", "GatherND", "Concat", "Split", "VariadicSplit",
-                   "Broadcast", "Tile", "ShuffleChannels", "DepthToSpace", "SpaceToDepth",
-                   "Identity"))
+                   "Concat", "Split", "VariadicSplit", "Broadcast", "Tile", "ShuffleChannels",
+                   "DepthToSpace", "SpaceToDepth", "Identity", *registry.family("gather")))
 
 
 def round_array(a: np.ndarray, target: str) -> np.ndarray:
@@ -269,8 +269,8 @@ def probe_in_child(xml: str, feeds: Mapping[str, np.ndarray], target: str,
             if local:
                 wanted.append(rounded(ltwin[n].output(k), target))
     rows = len(STAT_FIELDS)
-    if not entries:
-        return [], np.zeros((0, rows)), None
+    if not entries:  # no float layer to round (an integer model): nothing to compare
+        return [], np.zeros((0, rows)), np.zeros((0, rows)) if local else None
     got = _run(model, feeds, wanted)
     step = 3 if local else 2
     acc = np.array([stats(got[j + 1], got[j]) for j in range(0, len(got), step)])
