@@ -34,7 +34,7 @@ from typing import Any
 
 __all__ = ["WIDTH", "wrap", "shown", "shorten", "width", "set_wide", "say", "say_line",
            "say_record", "say_err", "table", "error", "warning", "print_json", "write_bytes",
-           "Progress"]
+           "Progress", "say_report"]
 
 #: the width of a terminal that does not tell its own, and the most ``--help`` takes
 WIDTH = 100
@@ -393,3 +393,13 @@ class Progress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def say_report(report: Any, as_json: bool, hang: int | None = None) -> None:
+    """A report of the one-document commands (reduce, precision, info): its JSON with
+    ``--json``, else its lines, each one line (:func:`say_line`)."""
+    if as_json:
+        print_json(report.to_dict())
+        return
+    for line in report.lines():
+        say_line(line, hang=hang)

@@ -10,12 +10,11 @@ not, 2 for unusable input.
 from __future__ import annotations
 
 import argparse
-import math
 
 from ..errors import UsageError
-from .common import EXIT_OK, EXIT_PROBLEM, add_json, shape_overrides, whole_number
+from .common import EXIT_OK, EXIT_PROBLEM, add_json, shape_overrides, tolerance, whole_number
 from .models import IR_HELP
-from .output import print_json, say_line
+from .output import say_report
 
 __all__ = ["add_parsers", "run"]
 
@@ -38,23 +37,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--shape", action="append", metavar="NAME=SHAPE",
                    help="the input size to run at (repeatable)")
     p.add_argument("--seed", type=whole_number, default=0, help="seed of the inputs made")
-    p.add_argument("--rtol", type=_tolerance, default=None, metavar="R",
+    p.add_argument("--rtol", type=tolerance, default=None, metavar="R",
                    help="relative tolerance of the outputs (default 1e-2)")
-    p.add_argument("--atol", type=_tolerance, default=None, metavar="A",
+    p.add_argument("--atol", type=tolerance, default=None, metavar="A",
                    help="absolute tolerance of the outputs (default 1e-2)")
     add_json(p)
     p.set_defaults(run=run)
-
-
-def _tolerance(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"must be a number >= 0 such as 1e-2, but got "
-                                         f"'{text[:40]}'")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,11 +70,7 @@ def run(args: argparse.Namespace) -> int:
         shapes=shape_overrides(args.shape, G), seed=args.seed,
         rtol=RTOL if args.rtol is None else args.rtol,
         atol=ATOL if args.atol is None else args.atol)
-    if args.json:
-        print_json(report.to_dict())
-    else:
-        for line in report.lines():
-            say_line(line)
+    say_report(report, args.json)
     if report.fixed:
         return EXIT_OK
     return EXIT_OK if report.ok else EXIT_PROBLEM

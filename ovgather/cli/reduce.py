@@ -15,7 +15,7 @@ import os
 from ..errors import UsageError
 from .common import EXIT_OK, EXIT_PROBLEM, add_json, shape_overrides, tolerance, whole_number
 from .models import IR_HELP
-from .output import print_json, say_line
+from .output import say_report
 
 __all__ = ["add_parsers", "run"]
 
@@ -81,11 +81,7 @@ def run(args: argparse.Namespace) -> int:
         atol=ATOL if args.atol is None else args.atol,
         shapes=shape_overrides(args.shape, G), inputs=args.input, seed=args.seed,
         max_runs=MAX_RUNS if args.max_runs is None else args.max_runs, output=out)
-    if args.json:
-        print_json(report.to_dict())
-    else:
-        for line in report.lines():
-            say_line(line)
+    say_report(report, args.json)
     if report.interrupted:
         raise KeyboardInterrupt
     return EXIT_OK if small is not None else EXIT_PROBLEM

@@ -22,7 +22,7 @@ from .common import (
     whole_number,
 )
 from .models import add_model_argument, load, quiet_native_stderr
-from .output import print_json, say_line, say_record, table
+from .output import print_json, say_line, say_record, say_report, table
 
 __all__ = ["add_parsers", "run_stats", "run_info"]
 
@@ -68,11 +68,7 @@ def run_info(args: argparse.Namespace) -> int:
     from ..cost.summary import info
 
     report = info(load(args.model, debug=args.debug))
-    if args.json:
-        print_json(report.to_dict())
-    else:
-        for line in report.lines():
-            say_line(line, hang=4)
+    say_report(report, args.json, hang=4)
     return EXIT_OK
 
 

@@ -34,19 +34,6 @@ RUN: Any = None
 _HELD: list[Any] = []
 
 
-def _feed_list(params: Sequence[Any], feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-    from ..errors import RuntimeBridgeError
-
-    out = []
-    for p in params:
-        names = [p.get_friendly_name(), *sorted(p.output(0).get_names())]
-        found = [feeds[n] for n in names if n in feeds]
-        if not found:
-            raise RuntimeBridgeError(f"input '{p.get_friendly_name()}' is not fed")
-        out.append(np.asarray(found[0]))
-    return out
-
-
 def make_inputs(xml: str, sizes: Mapping[str, Sequence[int]], seed: int
                 ) -> dict[str, np.ndarray]:
     """In the child: inputs for every Parameter of ``xml`` at ``sizes`` (by friendly
@@ -72,10 +59,11 @@ def run_in_child(xml: str, feeds: Mapping[str, np.ndarray],
     if ports is None:
         from ..runtime.core import compile_model, run_request
         from ..runtime.models import read_model
+        from ..runtime.precision import feed_in_order
 
         model = read_model(xml)
         compiled = compile_model(model, None)
-        request = run_request(compiled, _feed_list(model.get_parameters(), feeds))
+        request = run_request(compiled, feed_in_order(model.get_parameters(), feeds))
         out = []
         for k, result in enumerate(model.get_results()):
             data = request.get_output_tensor(k).data

@@ -38,6 +38,7 @@ from ..ops.core import registry
 from .core import compile_model, core, first_line, openvino, run_request
 
 __all__ = ["TARGETS", "STAT_FIELDS", "probe_in_child", "stats", "simulate_in_child",
+           "feed_in_order",
            "native_in_child", "native_bf16", "read_marks", "round_array", "mark_value",
            "rounded"]
 
@@ -205,9 +206,11 @@ def _simulate(model: Any, target: str, kept: set[str]) -> tuple[Any, dict[Any, A
     return copy, twin
 
 
-def _feed(model: Any, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+def feed_in_order(params: Any, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """The arrays of ``feeds`` (by a Parameter's friendly or tensor name) in the order of
+    ``params`` (an ``openvino.Model``'s Parameters); a Parameter not fed is an error."""
     out = []
-    for p in model.get_parameters():
+    for p in params:
         names = [p.get_friendly_name(), *sorted(p.output(0).get_names())]
         found = [feeds[n] for n in names if n in feeds]
         if not found:
@@ -230,7 +233,7 @@ def _run(model: Any, feeds: Mapping[str, np.ndarray], results: Sequence[Any],
     except RuntimeError as err:
         raise RuntimeBridgeError(f"the CPU plugin could not compile: {first_line(err)}") \
             from err
-    request = run_request(compiled, _feed(model, feeds))
+    request = run_request(compiled, feed_in_order(model.get_parameters(), feeds))
     return [np.array(request.get_output_tensor(k).data) for k in range(len(results))]
 
 
@@ -318,7 +321,7 @@ def native_in_child(xml: str, feeds: Mapping[str, np.ndarray], precision: str
 
     model = read_model(xml)
     compiled = core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": precision})
-    request = run_request(compiled, _feed(model, feeds))
+    request = run_request(compiled, feed_in_order(model.get_parameters(), feeds))
     outs = [(r.get_friendly_name(), np.array(request.get_output_tensor(k).data))
             for k, r in enumerate(model.get_results())]
     precisions: dict[str, str] = {}
