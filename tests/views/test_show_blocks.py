@@ -309,3 +309,28 @@ def test_no_script_of_a_layer_or_block_name_runs(tmp_path: Path) -> None:
     dom, _ = page_dom(page, "find=conv")
     assert "data-pwned" not in dom
     assert "data-found" in dom
+
+
+def test_a_precision_overlay_colours_by_local_error_and_marks_the_non_finite(
+        tmp_path: Path) -> None:
+    """``precision --json`` as an overlay: each layer by its local error in the target
+    precision, a layer that makes NaN/Inf alone marked non-finite (a report written here
+    in the shape precision writes, so no run is needed)."""
+    from ovgather.views.show.overlay import overlay_kind, read_overlay
+
+    model = ROOT / "ir_samples" / "mixed_ops.xml"
+    G = read_ir(model)
+    names = [G.nodes[n]["name"] for n in G if G.nodes[n]["type"] not in ("Const", "Result")]
+    rows = [{"name": n, "port": 0, "type": "x", "line": 1, "max_abs": 0.1, "max_rel": 0.1,
+             "cosine": 1.0, "nonfinite": i == 0, "local_max_abs": 10.0 ** -i,
+             "local_max_rel": 10.0 ** -i, "local_cosine": 1.0, "local_scaled": 0.0,
+             "local_nonfinite": i == 0} for i, n in enumerate(names)]
+    report = {"model": str(model), "target": "f16", "top_local": [], "layers": rows}
+    assert overlay_kind(report) == "precision"
+    kind, view, page = read_overlay(G, report)
+    by_name = {G.nodes[n]["name"]: e for n, e in view.layers.items()}
+    assert kind == "precision" and by_name[names[0]].status == "non-finite"
+    assert by_name[names[1]].status == "local error"
+    assert by_name[names[0]].colour != by_name[names[-1]].colour
+    dom = _overlay_page(model, report, tmp_path)
+    assert len(re.findall(r'<tr data-layer="\d+">', dom)) >= len(names) // 2

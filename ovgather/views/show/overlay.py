@@ -1,14 +1,16 @@
 """Overlays: a report's per-layer figure as the colour of each layer and a side table.
 
 ``show MODEL --overlay REPORT.json`` reads the JSON of ``check``, ``compare --all-layers``,
-``diff`` or ``stats --by layer`` (the kind is told by its keys) and gives each layer of
-MODEL a status, a fill and a line of text; the page lists the layers in a table (a click
-goes to the layer). A compare report goes through :mod:`.errors` (its log scale of
+``diff``, ``stats --by layer`` or ``precision`` (the kind is told by its keys) and gives
+each layer of MODEL a status, a fill and a line of text; the page lists the layers in a
+table (a click goes to the layer). A compare report goes through :mod:`.errors` (its log scale of
 ``max_rel``); the others:
 
 - ``check``: the check status of the report's first model;
 - ``diff``: changed, renamed, added (B's names), removed; unchanged layers grey;
-- ``stats``: the layer's share of the FLOPs, a shade of blue per decade.
+- ``stats``: the layer's share of the FLOPs, a shade of blue per decade;
+- ``precision``: the layer's local error in the target precision (the layer alone, on exact
+  inputs: what names the cause), red for NaN/Inf, as compare's shades of ``max_rel``.
 """
 
 from __future__ import annotations
@@ -62,8 +64,10 @@ def overlay_kind(report: Mapping[str, Any]) -> str:
         return "diff"
     if "total" in report and "layers" in report:
         return "stats"
-    raise UsageError("--overlay: the report is none of check, compare --all-layers, diff or "
-                     "stats --by layer (their --json)")
+    if "target" in report and "top_local" in report:
+        return "precision"
+    raise UsageError("--overlay: the report is none of check, compare --all-layers, diff, "
+                     "stats --by layer or precision (their --json)")
 
 
 def read_overlay(G: nx.MultiDiGraph, source: str | os.PathLike[str] | Mapping[str, Any]
@@ -86,7 +90,8 @@ def read_overlay(G: nx.MultiDiGraph, source: str | os.PathLike[str] | Mapping[st
         view = layer_errors(G, source)
     else:
         by_name = {G.nodes[n]["name"]: n for n in G}
-        cells = {"check": _check, "diff": _diff, "stats": _stats}[kind](report, by_name)
+        cells = {"check": _check, "diff": _diff, "stats": _stats,
+                 "precision": _precision}[kind](report, by_name)
         if not cells:
             raise UsageError(f"--overlay: no layer of the {kind} report is in the model")
         view = ErrorView(cells, None, [], None if isinstance(source, Mapping) else str(source))
@@ -143,4 +148,27 @@ def _stats(report: Mapping[str, Any], by_name: dict[str, str]) -> dict[str, Laye
         fill = next(c for bound, c in _BLUES if share <= bound)
         out[n] = OverlayCell("flops", max_rel=share, fill=fill,
                              note=f"{flops:,} FLOPs ({share:.1%})")
+    return out
+
+
+def _precision(report: Mapping[str, Any], by_name: dict[str, str]) -> dict[str, LayerError]:
+    """Each layer by its local error in the report's target precision (its worst port)."""
+    from .errors import DIFFERS_SHADES
+
+    out: dict[str, LayerError] = {}
+    worst: dict[str, float] = {}
+    for r in report.get("layers") or []:
+        n = by_name.get(r.get("name"))
+        if n is None:
+            continue
+        bad = bool(r.get("local_nonfinite"))
+        rel = math.inf if bad else float(r.get("local_max_rel") or 0.0)
+        if rel < worst.get(n, -1.0):
+            continue
+        worst[n] = rel
+        shade = next((c for bound, c in DIFFERS_SHADES if rel <= bound), DIFFERS_SHADES[-1][1])
+        note = ("local: NaN/Inf" if bad else f"local max rel {rel:.3g}") + \
+            f", accumulated max abs {r.get('max_abs')}"
+        out[n] = OverlayCell("non-finite" if bad else "local error", max_rel=rel,
+                             fill=shade, note=note)
     return out
