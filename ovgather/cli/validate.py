@@ -87,7 +87,9 @@ def run_validate(args: argparse.Namespace) -> int:
                 G = load(path, bar, args.debug)  # an IR, or an ONNX model (convert_model)
                 if args.all_layers:
                     bar.describe(f"proving every layer of {name}")
-                    report = prove_all_layers(G, seed=args.seed, **budget)
+                    report = prove_all_layers(G, seed=args.seed,
+                                              progress=None if shared is not None
+                                              else _proving(bar, name), **budget)
                 elif args.whole_model:
                     bar.describe(f"compiling {name} (whole model)")
                     report = validate_whole_model(G, layers=args.layer, seed=args.seed,
@@ -109,6 +111,22 @@ def run_validate(args: argparse.Namespace) -> int:
     elif not args.json:
         batch.print_summary()
     return batch.code
+
+
+def _proving(bar: Any, name: str) -> Any:
+    """``prove_all_layers``'s progress on ``bar``: layers proved of all (the bar, its
+    elapsed time and estimate), compiles done of planned (its words)."""
+    shown = [-1, 0]  # the total the bar counts to, the count shown
+
+    def told(proved: int, total: int, compiles: int, planned: int) -> None:
+        if shown[0] != total:
+            bar.reset(total, f"proving every layer of {name}")
+            shown[:] = [total, 0]
+        bar.describe(f"proving {name}: compiles {compiles}/{planned}, layers")
+        if proved > shown[1]:
+            bar.update(proved - shown[1])
+            shown[1] = proved
+    return told
 
 
 def _warm() -> None:

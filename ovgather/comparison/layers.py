@@ -26,6 +26,12 @@ divergent layer; :attr:`LayersReport.growth` the worst layers after it.
 Memory: one chunk's outputs of both models, beside the inputs and twice each model's
 largest tensor (what the runtime reuses between layers), fit ``memory_budget``; each chunk
 is compiled once per model (at most ``CHUNK_OUTPUTS`` outputs: validate's bound).
+
+Compiles: ``compare`` itself runs each model compiled with every layer output exposed
+besides its own outputs (``remote.exposing``), and when a model's layer outputs fit half
+the budget beside its inputs and twice its largest tensor, the layers are judged on the
+values of that very run: each model is compiled and run once in all. Over that, ``compare``
+compiles the model again as it is, and the layers run in chunks as above.
 """
 
 from __future__ import annotations
@@ -192,11 +198,14 @@ def compare_layers(
                                      and os.fspath(a).lower().endswith(".onnx")):
         raise CompareError("ONNX Runtime runs an .onnx model as A, but A is not one",
                            file=os.fspath(a) if isinstance(a, (str, os.PathLike)) else None)
-    outputs = compare(a, b, memory_budget=memory_budget, threads=threads, **options)
-    report = LayersReport(outputs, ref=ref)
-    with remote.Session() as session:
-        run = _Runs(session, outputs, a, b, ref, threads)
-        _run_layers(report, run, memory_budget, progress)
+    with remote.exposing(memory_budget) as exposed:
+        if ref != "openvino":
+            exposed.budget = 0  # A runs in ONNX Runtime: compare compiles as it is
+        outputs = compare(a, b, memory_budget=memory_budget, threads=threads, **options)
+        report = LayersReport(outputs, ref=ref)
+        with remote.Session() as session:
+            run = _Runs(session, outputs, a, b, ref, threads, exposed)
+            _run_layers(report, run, memory_budget, progress)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -206,12 +215,19 @@ class _Runs:
     arrays ``compare`` fed them."""
 
     def __init__(self, session: remote.Session, outputs: CompareReport, a: Any, b: Any,
-                 ref: str, threads: int | None) -> None:
+                 ref: str, threads: int | None, exposed: remote.exposing) -> None:
         self.session, self.outputs = session, outputs
-        self.keys = session.key("layers-A"), session.key("layers-B")
-        self.outs = [session.open(key, remote.open_layers, _portable(src), kind, threads)
-                     for key, src, kind in zip(self.keys, (a, b), (ref, "openvino"),
-                                               strict=True)]
+        session.adopt(exposed.held)
+        keys, outs = [], []
+        for which, src, kind in zip("AB", (a, b), (ref, "openvino"), strict=True):
+            key = exposed.key(which) if kind == "openvino" else None
+            found = session.call(remote.exposed_layers, key) if key else None
+            if found is None:  # compare's model is not held with its layers exposed
+                key = session.key(f"layers-{which}")
+                found = session.open(key, remote.open_layers, _portable(src), kind, threads)
+            keys.append(key)
+            outs.append(found)
+        self.keys, self.outs = tuple(keys), outs
         self.feeds = (dict(outputs.arrays),
                       {i["name_b"]: outputs.arrays[i["name"]] for i in outputs.inputs})
         self.compiles = [0, 0]

@@ -27,6 +27,55 @@ from ..runtime.worker import RuntimeCrash, Worker, shared_worker
 __all__ = ["Session", "crash_words", "RuntimeCrash"]
 
 _COUNTER = itertools.count()
+#: The ``compare --all-layers`` in progress in this process (:class:`exposing`).
+_EXPOSING: list[exposing] = []
+
+
+class exposing:  # noqa: N801 - used as a function: ``with remote.exposing(budget) as e``
+    """While it is open, ``compare`` compiles each model with every layer output exposed
+    besides its own outputs (``open_exposed``), where a run's layer outputs fit half of
+    ``budget`` each, so that ``compare --all-layers`` judges the layers on the values of
+    that very run rather than compiling and running both models again; the models are
+    kept in the worker when ``compare`` ends (``held``: its Session's keys), and let go
+    before the next call to that worker (or with it, when the process ends)."""
+
+    def __init__(self, budget: int, threads: int | None = None) -> None:
+        self.budget, self.threads = budget, threads
+        self.held: dict[str, tuple[Callable[..., Any], tuple[Any, ...], int | None]] = {}
+        self.worker: Worker | None = None
+
+    def __enter__(self) -> exposing:
+        _EXPOSING.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _EXPOSING.remove(self)
+        if self.held and self.worker is not None and self.worker.generation is not None:
+            # let go at the next call to the child, or when it ends with this process:
+            # freeing two compiled models with every layer exposed takes half a second
+            _STALE.append((self.worker, self.worker.generation, list(self.held)))
+        self.held.clear()
+
+    def key(self, which: str) -> str | None:
+        """The key of model ``which`` (``A`` or ``B``) that ``compare`` left here, while
+        the child that ran it still holds it (None after a crash)."""
+        key = next((k for k in self.held if k.endswith(f"-{which}")), None)
+        if key is None or self.worker is None or \
+                self.held[key][2] != self.worker.generation:
+            return None
+        return key
+
+
+#: Models to let go in a child before its next call: ``(worker, generation, keys)``.
+_STALE: list[tuple[Worker, int | None, list[str]]] = []
+
+
+def _let_go(worker: Worker) -> None:
+    """Drop what an ended :class:`exposing` left in ``worker``'s child (see ``_STALE``)."""
+    for entry in [e for e in _STALE if e[0] is worker]:
+        _STALE.remove(entry)
+        if entry[1] == worker.generation:  # the child that holds them
+            worker.call(drop, entry[2])
 
 
 class Session:
@@ -37,6 +86,7 @@ class Session:
         self._open: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {}
         self._generation: dict[str, int | None] = {}
         self._prefix = f"compare-{os.getpid()}-{next(_COUNTER)}"
+        self._adopted: set[str] = set()
         #: crashes of the child so far (a crash on one model ends what the child held)
         self.crashes = 0
 
@@ -51,9 +101,21 @@ class Session:
 
     def open(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(key, *args)`` in the child (it opens what ``key`` names there); called
-        again, before the next call on ``key``, whenever the child has been replaced."""
+        again, before the next call on ``key``, whenever the child has been replaced.
+        ``compare``'s models are opened with their layers exposed in an :class:`exposing`."""
+        if fn is open_model and _EXPOSING and _EXPOSING[-1].budget > 0:
+            fn, args = open_exposed, (*args, _EXPOSING[-1].budget)
         self._open[key] = (fn, args)
         return self._reopen(key)
+
+    def adopt(self, held: Mapping[str, tuple[Callable[..., Any], tuple[Any, ...],
+                                                int | None]]) -> None:
+        """Take on models another Session opened (an :class:`exposing`'s ``held``): they
+        are called and reopened as this one's, and let go by their owner."""
+        for key, (fn, args, generation) in held.items():
+            self._open[key] = (fn, args)
+            self._generation[key] = generation
+            self._adopted.add(key)
 
     def _reopen(self, key: str) -> Any:
         fn, args = self._open[key]
@@ -75,15 +137,24 @@ class Session:
 
     def _call(self, fn: Callable[..., Any], *args: Any) -> Any:
         try:
+            if _STALE:
+                _let_go(self.worker)
             return self.worker.call(fn, *args)
         except RuntimeCrash:
             self.crashes += 1
             raise
 
     def close(self) -> None:
-        if self._open and self.worker.generation is not None:
+        keys = [k for k in self._open if k not in self._adopted]
+        exposed = [k for k in keys if self._open[k][0] is open_exposed]
+        if exposed and _EXPOSING:  # compare's models, for compare --all-layers to judge
+            _EXPOSING[-1].worker = self.worker
+            _EXPOSING[-1].held.update({k: (*self._open[k], self._generation.get(k))
+                                       for k in exposed})
+            keys = [k for k in keys if k not in exposed]
+        if keys and self.worker.generation is not None:
             try:
-                self.worker.call(drop, list(self._open))
+                self.worker.call(drop, keys)
             except RuntimeBridgeError:  # pragma: no cover - the child died meanwhile
                 pass
         self._open.clear()
@@ -120,12 +191,136 @@ def open_model(key: str, cwd: str, source: Any, shown: str | None, threads: int 
     _HELD[key] = model
 
 
+def open_exposed(key: str, cwd: str, source: Any, shown: str | None, threads: int | None,
+                 reshape: Mapping[int, str], budget: int) -> None:
+    """:func:`open_model`, the model compiled with every layer output exposed besides its
+    own (:class:`_Exposed`)."""
+    from ..runtime.interop import ONNX_SUFFIXES
+    from ..runtime.outputs import RunnableModel
+
+    if isinstance(source, str) and source.lower().endswith(ONNX_SUFFIXES):
+        # compare converts an ONNX model whole; its layers are read node by node apart
+        open_model(key, cwd, source, shown, threads, reshape)
+        return
+    _where(cwd)
+    drop([key])
+    model = RunnableModel(source, threads)
+    model.path = shown
+    model.reshape(dict(reshape))
+    _HELD[key] = _Exposed(model, source, threads, budget, reshape)
+
+
+class _Exposed:
+    """A ``compare`` model (``RunnableModel``: ``outputs``, ``inputs``, ``run``) compiled
+    with a Result at every layer output besides its own outputs, which keep their
+    positions (the layers' come after). A run whose layer outputs, inputs and twice its
+    largest tensor take more than half the budget is not run so: the model is compiled
+    again without them (``compare --all-layers`` then runs its layers in chunks).
+    ``layers``: the model's ``OpenVinoLayers`` (the same ``openvino.Model``); ``values``:
+    the layer outputs of the last run, with the arrays it was fed (``fed``)."""
+
+    def __init__(self, model: Any, source: Any, threads: int | None, budget: int,
+                 reshape: Mapping[int, str]) -> None:
+        from ..runtime.layer_runs import OpenVinoLayers
+        from ..runtime.models import clear_legacy_names
+
+        self.model, self.budget, self.compiles = model, budget, 1
+        self.outputs, self.inputs = model.outputs, model.inputs
+        self._again = (source, threads, reshape)
+        self.layers = OpenVinoLayers(source, threads, model=model.model, path=model.path)
+        self.live = [o for o in self.layers.outputs() if not o.constant]
+        ov_model = model.model
+        own = len(ov_model.get_results())
+        ov_model.add_outputs([self.layers.port(o) for o in self.live])
+        self.added = list(ov_model.get_results())[own:]
+        clear_legacy_names(ov_model)
+        slot = {}
+        for k, result in enumerate(ov_model.get_results()):
+            source_port = result.input_value(0)
+            slot.setdefault((source_port.get_node(), source_port.get_index()), k)
+        port = {o: self.layers.port(o) for o in self.live}
+        self.slot = {o: slot[p.get_node(), p.get_index()] for o, p in port.items()}
+        self.values: dict[Any, np.ndarray] | None = None
+        self.fed: list[np.ndarray] = []
+        self._bytes: dict[str, dict[Any, int]] = {}
+        try:
+            model.compile()
+        except RuntimeBridgeError:  # refused with the layers exposed: without them
+            self._unexpose()
+            self.model.compile()
+
+    def _unexpose(self) -> None:
+        """The model read and compiled again as ``compare`` alone runs it (a run over the
+        budget with every layer exposed, or a compile the plugin refuses so)."""
+        from ..runtime.outputs import RunnableModel
+
+        source, threads, reshape = self._again
+        path = self.model.path
+        self.model = RunnableModel(source, threads)
+        self.model.path = path
+        self.model.reshape(dict(reshape))
+        self.added, self.slot, self.compiles = [], {}, 0
+
+    def output_bytes(self, shapes: Mapping[str, list[int]]) -> dict[Any, int]:
+        key = repr(sorted(shapes.items()))
+        if key not in self._bytes:
+            self._bytes[key] = self.layers.output_bytes(shapes)
+        return self._bytes[key]
+
+    def run(self, feed: Sequence[np.ndarray], *, copy: bool = False) -> list[np.ndarray]:
+        self.values, self.fed = None, []
+        if self.added and not self._fits(feed):
+            self._unexpose()
+        try:
+            values = self.model.run(feed, copy=copy)
+        except RuntimeBridgeError:
+            if not self.added:
+                raise
+            self._unexpose()  # a size whose compile refuses the layers exposed
+            values = self.model.run(feed, copy=copy)
+        if self.added:
+            self.values = {o: values[k] for o, k in self.slot.items()}
+            self.fed = [np.asarray(f) for f in feed]
+        return values[:len(self.outputs)]
+
+    def _fits(self, feed: Sequence[np.ndarray]) -> bool:
+        names = self.layers.input_names()
+        sizes = self.output_bytes({n: list(np.shape(f)) for n, f in zip(names, feed,
+                                                                         strict=True)})
+        live = [sizes.get(o, 0) for o in self.live]
+        need = sum(np.asarray(f).nbytes for f in feed) + sum(live) + 2 * max(live, default=0)
+        return bool(sizes) and need <= self.budget // 2
+
+    def layer_values(self, feeds: Mapping[str, np.ndarray], wanted: Sequence[Any]
+                     ) -> dict[Any, np.ndarray] | None:
+        """The values of ``wanted`` from the last run when it was fed ``feeds`` (by
+        input name) and exposed them all, else None."""
+        if self.values is None or any(w not in self.values for w in wanted):
+            return None
+        try:
+            fed = self.layers.arrays(feeds)
+        except RuntimeBridgeError:
+            return None
+        if len(fed) != len(self.fed) or not all(
+                a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
+                for a, b in zip(fed, self.fed, strict=True)):
+            return None
+        return {w: self.values[w] for w in wanted}
+
+
 def run_model(key: str, feed: Sequence[np.ndarray]) -> list[str]:
     """Run the model of ``key`` on ``feed``; its outputs are kept (the runtime's memory)
     and their shapes returned."""
     _VALUES.pop(key, None)
     _VALUES[key] = _HELD[key].run(feed, copy=False)
     return ["[" + ",".join(map(str, v.shape)) + "]" for v in _VALUES[key]]
+
+
+def exposed_layers(key: str) -> list[Any] | None:
+    """The layer outputs of ``compare``'s model of ``key`` when it was compiled with them
+    exposed (:func:`open_exposed`), else None."""
+    held = _HELD.get(key)
+    return list(held.layers.outputs()) if isinstance(held, _Exposed) else None
 
 
 def judge_outputs(key_a: str, key_b: str, verdict: Callable[..., Any],
@@ -157,17 +352,27 @@ def open_layers(key: str, cwd: str, source: Any, ref: str, threads: int | None
 
 
 def layer_bytes(key: str, shapes: Mapping[str, list[int]]) -> dict[Any, int]:
-    estimate = getattr(_HELD[key], "output_bytes", None)
+    estimate = getattr(_HELD[key], "output_bytes", None)  # an _Exposed's is cached
     return estimate(shapes) if estimate is not None else {}
 
 
 def run_layers(key: str, feeds: Mapping[str, np.ndarray], wanted: Sequence[Any]) -> int:
     """Run the layer runner of ``key`` with ``wanted`` exposed; the values are kept. The
-    runner's compiles so far."""
+    runner's compiles so far. ``compare``'s model compiled with every layer exposed
+    (:class:`_Exposed`) hands over the values of its run on ``feeds`` instead, when it
+    has them all."""
     _VALUES.pop(key, None)
-    runner = _HELD[key]
-    _VALUES[key] = runner.run(feeds, wanted)
-    return getattr(runner, "compiles", 0)
+    held = _HELD[key]
+    if isinstance(held, _Exposed):
+        values = held.layer_values(feeds, wanted)
+        if values is not None:
+            _VALUES[key] = values
+            return held.compiles
+        held.values = None
+        _VALUES[key] = held.layers.run(feeds, wanted)
+        return held.compiles + held.layers.compiles
+    _VALUES[key] = held.run(feeds, wanted)
+    return getattr(held, "compiles", 0)
 
 
 def judge_layers(key_a: str, key_b: str, judge: Callable[..., Any],

@@ -54,8 +54,11 @@ class OpenVinoLayers:
     >>> values = layers.run({"input_ids": ids}, wanted)      # doctest: +SKIP
     """
 
-    def __init__(self, source: Any, threads: int | None = None) -> None:
-        if isinstance(source, (str, os.PathLike)) and \
+    def __init__(self, source: Any, threads: int | None = None, *,
+                 model: Any = None, path: str | None = None) -> None:
+        if model is not None:  # read already (``compare``'s model, run with these exposed)
+            self.model, self.path = model, path
+        elif isinstance(source, (str, os.PathLike)) and \
                 os.fspath(source).lower().endswith(ONNX_SUFFIXES):
             if not os.path.isfile(source):
                 raise IRError("the model file does not exist", file=os.fspath(source))
@@ -85,6 +88,10 @@ class OpenVinoLayers:
                                      kind, op in constant)
                 self._ports.setdefault(record, out)
         self._outputs = tuple(self._ports)
+
+    def port(self, output: LayerOutput) -> Any:
+        """The ``openvino.Output`` of a layer output of :meth:`outputs`."""
+        return self._ports[output]
 
     def outputs(self) -> Sequence[LayerOutput]:
         """Every output of every layer, in topological order (Results and Parameters
@@ -165,6 +172,10 @@ class OpenVinoLayers:
                 raise KeyError(p.get_friendly_name())
             out.append(found[0])
         return out
+
+    def arrays(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        """``feeds`` (by any name of each input) in the inputs' order."""
+        return self._feed(feeds)
 
     def _feed(self, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
         try:

@@ -14,7 +14,8 @@ import numpy as np
 from ..errors import RuntimeBridgeError
 from .core import compile_model, core, first_line, openvino, run_request
 
-__all__ = ["ModelRun", "read_model", "run_model_with_outputs", "OutputShapes", "STATE"]
+__all__ = ["ModelRun", "read_model", "run_model_with_outputs", "OutputShapes", "STATE",
+           "clear_legacy_names"]
 
 #: A feed keyed ``(STATE, variable_id)`` is the value that variable holds before the run.
 STATE = "state"
@@ -52,11 +53,37 @@ def _with_outputs(model: Any, wanted: Sequence[tuple[str, int]]
     asked = [(n, i) for n, i in wanted if n in by_name and i < by_name[n].get_output_size()]
     if asked:
         model.add_outputs([by_name[n].output(i) for n, i in asked])
+        clear_legacy_names(model)
     slot: dict[tuple[str, int], int] = {}
     for k, result in enumerate(model.get_results()):
         source = result.input_value(0)
         slot.setdefault((source.get_node().get_friendly_name(), source.get_index()), k)
     return by_name, asked, slot
+
+
+def clear_legacy_names(model: Any) -> bool:
+    """Let an IR v10 with extra outputs compile: OpenVINO names each output of a v10
+    model after the layer that makes it (its legacy name) besides its tensor names, and
+    refuses to compile when such a name is a tensor name of another input or output
+    ("Model operation names have collisions with tensor names"), which old IRs' names
+    often are once every layer is an output. The outputs are found by position here, never
+    by name, so the model is marked an IR v11 (no legacy names) when they would collide;
+    nothing else of the model changes. True when it was."""
+    if not model.has_rt_info("version") or model.get_rt_info("version").astype(int) != 10:
+        return False
+    leaves: set[str] = set()
+    for port in [p.output(0) for p in model.get_parameters()] + \
+            [r.output(0) for r in model.get_results()]:
+        leaves.update(port.get_names())
+    for result in model.get_results():
+        source = result.input_value(0)
+        node = source.get_node()
+        legacy = node.get_friendly_name() + (f".{source.get_index()}"
+                                             if node.get_output_size() > 1 else "")
+        if legacy in leaves and legacy not in result.output(0).get_names():
+            model.set_rt_info(11, "version")
+            return True
+    return False
 
 
 def _cut(model: Any, by_name: Mapping[str, Any], asked: Sequence[tuple[str, int]]

@@ -54,7 +54,7 @@ import itertools
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,8 +89,11 @@ from .sizes import (
 
 __all__ = ["prove_all_layers"]
 
-#: Outputs added to one compiled model at most (big models are proved in chunks).
-CHUNK_OUTPUTS = 4000
+#: Outputs added to one compiled model at most. The memory budget is what splits a model
+#: into chunks: a compile with every output exposed costs about what one without them
+#: does (the 5k-layer Llama's ~3k outputs compile and run in one), and each more chunk is
+#: one more compile of the whole model; this bound only keeps a test's chunks small.
+CHUNK_OUTPUTS = 1 << 20
 _SKIPPED_TYPES = ("Const", "Constant", "Result")
 #: State writes: the CPU plugin compiles no extra output on them (they are sinks).
 _SINKS = ("Assign",)
@@ -236,10 +239,15 @@ class _Ran:
 
 def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
                      memory_budget: int = DEFAULT_MEMORY_BUDGET,
-                     threads: int | None = None) -> ProofReport:
+                     threads: int | None = None,
+                     progress: Callable[[int, int, int, int], None] | None = None
+                     ) -> ProofReport:
     """Run ``G`` with an extra output at every layer and compare real and inferred shapes;
     ``memory_budget`` bounds the tensors of one run (inputs and every extra output), as
-    it bounds ``validate``'s, which checks the gather-family layers' values after."""
+    it bounds ``validate``'s, which checks the gather-family layers' values after.
+    ``progress(proved, layers, compiles, planned)`` is called after each run in the
+    runtime: the layers that have a real shape so far of those asked for, and the
+    compiles done of those planned (a chunk the plugin refuses whole adds its halves)."""
     started = time.perf_counter()
     report = ProofReport(G.graph.get("xml_path") or G.graph.get("source_path"),
                          unread=unread_layers(G))
@@ -252,6 +260,7 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
     ports, why = _ports(G, proofs)
     with xml_file(G) as xml:
         runs = Runs(xml, {n: G.nodes[n]["name"] for n in proofs}, threads, G=G)
+        runs.progress = _told(progress, ports)
         ran, last_error = _choose_sizes(G, ports, declared, memory_budget, seed, runs)
         broken = _sweep(G, _first_call(G), ports, declared, ran, memory_budget, seed, runs)
         real, more, report.peak_bytes = _run_every_chunk(G, ports, ran, memory_budget,
@@ -290,6 +299,21 @@ def prove_all_layers(G: nx.MultiDiGraph, *, seed: int = 0,
                      for lp in (lp, *(b for b in inner if b.id.split("/", 1)[0] == node))]
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _told(progress: Callable[[int, int, int, int], None] | None,
+          ports: Sequence[tuple[str, int]]) -> Callable[[Runs], None] | None:
+    """What ``Runs`` calls after each run: ``progress`` with the layers run so far."""
+    if progress is None:
+        return None
+    layers = {n for n, _ in ports}
+    if not layers:
+        return None
+    progress(0, len(layers), 0, 1)
+
+    def told(runs: Runs) -> None:
+        progress(min(runs.ran, len(layers)), len(layers), runs.compiles, runs.planned)
+    return told
 
 
 def _ports(G: nx.MultiDiGraph, proofs: Mapping[str, LayerProof]
@@ -374,6 +398,7 @@ def _first_run(G, ports, t: _Try, label: str, k: int, budget: int, seed: int, ru
     chunks, over, _ = _plan(G, ports, [t.rows], need, budget)
     if not chunks:
         return next(iter(over.values()), "no layer has an output to compare")
+    runs.chunks = max(runs.chunks, len(chunks))
     try:
         real = runs.shapes(chunks[0], t.sizes, seed, k, types,
                            _given(G, t, seed))
@@ -471,6 +496,7 @@ def _run_every_chunk(G, ports, ran: Sequence[_Ran], budget: int, seed: int, runs
         return real, {}, 0
     need = max(inputs_bytes(r.t.sizes, types) for r in ran)
     chunks, over, peak = _plan(G, ports, [r.t.rows for r in ran], need, budget)
+    runs.chunks = max(runs.chunks, len(chunks))
     why = {n: f"not run: {text}" for n, text in over.items()}
     given = {r.label: _given(G, r.t, seed) for r in ran}
     for part in chunks:

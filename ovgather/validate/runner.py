@@ -181,9 +181,12 @@ class Runs:
 
     Two failures are worked around rather than taken as the model's:
 
-    - the CPU plugin refuses a compile with many extra outputs (``leaf_names.find``…)
-      that it takes without them: the chunk is proved in halves, down to single ports;
-      a port refused alone is in ``refused`` with the plugin's words;
+    - the CPU plugin refuses a compile with many extra outputs that it takes without
+      them: the chunk is proved in halves, down to single ports, and the halves are
+      remembered, so the next size runs them without being refused again; a port
+      refused alone is in ``refused`` with the plugin's words (an IR v10 whose legacy
+      output names collide with tensor names is no such case:
+      ``runtime.models.clear_legacy_names``);
     - the runtime's process dies (a signal in native code): the chunk is run in models
       cut at its ports (only what they depend on runs), and the first port whose cut
       model crashes, with every cut model ending before it running, is in ``crashed``;
@@ -201,6 +204,14 @@ class Runs:
         self.crashed: dict[str, str] = {}
         self.after_crash: dict[str, str] = {}
         self._bare: dict[tuple, str | None] = {}
+        #: chunks planned (for :attr:`planned`), and what is called after each run
+        #: (``progress(runs)``: a progress line reads ``compiles`` and ``planned``)
+        self.chunks = 1
+        self.progress: Any = None
+        self._seen: set[str] = set()
+        #: the halves of each chunk the plugin refused to compile whole, so that the next
+        #: size runs them at once rather than being refused again
+        self._pieces: dict[tuple, tuple[list, list]] = {}
 
     def _call(self, part: Sequence[tuple[str, int]], cut: bool, sizes, feed) -> tuple:
         fn = RUN_SHAPES or shapes_in_worker
@@ -208,7 +219,21 @@ class Runs:
             fn, self.xml, [(self.names[n], i) for n, i in part], self.threads,
             self.ranks_only, cut, sizes, feed)
         self.compiles += compiles
+        self._seen.update(name for name, _ in shapes)
+        if self.progress is not None:
+            self.progress(self)
         return shapes, partial
+
+    @property
+    def ran(self) -> int:
+        """Layers (by friendly name) the runtime gave a real shape of so far."""
+        return len(self._seen)
+
+    @property
+    def planned(self) -> int:
+        """The compiles this proof will take, as far as known now: one per chunk
+        (``chunks``, set by the caller), and the halves of each chunk refused whole."""
+        return max(self.compiles, self.chunks + 2 * len(self._pieces) + len(self._bare))
 
     def shapes(self, part: Sequence[tuple[str, int]], sizes: Mapping[str, PartialShape],
                seed: int, k: int, types: Mapping[str, str],
@@ -227,6 +252,18 @@ class Runs:
                 if (self.names[n], i) in shapes}
 
     def _run(self, part: list[tuple[str, int]], cut: bool, sizes, feed) -> dict:
+        pieces = self._pieces.get((tuple(part), cut))
+        if pieces is not None:  # refused at another size: its pieces, without a new search
+            out: dict = {}
+            for piece in pieces:
+                left = [p for p in piece if p not in self.refused]
+                if left:
+                    try:
+                        out.update(self._run(left, cut, sizes, feed))
+                    except RuntimeBridgeError as err:
+                        for port in left:
+                            self.refused.setdefault(port, err.message)
+            return out
         try:
             return self._call(part, cut, sizes, feed)[0]
         except runtime.RuntimeCrash as crash:
@@ -238,6 +275,7 @@ class Runs:
                     or self._bare_refused(sizes, feed):
                 raise
         half, out = len(part) // 2, {}
+        self._pieces[tuple(part), cut] = (part[:half], part[half:])
         for piece in (part[:half], part[half:]):  # the plugin refuses so many outputs
             try:
                 out.update(self._run(piece, cut, sizes, feed))
