@@ -63,21 +63,61 @@ def inject_weight(src: str, folder: str) -> tuple[str, str]:
 
 
 def inject_nan(src: str, folder: str) -> tuple[str, str]:
-    """``x + log(-1)`` after a compute layer near the middle."""
-    G = read_ir(src)
-    layer = middle(G, ("MatMul", "Convolution"))
+    """``x + log(-1)`` after the compute layer nearest the middle from which the NaN
+    reaches an output (a ReLU turns NaN into 0 and a mask's Select drops it: the layers
+    nearer the middle are tried first, each run once on OpenVINO to see)."""
+    G0 = read_ir(src)
+    order = compute_order(G0)
+    mid = len(order) // 2
+    picks = sorted((n for n in order if G0.nodes[n]["type"] in
+                    ("MatMul", "Convolution", "Add", "Multiply")),
+                   key=lambda n: abs(order.index(n) - mid))
+    # log(-1) is NaN; where every path to an output passes a ReLU (a ResNet), NaN and
+    # -inf become 0 there, so -log(0) = +inf is what reaches the output instead
+    for seed in (-1.0, 0.0):
+        for layer in picks[:16]:
+            G = read_ir(src)
+            _add_nan_after(G, layer, seed)
+            path = _write(G, folder, "nan")
+            if _outputs_not_finite(path):
+                return path, "nan_producer"
+    raise AssertionError(f"no layer of {src} lets a NaN or an infinity reach an output")
+
+
+def _add_nan_after(G: nx.MultiDiGraph, layer: str, seed: float = -1.0) -> None:
+    """``x + log(-1)`` (NaN) after ``layer``, or with ``seed`` 0 ``x - log(0)`` (+inf)."""
     port = G.nodes[layer]["outputs"][0]
-    minus = add_const(G, np.full([1] * len(port["dims"]), -1.0, dtype=np.float32),
+    minus = add_const(G, np.full([1] * len(port["dims"]), seed, dtype=np.float32),
                       name="minus_one")
     log = add_layer(G, "Log", "opset1", inputs=[(minus, 0)],
                     outputs=[{"precision": "FP32", "dims": (1,) * len(port["dims"])}],
                     name="log_of_minus_one")
     log_port = G.nodes[log]["outputs"][0]["id"]
-    add = add_layer(G, "Add", "opset1", inputs=[(layer, port["id"]), (log, log_port)],
+    add = add_layer(G, "Add" if seed < 0 else "Subtract", "opset1",
+                    inputs=[(layer, port["id"]), (log, log_port)],
                     outputs=[{"precision": port["precision"], "dims": port["dims"]}],
                     name="nan_producer")
     insert_after(G, layer, port["id"], add, take_name=False)
-    return _write(G, folder, "nan"), "nan_producer"
+
+
+def _outputs_not_finite(path: str) -> bool:
+    """Whether OpenVINO's run of the IR at ``path`` (at reduce's default sizes, on inputs
+    made to exercise it) gives an output with a NaN or an infinity."""
+    import openvino as ov
+
+    from ovgather.debug.search import default_sizes
+    from ovgather.runtime.core import cpu_config
+    from ovgather.runtime.feeding import input_feeds, make_array
+
+    sizes = default_sizes(read_ir(path))
+    model = ov.Core().read_model(path)
+    model.reshape({p.output(0): sizes[p.get_friendly_name()] for p in model.get_parameters()})
+    rng = np.random.default_rng(0)
+    arrays = [make_array(f, sizes[p.get_friendly_name()], p.get_element_type().to_dtype(), rng)
+              for p, f in zip(model.get_parameters(), input_feeds(model), strict=True)]
+    outs = ov.Core().compile_model(model, "CPU", cpu_config())(arrays)
+    return any(np.asarray(v).dtype.kind == "f" and not np.isfinite(np.asarray(v)).all()
+               for v in outs.values())
 
 
 def inject_dim(src: str, folder: str) -> tuple[str, str]:
