@@ -51,6 +51,7 @@ from ..validate.memory import DEFAULT_MEMORY_BUDGET, size_text
 from . import remote
 from .guards import fed_words
 from .outputs import CompareReport, compare, differences
+from .values import status_counts
 
 __all__ = ["compare_layers", "pair_layers", "LayersReport", "LayerComparison",
            "LAYER_STATUSES", "REFS", "GROWTH"]
@@ -147,10 +148,7 @@ class LayersReport:
 
     @property
     def summary(self) -> dict[str, int]:
-        counts = {"layers": len(self.layers), **dict.fromkeys(LAYER_STATUSES, 0)}
-        for lc in self.layers:
-            counts[lc.status] = counts.get(lc.status, 0) + 1
-        return counts
+        return status_counts("layers", self.layers, LAYER_STATUSES)
 
     def to_dict(self) -> dict[str, Any]:
         """``compare``'s document, plus ``layers``, ``first_divergent`` and the rest;

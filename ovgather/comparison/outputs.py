@@ -67,7 +67,7 @@ from . import remote
 from .detections import detection_verdict
 from .guards import check_aliases, check_indices, distinct_names, fed_words
 from .inputs import load_inputs
-from .values import CHUNK, I32_EDGES, _count_nan, differences, saturated, unproven
+from .values import CHUNK, I32_EDGES, _count_nan, differences, saturated, status_counts, unproven
 
 __all__ = ["compare", "CompareReport", "OutputComparison", "STATUSES", "CRASHED", "CHUNK",
            "I32_EDGES", "RTOL", "ATOL", "differences", "unproven", "saturated"]
@@ -146,10 +146,7 @@ class CompareReport:
     @property
     def summary(self) -> dict[str, int]:
         """How many outputs have each status (``crashed`` only when some have it)."""
-        counts = {"outputs": len(self.outputs), **dict.fromkeys(STATUSES, 0)}
-        for o in self.outputs:
-            counts[o.status] = counts.get(o.status, 0) + 1
-        return counts
+        return status_counts("outputs", self.outputs, STATUSES)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document; ``crashed`` (see the field) only when a model crashed."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..runtime.core import I32_EDGES, saturated
 
-__all__ = ["differences", "unproven", "saturated", "CHUNK", "I32_EDGES"]
+__all__ = ["differences", "unproven", "saturated", "status_counts", "CHUNK", "I32_EDGES"]
 
 #: Elements compared at a time: the comparison's own memory stays a few tens of MB.
 CHUNK = 1 << 20
@@ -131,6 +131,15 @@ def unproven(x: np.ndarray, y: np.ndarray) -> str | None:
         where = " in both models" if first_x == first_y else f" in A, {_num(first_y)} in B"
         return f"every element is {_num(first_x)}{where}"
     return None
+
+
+def status_counts(total: str, items: Any, statuses: Any) -> dict[str, int]:
+    """``{total: len(items), status: count, …}``: every status of ``statuses`` (0 when
+    none has it), then any other an item has (``crashed``, only when some have it)."""
+    counts = {total: len(items), **dict.fromkeys(statuses, 0)}
+    for item in items:
+        counts[item.status] = counts.get(item.status, 0) + 1
+    return counts
 
 
 def _num(value: np.generic) -> str:

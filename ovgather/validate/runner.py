@@ -254,16 +254,8 @@ class Runs:
     def _run(self, part: list[tuple[str, int]], cut: bool, sizes, feed) -> dict:
         pieces = self._pieces.get((tuple(part), cut))
         if pieces is not None:  # refused at another size: its pieces, without a new search
-            out: dict = {}
-            for piece in pieces:
-                left = [p for p in piece if p not in self.refused]
-                if left:
-                    try:
-                        out.update(self._run(left, cut, sizes, feed))
-                    except RuntimeBridgeError as err:
-                        for port in left:
-                            self.refused.setdefault(port, err.message)
-            return out
+            return self._run_pieces([[p for p in piece if p not in self.refused]
+                                     for piece in pieces], cut, sizes, feed)
         try:
             return self._call(part, cut, sizes, feed)[0]
         except runtime.RuntimeCrash as crash:
@@ -274,9 +266,16 @@ class Runs:
             if len(part) < 2 or "could not compile" not in err.message \
                     or self._bare_refused(sizes, feed):
                 raise
-        half, out = len(part) // 2, {}
+        half = len(part) // 2  # the plugin refuses so many outputs: halves, remembered
         self._pieces[tuple(part), cut] = (part[:half], part[half:])
-        for piece in (part[:half], part[half:]):  # the plugin refuses so many outputs
+        return self._run_pieces([part[:half], part[half:]], cut, sizes, feed)
+
+    def _run_pieces(self, pieces: list[list[tuple[str, int]]], cut: bool, sizes, feed) -> dict:
+        """Each piece run on its own; a piece the plugin refuses marks its ports refused."""
+        out: dict = {}
+        for piece in pieces:
+            if not piece:
+                continue
             try:
                 out.update(self._run(piece, cut, sizes, feed))
             except RuntimeBridgeError as err:
