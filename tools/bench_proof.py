@@ -50,7 +50,7 @@ model.add_outputs([o for op in model.get_ordered_ops()
                    if op.get_type_name() not in ("Result", "Constant", "Parameter")
                    for o in op.outputs()])
 clear_legacy_names(model)  # an IR v10's legacy names would refuse the compile
-compiled = core.compile_model(model, "CPU")
+compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
 rng = np.random.default_rng(0)
 feed = []
 for p in compiled.inputs:

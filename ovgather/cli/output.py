@@ -134,6 +134,13 @@ def wrap(line: str, hang: int | None = None, width: int = WIDTH) -> list[str]:
 
     lines = textwrap.wrap(glued, width=width, subsequent_indent=indent, break_on_hyphens=False,
                           break_long_words=True, replace_whitespace=False) or [glued]
+    if len(lines) > 1 and " " not in lines[0].strip() and len(lines[0]) < width // 2:
+        # a short first word alone ("error:") and a path too long for any line: the path
+        # starts on the first line, cut where the line ends
+        first = glued[:width]
+        lines = [first, *textwrap.wrap(glued[width:], width=width, initial_indent=indent,
+                                        subsequent_indent=indent, break_on_hyphens=False,
+                                        break_long_words=True, replace_whitespace=False)]
     return [piece.replace("\0", " ") for piece in lines]
 
 
@@ -142,7 +149,7 @@ def _write(text: str, stream: Any) -> None:
         shown = [p for p in _bars if p.shown()]
         for p in shown:
             p.bar.clear(nolock=True)
-        print(text, file=stream)
+        stream.write(text + "\n")  # one write: an interrupt never leaves a line unended
         if shown:
             stream.flush()
         for p in shown:

@@ -169,11 +169,13 @@ def string_array(array: Any) -> np.ndarray:
 I32_EDGES = (2**31 - 1, -2**31)
 
 
-def saturated(x: np.ndarray, y: np.ndarray, names: tuple[str, str] = ("A", "B")
-              ) -> str | None:
-    """Why two int64 tensors prove nothing, or None: a value at an edge of the i32 range or
-    past it (the CPU plugin computes i64 in i32, saturating: the true values may differ, and
-    a value past the range cannot come out right).
+def saturated(x: np.ndarray, y: np.ndarray, names: tuple[str, str] = ("A", "B"),
+              past: bool = False) -> str | None:
+    """Why two int64 tensors prove nothing, or None: a value at an edge of the i32 range
+    (the CPU plugin computes i64 in i32, saturating: the true values may differ); with
+    ``past``, a value beyond the range too (a reference computed in int64: the runtime's
+    value cannot come out right). Two runtime outputs beyond the range are real values:
+    the plugin computed that op in int64.
 
     >>> saturated(np.array([1, 2**31 - 1]), np.array([1, 2**31 - 1]))[:30]
     'an int64 value reaches the i32'
@@ -184,7 +186,8 @@ def saturated(x: np.ndarray, y: np.ndarray, names: tuple[str, str] = ("A", "B")
         flat = v.reshape(-1)
         for start in range(0, flat.size, 1 << 20):
             chunk = flat[start:start + (1 << 20)]
-            hit = (chunk >= I32_EDGES[0]) | (chunk <= I32_EDGES[1])
+            hit = ((chunk >= I32_EDGES[0]) | (chunk <= I32_EDGES[1]) if past
+                   else np.isin(chunk, I32_EDGES))
             if hit.any():
                 return (f"an int64 value reaches the i32 range's edge ({int(chunk[hit][0])} "
                         f"in {which}): the CPU plugin computes i64 in i32, saturating, so "

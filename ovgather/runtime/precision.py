@@ -219,17 +219,14 @@ def feed_in_order(params: Any, feeds: Mapping[str, np.ndarray]) -> list[np.ndarr
     return out
 
 
-def _run(model: Any, feeds: Mapping[str, np.ndarray], results: Sequence[Any],
-         config: Mapping[str, Any] | None = None) -> list[np.ndarray]:
+def _run(model: Any, feeds: Mapping[str, np.ndarray], results: Sequence[Any]
+         ) -> list[np.ndarray]:
     from openvino import opset13 as op
 
     ov = openvino()
     probe = ov.Model([op.result(r) for r in results], list(model.get_parameters()), "probe")
     try:
-        if config is None:
-            compiled = compile_model(probe, None)
-        else:
-            compiled = core().compile_model(probe, "CPU", dict(config))
+        compiled = compile_model(probe, None)  # f32 (INFERENCE_PRECISION_HINT)
     except RuntimeError as err:
         raise RuntimeBridgeError(f"the CPU plugin could not compile: {first_line(err)}") \
             from err

@@ -380,7 +380,7 @@ def _judge(plan: _Plan, run: runtime.OpRun, reference: Callable[..., np.ndarray]
         problems.append(f"the reference refused the inputs the runtime ran: {err}")
         ref = None
     why_i32 = None if ref is None else saturated(ref, run.output, ("the reference",
-                                                                     "the runtime"))
+                                                                     "the runtime"), past=True)
     if ref is not None:
         if ref.shape != run.output.shape:
             problems.append(f"the reference gives shape {_shape_text(ref.shape)}, the runtime "

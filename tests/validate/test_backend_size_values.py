@@ -61,7 +61,8 @@ def _runs_on_its_inputs(xml: Path, model, inputs) -> bool:
 
     try:
         core = ov.Core()
-        compiled = core.compile_model(core.read_model(str(xml)), "CPU")
+        compiled = core.compile_model(core.read_model(str(xml)), "CPU",
+                                      {"INFERENCE_PRECISION_HINT": "f32"})
         given = {i.name: a for i, a in zip(model.graph.input, inputs, strict=False)}
         compiled({p.get_any_name(): given[p.get_any_name()] for p in compiled.inputs})
     except Exception:  # OpenVINO refuses the model or its own inputs: not ours to prove

@@ -60,7 +60,7 @@ def test_the_detector_exercises_the_legacy_name_collision(detector) -> None:
                        if op.get_type_name() not in ("Result", "Constant")
                        for o in op.outputs()])
     with pytest.raises(RuntimeError, match="collisions with tensor names"):
-        ov.Core().compile_model(model, "CPU")
+        ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
 
 
 def test_an_ir_v10_with_colliding_names_is_proved_in_one_compile(detector) -> None:
