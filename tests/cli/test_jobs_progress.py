@@ -49,7 +49,9 @@ def _ir(src: Path, dst: Path) -> Path:
 def _line(stream, deadline: float) -> str | None:
     """The next line of ``stream``, or None when none comes before ``deadline``."""
     left = deadline - time.monotonic()
-    if left <= 0 or not select.select([stream], [], [], left)[0]:
+    poller = select.poll()  # not select.select: a long test run may hold fds past 1024
+    poller.register(stream, select.POLLIN)
+    if left <= 0 or not poller.poll(left * 1000):
         return None
     return stream.readline().decode()
 
