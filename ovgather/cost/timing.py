@@ -114,9 +114,8 @@ def _pieces(G: Any, nodes: Sequence[Any], names: set[str]) -> dict[str, list[str
     ran = {o for layers in named.values() for o in layers}
     # a layer cut into pieces may keep its name on one of them (SDPA on its last MatMul):
     # it counts as not run whole when no node of its own type names it
-    whole = {o for n in nodes for o in named[n.name]
-             if n.type == G.nodes[id_of_name(G, o)]["type"]} if nodes else set()
     id_of = {a["name"]: n for n, a in G.nodes(data=True)}
+    whole = {o for n in nodes for o in named[n.name] if n.type == G.nodes[id_of[o]]["type"]}
 
     def nearest(start: str, step: Any) -> set[str]:
         seen, todo, found = {start}, list(step(start)), set()
@@ -148,15 +147,6 @@ def _pieces(G: Any, nodes: Sequence[Any], names: set[str]) -> dict[str, list[str
         if cut:
             out[n.name] = sorted(cut)
     return out
-
-
-def id_of_name(G: Any, name: str, _cache: dict = {}) -> str:  # noqa: B006 (one graph)
-    """The node id of the layer with friendly name ``name``."""
-    key = id(G)
-    if _cache.get("key") != key:
-        _cache.clear()
-        _cache.update(key=key, ids={a["name"]: n for n, a in G.nodes(data=True)})
-    return _cache["ids"][name]
 
 
 def by_block(report: Any, prof: Profile) -> list[tuple[str, float, Any]]:

@@ -139,12 +139,8 @@ def input_dim_constraints(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | 
     for (param, axis), atom in walk.input_atoms.items():
         names[atom] = name(f"{param}:{axis}")
     for (param, axis), atom in walk.input_atoms.items():
-        out[(param, axis)] = walk.resolve(_atom_expr_of(atom)).substitute(rename)
+        out[(param, axis)] = walk.resolve(name(atom[1])).substitute(rename)
     return out
-
-
-def _atom_expr_of(atom: tuple) -> Expr:
-    return name(atom[1])
 
 
 class _SymbolWalk:
