@@ -28,7 +28,7 @@ __all__ = ["EXIT_OK", "EXIT_PROBLEM", "EXIT_BAD_INPUT", "EXIT_SIGNAL", "EXIT_SIG
            "UNNAMED", "name_the_input",
            "check_output", "whole_number", "print_error", "one_line", "take_layer_limit",
            "layer_limit", "LAYER_LIMIT_HELP", "add_jobs", "needs_folders", "run_files",
-           "FileRun"]
+           "FileRun", "run_one", "take_outcome"]
 
 EXIT_OK, EXIT_PROBLEM, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_SIGNAL = 128  # a command ended by signal N exits with EXIT_SIGNAL + N, as a shell reports
@@ -343,12 +343,9 @@ def run_files(args: argparse.Namespace, paths: list[str], prepare: Callable[[], 
               failing: Callable[[Any], bool], show: Callable[[Any], None] | None = None,
               steps: int | None = None) -> FileRun:
     """``folders.run_models`` for named files and one job, without importing it: each
-    ``prepare()(path, bar)`` in turn, ``show(result)`` at once (human output; stdout is
-    flushed after each model, so a pipe sees it as it ends). A model that cannot be used
-    prints its ``error:`` line and the others still run."""
-    import time
-
-    from ..errors import OvgatherError
+    ``prepare()(path, bar)`` in turn (:func:`run_one`), taken as it ends
+    (:func:`take_outcome`: a pipe sees each model's lines as it ends). A model that
+    cannot be used prints its ``error:`` line and the others still run."""
     from .output import Progress
 
     run = FileRun()
@@ -357,40 +354,64 @@ def run_files(args: argparse.Namespace, paths: list[str], prepare: Callable[[], 
     bar = Progress(steps * len(paths), unit="step") if steps else None
     try:
         for path in paths:
-            started = time.perf_counter()
-            try:
-                result = one(path, bar)
-            except OvgatherError as err:
-                err.located(file=path)
-                _model_error(one_line(str(err)), err, debug, run, path)
-                continue
-            except Exception as err:  # a bug of ovgather: this model's error, the others run
-                _model_error(one_line(f"{path}: internal error ({type(err).__name__}: {err}); "
-                                      "rerun with --debug and report it"), err, debug, run, path)
-                continue
-            if not hasattr(result, "elapsed"):  # the JUnit XML gives each test case its time
-                with suppress(AttributeError, TypeError):
-                    result.elapsed = time.perf_counter() - started
-            run.results.append(result)
-            if failing(result):
-                run.failing.append(getattr(result, "path", None) or path)
-            if show is not None and not args.json:
-                show(result)
-                sys.stdout.flush()
+            take_outcome(run, path, run_one(one, path, bar, debug), failing,
+                         None if args.json else show)
     finally:
         if bar is not None:
             bar.close()
     return run
 
 
-def _model_error(message: str, err: BaseException, debug: bool, run: FileRun,
-                 path: str) -> None:
-    if debug:
-        import traceback
+def run_one(one: Callable[[str, Any], Any], path: str, bar: Any, debug: bool
+            ) -> tuple[str, Any, str]:
+    """``("ok", result, "")``, or ``("error", the error line's text, its traceback when
+    debug)`` for a model that cannot be used or that meets a bug of ovgather. The result
+    gets ``elapsed``, the seconds its model took, which the JUnit XML gives each case."""
+    import time
 
-        traceback.print_exception(err)
-    error(message)
-    run.errors.append((path, message))
+    from ..errors import OvgatherError
+
+    started = time.perf_counter()
+    try:
+        result = one(path, bar)
+    except OvgatherError as err:
+        err.located(file=path)
+        return "error", one_line(str(err)), _trace(err, debug)
+    except Exception as err:  # a bug of ovgather: this model's error, the others still run
+        return "error", one_line(f"{path}: internal error ({type(err).__name__}: {err}); "
+                                 "rerun with --debug and report it"), _trace(err, debug)
+    if not hasattr(result, "elapsed"):  # a result that cannot take it goes without
+        with suppress(AttributeError, TypeError):
+            result.elapsed = time.perf_counter() - started
+    return "ok", result, ""
+
+
+def take_outcome(run: Any, path: str, outcome: tuple[str, Any, str],
+                 failing: Callable[[Any], bool], show: Callable[[Any], None] | None) -> None:
+    """One model's outcome (:func:`run_one`) into ``run`` (a FileRun or ``folders.Batch``:
+    ``results``, ``failing``, ``errors``), shown at once (``show``; stdout flushed, so a
+    pipe sees each model's lines as it ends) or its ``error:`` line printed."""
+    kind, value, trace = outcome
+    if kind == "ok":
+        run.results.append(value)
+        if failing(value):
+            run.failing.append(getattr(value, "path", None) or path)
+        if show is not None:
+            show(value)
+            sys.stdout.flush()
+        return
+    if trace:
+        sys.stderr.write(trace)
+    error(value)
+    run.errors.append((path, value))
+
+
+def _trace(err: BaseException, debug: bool) -> str:
+    if not debug:
+        return ""
+    import traceback
+
+    return "".join(traceback.format_exception(err))
 
 
 # -- the subcommands about one layer ---------------------------------------------------------

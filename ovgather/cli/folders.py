@@ -38,13 +38,12 @@ import errno
 import os
 import signal
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import OvgatherError
-from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM, add_jobs, one_line
+from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEM, add_jobs, one_line, run_one, take_outcome
 from .output import Progress, error, say_err, say_record
 
 __all__ = ["add_jobs", "find_models", "run_models", "Found", "Batch", "jobs_wanted"]
@@ -321,26 +320,14 @@ def run_models(args: argparse.Namespace, found: Found, prepare: Callable[[], One
         say_err(f"note: {capped}")
 
     def take(path: str, outcome: tuple) -> None:
-        kind, value, trace = outcome
-        if kind == "ok":
-            batch.results.append(value)
-            if failing(value):
-                batch.failing.append(getattr(value, "path", None) or path)
-            if show is not None and not args.json:
-                show(value)
-                sys.stdout.flush()  # a pipe sees each model's lines as it ends
-            return
-        if trace:
-            sys.stderr.write(trace)
-        error(value)
-        batch.errors.append((path, value))
+        take_outcome(batch, path, outcome, failing, None if args.json else show)
 
     if jobs == 1:
         one = prepare() if found.models else None
         with (Progress(steps * len(found.models), unit="step") if steps else
               contextlib.nullcontext()) as bar:
             for path in found.models:
-                take(path, _run_one(one, path, bar, debug))
+                take(path, run_one(one, path, bar, debug))
         return batch
     if warm is not None:
         warm()
@@ -371,37 +358,6 @@ def _gc_paused() -> Iterator[None]:
         gc.unfreeze()
         if was:
             gc.enable()
-
-
-def _run_one(one: OneModel, path: str, bar: Any, debug: bool) -> tuple[str, Any, str]:
-    """``("ok", result, "")``, or ``("error", the error line's text, its traceback when
-    debug)`` for a model that cannot be used or that meets a bug of ovgather."""
-    started = time.perf_counter()
-    try:
-        return "ok", _timed(one(path, bar), time.perf_counter() - started), ""
-    except OvgatherError as err:
-        err.located(file=path)
-        return "error", one_line(str(err)), _trace(err, debug)
-    except Exception as err:  # a bug of ovgather: this model's error, the others still run
-        return "error", one_line(f"{path}: internal error ({type(err).__name__}: {err}); "
-                                 "rerun with --debug and report it"), _trace(err, debug)
-
-
-def _timed(result: Any, seconds: float) -> Any:
-    """``result`` with ``elapsed``: the seconds its model took (read and run), which the
-    JUnit XML gives each test case; a result that cannot take the attribute goes without."""
-    if not hasattr(result, "elapsed"):
-        with contextlib.suppress(AttributeError, TypeError):
-            result.elapsed = seconds
-    return result
-
-
-def _trace(err: BaseException, debug: bool) -> str:
-    if not debug:
-        return ""
-    import traceback
-
-    return "".join(traceback.format_exception(err))
 
 
 # -- the worker processes ---------------------------------------------------------------------
@@ -548,7 +504,7 @@ def _serve(conn: Any, parent_end: Any, others: list[Any], prepare: Callable[[], 
                                                    f"{err}); rerun with --debug and report "
                                                    "it"), ""))
                     return
-            outcome = _run_one(one, path, _Silent(), debug)
+            outcome = run_one(one, path, _Silent(), debug)
             try:
                 conn.send(outcome)
             except Exception as err:  # noqa: BLE001 - a result that does not pickle
