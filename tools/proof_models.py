@@ -8,6 +8,8 @@ tools/reshape_survey.py build them; no file is committed).
   zero buffer that is a Const ``[T,D]`` of the traced token count.
 * :func:`batch_mixer`: a model that adds the mean over dim 0 (a batch-1 trace of a
   statistic that was meant per row): every rule holds at any batch, and rows mix.
+* :func:`row_pick`: a GatherND whose constant indices pick row 0 (advanced indexing
+  traced at batch 1, as recent attention-mask exports write it): every row reads row 0.
 
     python tools/proof_models.py OUT_DIR
 """
@@ -68,6 +70,37 @@ def batch_mixer(width: int = 4) -> ov.Model:
     mean = op.reduce_mean(x, op.constant(np.array([0], np.int64)), True, name="mean")
     out = op.result(op.add(x, mean, name="mix"), name="y")
     model = ov.Model([out], [x], "batch_mixer")
+    model.outputs[0].get_tensor().set_names({"y"})
+    return model
+
+
+def row_pick(seq: int = 6, width: int = 3, inner: int = 2, features: bool = False,
+             seed: int = 0) -> ov.Model:
+    """A batch-1 trace of advanced indexing: a GatherND whose constant indices
+    ``[1,(1,)*inner,seq,2]`` hold row 0 and a position (a permutation, from ``seed``).
+
+    ``features``: the gathered tensor is the activations ``h [1,seq,width]`` (tokens taken
+    in another order, one ``[width]`` row each) and the output is ``h`` so gathered;
+    otherwise it is the mask ``m [1,seq]`` and the output ``x * m`` over ``x
+    [1,(1,)*inner,seq]``. Reshaped to a batch, every row reads row 0 unless fixed."""
+    rng = np.random.default_rng(seed)
+    lead = [1] * (1 + inner)
+    positions = rng.permutation(seq)
+    index = np.zeros([*lead, seq, 2], np.int64)
+    index[..., 1] = positions
+    if features:
+        h = op.parameter([1, seq, width], np.float32, name="h")
+        gathered = op.gather_nd(h, op.constant(index), 0, name="pick")
+        out = op.result(op.relu(gathered, name="act"), name="y")
+        params = [h]
+    else:
+        m = op.parameter([1, seq], np.int64, name="m")
+        x = op.parameter([*lead, seq], np.float32, name="x")
+        gathered = op.gather_nd(m, op.constant(index), 0, name="pick")
+        masked = op.multiply(x, op.convert(gathered, np.float32, name="as_float"), name="mask")
+        out = op.result(masked, name="y")
+        params = [m, x]
+    model = ov.Model([out], params, "row_pick")
     model.outputs[0].get_tensor().set_names({"y"})
     return model
 

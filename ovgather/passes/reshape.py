@@ -16,8 +16,10 @@ its range: a layer that fails at one of the sizes ``reshape_range`` tries (the o
 2, 3, the bounds) blocks it too, since the runtime will meet those sizes. With
 ``fix=True`` the usual culprits upstream are rewritten first (``reshape_fixes``), each so
 that at the old shapes it computes exactly what it did. Fixes are applied only when the
-model is blocked without them, and only to layers upstream of a blocking layer: a model
-that reshapes cleanly is never rewritten.
+model is blocked without them, and only to layers upstream of a blocking layer, with one
+exception no shape rule can see: a GatherND whose constant indices pick row 0 of a batch
+that was 1 (``reshape_rows``) is made to pick each row's own, since every row would
+otherwise read row 0.
 
 >>> import networkx as nx
 >>> from ovgather.edit import add_layer
@@ -50,6 +52,7 @@ from ..infer.report import LayerResult
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
 from .reshape_buffers import SCATTERS, Buffer, fix_buffer, scatter_buffers
 from .reshape_fixes import apply_fix, culprits
+from .reshape_rows import fix_row_pick, row_picks
 from .reshape_range import (
     Probe,
     changed_sizes,
@@ -101,14 +104,23 @@ def reshape(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = None,
     report = check(G, shapes)
     blockers = _blockers(G, shapes, report)
     fixes: list[dict[str, Any]] = []
-    if blockers and fix:
+    if fix and (blockers or _row_picks(G, report)):
         H = copy.deepcopy(G)
-        fixes, report, blockers = _fix_until_clean(H, shapes, report)
+        if blockers:
+            fixes, report, blockers = _fix_until_clean(H, shapes, report)
+        if not blockers:
+            picked = _fix_row_picks(H, report)
+            if picked:
+                fixes += picked
+                report = check(H, shapes)
+                blockers = _blockers(H, shapes, report)
         if not blockers:
             _take_over(G, H)
     if blockers:
         raise _blocked(G, blockers, fixes, fix)
     result = ReshapeResult(fixes=fixes, warnings=shared_dim_warnings(G, shapes))
+    if not fix:
+        result.warnings += [_row_pick_warning(G, node) for node in _row_picks(G, report)]
     old = infer_shapes(G)
     with editing(G):
         result.changed = _write_dims(G, report, old, _overridden(G, shapes))
@@ -351,6 +363,31 @@ def _fix_until_clean(G: nx.MultiDiGraph, shapes: dict[str, Any], report: CheckRe
         report = check(G, shapes)
         blockers = _blockers(G, shapes, report)
     return fixes, report, blockers
+
+
+def _row_picks(G: nx.MultiDiGraph, report: CheckReport) -> list[str]:
+    """The gathers that would read row 0 for every row at the shapes of ``report``."""
+    if not any(attrs.get("type") == "GatherND" for _, attrs in G.nodes(data=True)):
+        return []
+    return row_picks(G, infer_shapes(G), {lr.id: lr.inferred_shapes for lr in report.layers})
+
+
+def _row_pick_warning(G: nx.MultiDiGraph, node: str) -> str:
+    attrs = G.nodes[node]
+    line = f"line {attrs['line']}, " if attrs.get("line") is not None else ""
+    return (f"{attrs['type']} '{attrs['name']}' ({line}id {node}) picks row 0 of its data "
+            "for every row through constant indices (a batch-1 trace): --fix makes it pick "
+            "each row's own")
+
+
+def _fix_row_picks(G: nx.MultiDiGraph, report: CheckReport) -> list[dict[str, Any]]:
+    """Make each of :func:`_row_picks` read its own row (``reshape_rows``)."""
+    found = _row_picks(G, report)
+    if not found:
+        return []
+    old, new = infer_shapes(G), {lr.id: lr.inferred_shapes for lr in report.layers}
+    with editing(G):
+        return [f for node in found if (f := fix_row_pick(G, node, old, new))]
 
 
 # ---- what new shapes change, without rewriting -----------------------------------------

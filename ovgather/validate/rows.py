@@ -228,20 +228,23 @@ def row_inputs(G: nx.MultiDiGraph, shapes: Mapping[str, Sequence[int]], seed: in
 def distinct_inputs(G: nx.MultiDiGraph, shapes: Mapping[str, Sequence[int]], seed: int,
                     model: Any, rows: Sequence[str]) -> tuple[dict[str, np.ndarray], bool,
                                                               str | None]:
-    """:func:`row_inputs` whose rows differ in some input of ``rows``: drawn as usual,
-    else re-drawn :data:`REDRAWS` times with ``vary``. The inputs, whether they vary,
-    and why two rows stay equal (None when none do)."""
+    """:func:`row_inputs` whose rows differ in every input of ``rows`` that can vary: drawn
+    as usual, and an input whose rows repeat (an integer that feeds nothing known is all
+    zeros) re-drawn up to :data:`REDRAWS` times with ``vary``, since a row that reads
+    another row's values of that input could not show otherwise. The inputs, whether
+    any was re-drawn, and why two rows stay equal in every input (None when none do)."""
     feed = row_inputs(G, shapes, seed, model)
     batch = shapes[rows[0]][0] if rows else 1
-    pair = same_rows(feed, rows, batch)
-    if pair is None:
-        return feed, False, None
+    varied = False
     for k in range(1, REDRAWS + 1):
-        feed = row_inputs(G, shapes, seed + 7919 * k, model, vary=True)
-        pair = same_rows(feed, rows, batch)
-        if pair is None:
-            return feed, True, None
-    return feed, True, _equal_rows(pair, shapes)
+        repeating = [n for n in rows if same_rows(feed, [n], batch) is not None]
+        if not repeating:
+            break
+        redrawn = row_inputs(G, shapes, seed + 7919 * k, model, vary=True)
+        feed.update({n: redrawn[n] for n in repeating})
+        varied = True
+    pair = same_rows(feed, rows, batch)
+    return feed, varied, None if pair is None else _equal_rows(pair, shapes)
 
 
 def _equal_rows(pair: tuple[int, int], shapes: Mapping[str, Sequence[int]]) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 import pytest
-from proof_models import batch_mixer, moe_block
+from proof_models import batch_mixer, moe_block, row_pick
 from reshape_survey import ROOT, rows_differ
 
 from ovgather.cli import main
@@ -157,18 +157,76 @@ def _padded_rows_differ(original: Path, written: Path) -> float:
 
 
 @pytest.mark.parametrize("batch", ["3", "?"])
-def test_onnx_encoder_decoder_whose_rows_share_one_mask_is_refused(batch, tmp_path, capsys):
-    # The static BART export expands its attention mask through Reshapes written for
-    # batch 1: reshaped, every row is masked with row 0's mask. All-ones masks hide it;
-    # the proof's padded masks show it, and it writes nothing.
+def test_onnx_encoder_decoder_whose_rows_share_one_mask_is_fixed_and_proved(batch, tmp_path,
+                                                                           capsys):
+    # The static BART export gathers its attention mask with a GatherND whose constant
+    # indices pick row 0 (advanced indexing traced at batch 1): reshaped as written, every
+    # row is masked with row 0's mask, which all-ones masks hide and padded masks show.
+    # --fix makes the gather pick each row's own; OpenVINO, on masks of its own, agrees.
     out = tmp_path / "out.xml"
     code, doc = _reshape(capsys, BART, out, _batched(BART, batch), "--fix")
+    assert code == 0 and out.exists(), doc
+    assert doc["runtime_proof"]["ran"] and doc["runtime_proof"]["differs"] is None
+    picks = [fx for fx in doc["fixes"] if fx["type"] == "GatherND"]
+    assert [fx["name"] for fx in picks] == ["node_GatherND_35"]
+    if batch == "3":
+        assert _padded_rows_differ(BART, out) < 1e-4
+
+
+def _row_pick_feed(model: ov.Model, batch: int, seed: int) -> dict[str, np.ndarray]:
+    """Rows that differ: masks of ones with a different padding per row, random values."""
+    rng = np.random.default_rng(seed)
+    feed = {}
+    for p in model.inputs:
+        shape = [batch, *list(p.get_partial_shape().to_shape())[1:]]
+        if p.get_element_type() == ov.Type.i64:
+            value = np.ones(shape, np.int64)
+            for r in range(batch):
+                value[r, shape[1] - r:] = 0
+        else:
+            value = rng.standard_normal(shape).astype(np.float32)
+        feed[p.get_any_name()] = value
+    return feed
+
+
+def _rows_match(original: Path, written: Path, batch: int, seed: int) -> float:
+    """The largest difference between row r of ``written`` on a batch and ``original``
+    on row r alone (OpenVINO CPU, f32, inputs of this test's own)."""
+    core = ov.Core()
+    one = core.compile_model(str(original), "CPU", cpu_config())
+    many = core.compile_model(str(written), "CPU", cpu_config())
+    feed = _row_pick_feed(core.read_model(str(original)), batch, seed)
+    got = many(feed)[0]
+    return max(float(np.abs(one({k: v[r:r + 1] for k, v in feed.items()})[0]
+                             - got[r:r + 1]).max()) for r in range(batch))
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("inner,features", [(0, False), (2, False), (1, True), (0, True)])
+def test_a_gather_that_picks_row_0_is_named_refused_and_fixed(inner, features, seed,
+                                                              tmp_path, capsys):
+    # Every shape rule holds at batch 3, so only the proof sees the rows read row 0.
+    # Without --fix: a warning names the gather and the proof refuses; with --fix the
+    # gather picks each row's own, at a static batch and a dynamic one.
+    original = tmp_path / "pick.xml"
+    model = row_pick(seq=5 + seed, inner=inner, features=features, seed=seed)
+    ov.save_model(model, str(original), compress_to_fp16=False)
+    out = tmp_path / "out.xml"
+    code, doc = _reshape(capsys, original, out, _batched(original, "3"), "--runtime-proof")
     assert code == 1 and not out.exists(), doc
+    assert any("'pick'" in w and "--fix" in w for w in doc["warnings"]), doc["warnings"]
     proof = doc["runtime_proof"]
-    assert proof["ran"] and proof["differs"]["output"] == "logits"
-    # the same model written without the proof really computes other rows
-    code, _ = _reshape(capsys, BART, out, _batched(BART, "3"), "--fix", "--no-runtime-proof")
-    assert code == 0 and _padded_rows_differ(BART, out) > 1e-4
+    if features:  # the gathered rows keep the batch of the indices, 1: nothing to compare
+        assert proof["differs"] is None and "no output was compared" in proof["nothing_proven"]
+    else:
+        assert proof["differs"]["output"] == "y"
+    for batch in ("3", "?"):
+        code, doc = _reshape(capsys, original, out, _batched(original, batch), "--fix")
+        assert code == 0, doc
+        assert [fx["name"] for fx in doc["fixes"]] == ["pick"]
+        assert _rows_match(original, out, 3, seed) == 0.0
+        if batch == "?":  # at the old batch the fixed layer computes what it did
+            assert _rows_match(original, out, 1, seed) == 0.0
 
 
 def test_moe_of_a_real_model_reshaped_runs_two_batch_and_sequence_sizes(tmp_path, capsys):

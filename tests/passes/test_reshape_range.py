@@ -72,12 +72,14 @@ def test_an_input_left_out_that_shares_the_batch_is_named(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert code == 0 and len(doc["warnings"]) == 1
     assert "'attention_mask'" in doc["warnings"][0] and "dim 0" in doc["warnings"][0]
-    # both at batch 2, the rewritten static export masks row 1 with row 0's mask: the
-    # runtime proof refuses it (no warning about a left-out input)
+    # both at batch 2: the static export gathers the mask with indices that pick row 0;
+    # the fix makes each row pick its own and the runtime proof passes (no warning)
     code = main(["reshape", str(GPT2), "--shape", "input_ids[2,12],attention_mask[2,12]",
-                 "--fix", "--dry-run"])
-    out, err = capsys.readouterr()
-    assert code == 1 and "warning:" not in err and "differs: output 'logits'" in out + err
+                 "--fix", "--dry-run", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and not doc["warnings"], doc["warnings"]
+    assert any(fx["type"] == "GatherND" for fx in doc["fixes"])
+    assert doc["runtime_proof"]["ran"] and doc["runtime_proof"]["differs"] is None
 
 
 # ---- constant indices that a new data size leaves pointing past the data -----------------
