@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import UsageError
+
 __all__ = ["Profile", "profile", "by_block", "layer_rows"]
 
 
@@ -70,6 +72,19 @@ def _static_sizes(G: Any, shapes: Mapping[str, Any] | None) -> dict[str, list[in
     return {n: [d.lo for d in s.dims] for n, s in first.items()}
 
 
+def _refuse_states(G: Any, shapes: Mapping[str, Any] | None) -> None:
+    """The profile runs from the model's initial state (an empty cache): a state's shape
+    given with it would put the counts at one length and the times at another."""
+    from ..infer.walk import override_targets
+
+    parameters, states = override_targets(G)
+    sized = sorted(n for n in shapes or () if n in states and n not in parameters)
+    if sized:
+        raise UsageError(f"the profile runs the model from its initial state, so a state "
+                         f"cannot be sized with it, but the shapes size '{sized[0]}'",
+                         file=G.graph.get("xml_path"))
+
+
 def profile(G: Any, shapes: Mapping[str, Any] | None = None, iterations: int = 5,
             seed: int = 0, threads: int | None = None) -> Profile:
     """Run ``G`` (a graph read by ``read_ir``) on the CPU plugin with profiling on, at
@@ -77,6 +92,7 @@ def profile(G: Any, shapes: Mapping[str, Any] | None = None, iterations: int = 5
     from ..runtime import to_openvino
     from ..runtime.profiling import profile_nodes
 
+    _refuse_states(G, shapes)
     sizes = _static_sizes(G, shapes)
     nodes = profile_nodes(to_openvino(G), sizes, iterations, seed, threads)
     names = {a["name"] for _, a in G.nodes(data=True)}

@@ -43,9 +43,10 @@ def stats(model: Any, shapes: Mapping[str, ShapeLike] | None = None,
     peak activation memory, by layer, block and op type (docs/cli/stats.md).
 
     ``model``: a graph (``read_ir``), or the path of an IR .xml or an .onnx model.
-    ``shapes``: Parameter shape overrides, as :func:`~ovgather.check` takes them.
-    ``symbols``: names for input dims (``{"input_ids": "[B,S]"}``): the totals become
-    expressions in them, evaluated at ``shapes`` when those make the names static.
+    ``shapes``: Parameter and state shape overrides, as :func:`~ovgather.check` takes them.
+    ``symbols``: names for input dims (``{"input_ids": "[B,S]"}``, a state's by its
+    ``variable_id``): the totals become expressions in them, evaluated at ``shapes`` when
+    those make the names static.
     ``depth``: keep the first N dotted parts of every block name.
     """
     G = _graph(model)
@@ -59,7 +60,7 @@ def stats(model: Any, shapes: Mapping[str, ShapeLike] | None = None,
 
         sym = infer_symbols(G, symbols)
         if shapes:
-            env = _environment(G, sym, report)
+            env = _environment(G, sym, report, symbols)
     from ..ir.reader import gc_paused
 
     with gc_paused():  # a big graph makes every collection a long one, for no garbage
@@ -87,13 +88,18 @@ def _graph(model: Any) -> Any:
     return read_layer_graph(path)
 
 
-def _environment(G: Any, sym: dict[str, list], report: Any) -> dict[str, int]:
-    """The names' values at the numeric shapes: a Parameter dim written as one name
-    takes the number the numeric walk gives it there."""
+def _environment(G: Any, sym: dict[str, list], report: Any,
+                 symbols: Mapping[str, Any]) -> dict[str, int]:
+    """The names' values at the numeric shapes: a dim of a Parameter, or of a state the
+    symbols name (a cache length), written as one name takes the number the numeric walk
+    gives it there."""
     env: dict[str, int] = {}
     shapes = {lr.id: lr.inferred_shapes for lr in report.layers}
     for node, attrs in G._node.items():
-        if attrs["type"] != "Parameter" or node not in sym or node not in shapes:
+        kind = openvino_type(attrs["type"] or "")
+        named = kind == "Parameter" or (kind == "ReadValue" and (
+            attrs.get("data") or {}).get("variable_id") in symbols)
+        if not named or node not in sym or node not in shapes:
             continue
         for s, shape in zip(sym[node], shapes[node], strict=False):
             if s.dims is None or shape.dims is None:

@@ -43,7 +43,7 @@ from ..ops.core.spec import Attrs, openvino_type
 from ..ops.core.symbolic import FRESH, MAX_VALUE, Expr, Facts, Sym, const, name
 from ..shapes import INF, ShapeLike
 from .inputs import tensors_reaching
-from .walk import _topological_order, all_tensors
+from .walk import _topological_order, all_tensors, override_targets, unknown_key
 
 __all__ = ["infer_symbols", "input_dim_constraints", "parse_symbols", "SYMBOL_NAME",
            "STATE_KEY"]
@@ -94,8 +94,9 @@ def infer_symbols(G: nx.MultiDiGraph, symbols: Mapping[str, str | Sequence],
     ``symbols`` names input dims: keys are a Parameter's friendly or tensor name or a
     ReadValue's ``variable_id``, values shape text (``"[B,S]"``) or a list of names,
     integers and None. An unknown key, a bad name or a rank that differs from the
-    input's is a UsageError. ``shapes``: Parameter shape overrides, as :func:`check`
-    takes them (the numeric walk the expressions agree with starts from them).
+    input's is a UsageError. ``shapes``: Parameter and state shape overrides, as
+    :func:`check` takes them (the numeric walk the expressions agree with starts from
+    them).
     """
     return _SymbolWalk(G, symbols).run(shapes)
 
@@ -288,27 +289,15 @@ class _SymbolWalk:
     def _bind(self, symbols: Mapping[str, str | Sequence]) -> dict[tuple[str, str], list]:
         """The given dims by ``("Parameter", node id)`` or ``("ReadValue", variable_id)``;
         a key that is both a Parameter's name and a variable_id names the Parameter."""
-        keys: dict[str, tuple[str, str]] = {}
-        variables: dict[str, tuple[str, str]] = {}
-        for node, attrs in self.G._node.items():
-            kind = openvino_type(attrs.get("type") or "")
-            if kind == "Parameter":
-                keys.setdefault(attrs["name"], (kind, node))
-                for port in attrs["outputs"]:
-                    for tensor_name in port.get("names") or ():
-                        keys.setdefault(tensor_name, (kind, node))
-            elif kind == "ReadValue" and (attrs.get("data") or {}).get("variable_id"):
-                variable = attrs["data"]["variable_id"]
-                variables.setdefault(variable, (kind, variable))
-        keys = {**variables, **keys}
+        parameters, states = override_targets(self.G)
         given: dict[tuple[str, str], list] = {}
         for key, dims in symbols.items():
-            target = keys.get(key)
-            if target is None:
-                known = ", ".join(sorted(keys)) or "none"
-                raise UsageError(f"a symbols key must name a Parameter (friendly or tensor name) "
-                                 f"or a ReadValue's variable_id, but '{key}' names none "
-                                 f"(known: {known})", file=self.path)
+            if key in parameters:
+                target = ("Parameter", parameters[key][0])
+            elif key in states:
+                target = ("ReadValue", key)
+            else:
+                raise unknown_key(self.G, key, "a symbols key", parameters, states)
             parsed = parse_symbols(dims) if isinstance(dims, str) else list(dims)
             for d in parsed:
                 if not (d is None or isinstance(d, int) or (isinstance(d, str)

@@ -53,6 +53,7 @@ from .._lazy import networkx as nx
 from ..errors import (
     IRStructureError,
     ShapeError,
+    ShapeInferenceError,
     ShapeParseError,
     UnsupportedOpError,
     UsageError,
@@ -76,7 +77,8 @@ from .report import (
     port_type,
 )
 
-__all__ = ["check", "infer_shapes", "input_tensors", "all_tensors", "body_runs"]
+__all__ = ["check", "infer_shapes", "input_tensors", "all_tensors", "body_runs",
+           "override_targets", "unknown_key"]
 
 
 # -- public entry points -----------------------------------------------------------------
@@ -130,7 +132,9 @@ def check(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = None) -> 
 
     ``shapes`` overrides Parameter shapes like ``openvino.Model.reshape``: keys are a
     Parameter's friendly name or one of its tensor names, values shape texts or shapes.
-    A key that names no Parameter is a UsageError.
+    A key may also be a state's ``variable_id``: its ReadValues give that shape, what
+    they read once the state holds a value of it (a KV cache of some length), which the
+    variable's declared shape must allow. A key that names neither is a UsageError.
     """
     return _check(G, shapes, None)
 
@@ -271,6 +275,8 @@ def _plain_spec(op: str, version: str | None) -> OpSpec | object | None:
     ``_CONST`` for a Const; None for any other layer, which the walk's general steps
     take."""
     if op == "Parameter" or cannot_read(op, version) is not None:
+        return None
+    if openvino_type(op) == "ReadValue":  # a state the user sizes: the general steps
         return None
     if op == "Const":
         return _CONST
@@ -532,34 +538,76 @@ def _infer_layer(G, node, attrs, preds, produced, overrides, memo, nested=None,
         rule_attrs = Attrs.of(data, spec.version, len(attrs["outputs"]))
         return infer_nested(node, attrs, spec, ins, rule_attrs, nested,
                             run_layers or _check_layers, capture)
-    return "ok", memo.run(spec, op, attrs.get("version"), data, len(attrs["outputs"]), ins)
+    found = memo.run(spec, op, attrs.get("version"), data, len(attrs["outputs"]), ins)
+    held = overrides.get(node)  # only a ReadValue besides a Parameter: a state sized
+    if held is not None and found:
+        return "ok", [_state_tensor(found[0], held)] + found[1:]
+    return "ok", found
+
+
+def _state_tensor(variable: Tensor, held: PartialShape) -> Tensor:
+    """What a ReadValue reads when its state holds a value of shape ``held`` (a cache
+    of some length): ``held``, which the variable's shape must allow, as OpenVINO's
+    ``query_state()[i].state = …`` refuses a tensor it does not. The initializer stays
+    checked against the declared variable, as OpenVINO checks it."""
+    from ..ops.state import relaxes  # only a model whose state is sized needs it
+
+    if not relaxes(variable.shape, held):
+        raise ShapeInferenceError(f"the state's shape must fit the variable's shape "
+                                  f"{variable.shape}, but got {held}")
+    return Tensor(held, variable.etype)
 
 
 def _resolve_overrides(
     G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike]
 ) -> dict[str, PartialShape]:
-    """Map each override key (friendly or tensor name) to its Parameter node."""
+    """Map each override key to the layers it sizes: a Parameter (friendly or tensor
+    name), else the ReadValues of a state (its ``variable_id``): what the state holds
+    when the model runs, a cache of some length, which ``Model.reshape`` cannot set."""
     if not shapes:
         return {}
-    names: dict[str, str] = {}
-    for node, attrs in G._node.items():
-        if openvino_type(attrs.get("type") or "") != "Parameter":
-            continue
-        names.setdefault(attrs["name"], node)
-        for port in attrs["outputs"]:
-            for tensor_name in port.get("names") or ():
-                names.setdefault(tensor_name, node)
+    parameters, states = override_targets(G)
     out: dict[str, PartialShape] = {}
     for key, value in shapes.items():
-        node = names.get(key)
-        if node is None:
-            known = ", ".join(sorted(names)) or "none"
-            raise UsageError(
-                f"a shape override must name a Parameter (friendly or tensor name), but "
-                f"'{key}' names none (known: {known})", file=G.graph.get("xml_path"))
+        targets = parameters.get(key) or states.get(key)
+        if targets is None:
+            raise unknown_key(G, key, "a shape override", parameters, states)
         try:
-            out[node] = as_partial_shape(value)
+            shape = as_partial_shape(value)
         except ShapeParseError as err:
             raise UsageError(f"the shape given for '{key}' is not a shape: {err.message}",
                              file=G.graph.get("xml_path")) from err
+        for node in targets:
+            out[node] = shape
     return out
+
+
+def override_targets(G: nx.MultiDiGraph) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The keys ``shapes`` and ``symbols`` take, each with its layers: Parameters by
+    friendly and tensor name (one layer), states by ``variable_id`` (every top-level
+    ReadValue of it). A key that is both names the Parameter (the caller's precedence)."""
+    parameters: dict[str, list[str]] = {}
+    states: dict[str, list[str]] = {}
+    for node, attrs in G._node.items():
+        kind = openvino_type(attrs.get("type") or "")
+        if kind == "Parameter":
+            parameters.setdefault(attrs["name"], [node])
+            for port in attrs["outputs"]:
+                for tensor_name in port.get("names") or ():
+                    parameters.setdefault(tensor_name, [node])
+        elif kind == "ReadValue":
+            variable = (attrs.get("data") or {}).get("variable_id")
+            if variable:
+                states.setdefault(variable, []).append(node)
+    return parameters, states
+
+
+def unknown_key(G: nx.MultiDiGraph, key: str, what: str, parameters: Mapping,
+                states: Mapping) -> UsageError:
+    """The one-line error of a key that names neither a Parameter nor a state."""
+    known = f"parameters: {', '.join(sorted(parameters)) or 'none'}"
+    if states:
+        known += f"; states: {', '.join(sorted(states))}"
+    return UsageError(f"{what} must name a Parameter (friendly or tensor name) or a state (a "
+                      f"ReadValue's variable_id), but '{key}' names none ({known})",
+                      file=G.graph.get("xml_path") or G.graph.get("source_path"))

@@ -4,6 +4,7 @@ node was made from (``cost/timing.py``, ``runtime/profiling.py``)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -12,6 +13,7 @@ import pytest
 import ovgather as og
 from ovgather.cli import main
 from ovgather.cost.timing import profile
+from ovgather.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSFORMERS = ["bert/pytorch_dynamic", "gpt2/pytorch_dynamic", "llama/pytorch_dynamic",
@@ -63,3 +65,10 @@ def test_the_cli_profile_validates_against_the_schema(capsys):
                  "--profile", "--iterations", "1", "--top", "3"])
     out = capsys.readouterr().out
     assert code == 0 and "CPU time:" in out and "in IR layers" in out
+
+
+def test_a_sized_state_is_refused_the_profile_runs_from_the_initial_one():
+    G = og.read_ir(ROOT / "ir_corpus/llama_kv/pytorch_stateful.xml")
+    state = "past_key_values.0.keypresent.0.key"
+    with pytest.raises(UsageError, match=re.escape(f"size '{state}'")):
+        profile(G, {"input_ids": "[1,4]", state: "[1,2,6,8]"}, iterations=1)

@@ -225,3 +225,32 @@ def test_a_key_that_is_a_parameter_name_and_a_variable_id_names_the_parameter(tm
     assert rows["Parameter"] == "S" and rows["ReadValue"] != "S"
     assert rows["Concat"] == f"S+{rows['ReadValue']}"
     assert rows["Concat"] != "2*S"
+
+
+def test_a_dim_added_to_a_multiple_of_it_is_the_multiple(tmp_path):
+    """An ONNX export that fixed the batch at 1 adds ``[B,S,4]`` to its own reshape to
+    ``[1,B*S,4]`` (segformer): OpenVINO runs it only where ``S`` and ``B*S`` broadcast,
+    and gives ``B*S`` there, as for ``[B*S]`` plus ``[S]`` (``S`` of 1 too)."""
+    x = ops.parameter(ov.PartialShape([-1, -1, 4]), ov.Type.f32, name="x")
+    merged = ops.add(x, ops.reshape(x, _i64([1, -1, 4]), False))
+    rows = ops.reduce_sum(x, _i64([2]), False)
+    flat = ops.add(ops.reshape(rows, _i64([-1]), False), ops.gather(rows, _i64(0), _i64(0)))
+    path = tmp_path / "multiple.xml"
+    ov.save_model(ov.Model([merged, flat], [x], "multiple"), str(path), compress_to_fp16=False)
+    G = og.read_ir(path)
+    found = og.infer_symbols(G, {"x": "[B,S,4]"})
+    names = {G.nodes[n]["name"]: [str(d) for d in s[0].dims] for n, s in found.items() if s}
+    assert names[merged.get_friendly_name()] == ["B", "B*S", "4"]
+    assert names[flat.get_friendly_name()] == ["B*S"]
+    ran = 0
+    for b, s in [(1, 5), (4, 1), (1, 1), (2, 3), (3, 2)]:
+        model = ov.Core().read_model(str(path))
+        try:
+            model.reshape({"x": [b, s, 4]})
+        except RuntimeError:  # S and B*S do not broadcast
+            assert b > 1 and s > 1
+            continue
+        ran += 1
+        assert [list(o.get_partial_shape().to_shape()) for o in model.outputs] == \
+            [[b, b * s, 4], [b * s]]
+    assert ran == 3

@@ -404,7 +404,13 @@ def dims_product(dims: Sequence[Expr]) -> Expr:
 def broadcast(a: Expr, b: Expr, facts: Facts) -> Expr:
     """One output dim of NumPy broadcasting: a 1 takes the other side, equal sides stay;
     two different expressions are never assumed equal (a fresh name), unless the
-    numeric rules fixed the output (the walk then puts the number in)."""
+    numeric rules fixed the output (the walk then puts the number in), or one side is a
+    multiple of the other (:func:`_multiple`).
+
+    >>> B, S = name("B"), name("S")
+    >>> str(broadcast(S, B * S, None)), str(broadcast(B * S * 2, S, None))
+    ('B*S', '2*B*S')
+    """
     if a == b or b.const == 1 or _at_most(b, a) or _one_or(b, a):
         return a
     if a.const == 1 or _at_most(a, b) or _one_or(a, b):
@@ -413,7 +419,20 @@ def broadcast(a: Expr, b: Expr, facts: Facts) -> Expr:
         return a
     if b.const is not None and a.const is None:
         return b
+    if _multiple(b, a):
+        return b
+    if _multiple(a, b):
+        return a
     return facts.fresh()
+
+
+def _multiple(a: Expr, b: Expr) -> bool:
+    """``a`` is ``k*b`` for an integer ``k``: broadcast with ``b`` it is ``a`` at every
+    size where the two broadcast (equal; ``b`` of 1, so ``a`` is ``k``; or ``a`` of 1,
+    which ``k*b`` with ``b >= 0`` is only at ``k == b == 1``). An ONNX export that fixed
+    the batch at 1 adds ``[N,S,C]`` to ``[1,N*S,C]``: it runs at ``N == 1``, giving
+    ``N*S`` there."""
+    return b.const != 0 and exact_quotient(a, b) is not None
 
 
 def window(d: Expr, kernel: int, stride: int, dilation: int, pads: tuple[int, int],
