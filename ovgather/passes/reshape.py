@@ -101,6 +101,7 @@ def reshape(G: nx.MultiDiGraph, shapes: Mapping[str, ShapeLike] | None = None,
     Parameter is a UsageError.
     """
     shapes = dict(shapes or {})
+    _inputs_only(G, shapes)
     report = check(G, shapes)
     blockers = _blockers(G, shapes, report)
     fixes: list[dict[str, Any]] = []
@@ -363,6 +364,21 @@ def _fix_until_clean(G: nx.MultiDiGraph, shapes: dict[str, Any], report: CheckRe
         report = check(G, shapes)
         blockers = _blockers(G, shapes, report)
     return fixes, report, blockers
+
+
+def _inputs_only(G: nx.MultiDiGraph, shapes: Mapping[str, Any]) -> None:
+    """A reshape sets input shapes: a state's (which ``check`` takes, as the value it holds
+    at run time) follows the inputs and is no shape an IR can declare."""
+    from ..errors import UsageError
+    from ..infer.walk import override_targets
+
+    parameters, states = override_targets(G)
+    for key in shapes:
+        if key not in parameters and key in states:
+            raise UsageError(f"reshape sets input shapes, but '{key}' names a state: its "
+                             "shape follows the inputs at run time (check and stats take "
+                             "it to size the cache)",
+                             file=G.graph.get("xml_path") or G.graph.get("source_path"))
 
 
 def _row_picks(G: nx.MultiDiGraph, report: CheckReport) -> list[str]:

@@ -558,3 +558,16 @@ def test_cli_check_shape_names_the_layer_that_stops_the_reshape(tmp_path, capsys
     assert [r["name"] for r in effect["changed"]] == ["x"]
     main(["check", str(xml), "--shape", "x[2,3,8]"])
     assert "stopped at flatten (Reshape, invalid)" in capsys.readouterr().out
+
+
+def test_a_state_key_is_refused_by_reshape_and_nothing_is_written(tmp_path, capsys):
+    # check and stats take a state's variable_id (the cache it holds at run time); a
+    # reshape sets input shapes, and a ReadValue's declared dims follow them
+    xml = Path(__file__).resolve().parents[2] / "ir_corpus/llama_kv/pytorch_stateful.xml"
+    state = next(a["data"]["variable_id"] for _, a in read_ir(str(xml)).nodes(data=True)
+                 if a["type"] == "ReadValue")
+    out = tmp_path / "out.xml"
+    code = main(["reshape", str(xml), "--shape", f"{state}=[1,2,4,8]", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert err.startswith("error:") and f"'{state}' names a state" in err
