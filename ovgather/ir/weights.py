@@ -25,6 +25,9 @@ from __future__ import annotations
 import os
 import re
 import stat
+import threading
+import weakref
+from collections import OrderedDict
 from functools import cache
 from operator import itemgetter
 from typing import Any
@@ -148,6 +151,17 @@ def check_slice(offset: int, size: int, bin_size: int | None, bin_name: str) -> 
 _BLOCK, _BLOCKS = 64 << 10, 32
 
 
+#: At most this many .bin files are kept open at once, whatever the number of graphs: a
+#: notebook or a test process holds hundreds of graphs, and a descriptor per graph ran past
+#: the usual limit of 1,024 (``select`` and ``open`` then fail elsewhere). The least
+#: recently read is closed and opened again when next read (checked to be the same file).
+_OPEN_LIMIT = 64
+_OPEN: OrderedDict[int, weakref.ref] = OrderedDict()
+#: Held while a descriptor is opened, read or closed: a descriptor closed by one thread
+#: while another reads it could be reused by the next open and read another file.
+_LOCK = threading.RLock()
+
+
 class _BinFile:
     """A .bin read with ``pread``, never mapped: a file that shrinks or is rewritten
     while a graph still uses it (``cp`` over it in place) gives a WeightsError, where a
@@ -161,6 +175,16 @@ class _BinFile:
         self.blocks: dict[int, bytes] = {}  # see raw()
 
     def _open(self) -> int:
+        """The descriptor, opened (or opened again) when needed; call under ``_LOCK``."""
+        if self.fd is not None:
+            _OPEN.move_to_end(id(self))
+            return self.fd
+        while len(_OPEN) >= _OPEN_LIMIT:
+            _, ref = _OPEN.popitem(last=False)
+            oldest = ref()
+            if oldest is not None and oldest.fd is not None:
+                fd, oldest.fd = oldest.fd, None
+                os.close(fd)
         if self.fd is None:
             if self.xml_path is not None:
                 check_bin_location(self.xml_path, self.path)
@@ -182,10 +206,12 @@ class _BinFile:
                     "replaced or changed since (another file, size or modification "
                     "time); read the model again", file=self.path)
             self.fd = fd
+            _OPEN[id(self)] = weakref.ref(self)
         return self.fd
 
     def size(self) -> int:
-        return os.fstat(self._open()).st_size
+        with _LOCK:
+            return os.fstat(self._open()).st_size
 
     def raw(self, offset: int, size: int) -> bytes:
         """Up to ``size`` bytes at ``offset``, fewer where the file ends (the shape walk
@@ -194,6 +220,10 @@ class _BinFile:
         cannot fault; at most ``_BLOCKS`` of them kept), a large read directly."""
         if size <= 0:
             return b""
+        with _LOCK:
+            return self._raw(offset, size)
+
+    def _raw(self, offset: int, size: int) -> bytes:
         try:
             first, last = offset // _BLOCK, (offset + size - 1) // _BLOCK
             if size > _BLOCK or last - first > 1:
@@ -219,6 +249,10 @@ class _BinFile:
 
     def read(self, offset: int, size: int) -> np.ndarray:
         """``size`` bytes at ``offset`` as a new read-only uint8 array."""
+        with _LOCK:
+            return self._read(offset, size)
+
+    def _read(self, offset: int, size: int) -> np.ndarray:
         fd = self._open()
         out = np.empty(size, np.uint8)
         view, done = memoryview(out), 0
@@ -242,10 +276,11 @@ class _BinFile:
         out.flags.writeable = False
         return out
 
-    def __del__(self, _close=os.close) -> None:
-        # os.close bound at definition: at interpreter exit the module's globals may
-        # already be gone when the last graph is freed
+    def __del__(self, _close=os.close, _open_files=_OPEN) -> None:
+        # os.close and the table bound at definition: at interpreter exit the module's
+        # globals may already be gone when the last graph is freed
         if self.fd is not None:
+            _open_files.pop(id(self), None)
             try:
                 _close(self.fd)
             except OSError:

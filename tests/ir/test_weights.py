@@ -45,3 +45,40 @@ def test_a_read_larger_than_a_block_is_whole(model):
     size = weights._BLOCK + 10
     assert weights_bytes(G, 3, size) == data[3:3 + size]
     assert os.path.getsize(G.graph["bin_path"]) == len(data)
+
+
+def _first_const(G):
+    from ovgather.ir import const_value
+
+    node = next(n for n, a in G.nodes(data=True) if a["type"] == "Const")
+    return const_value(G, node)
+
+
+def test_graphs_past_the_open_file_limit_keep_few_descriptors_and_read_right(tmp_path):
+    # a notebook or test process holds hundreds of graphs: the descriptors stay bounded,
+    # a graph whose file was closed reads it again, the same bytes
+    import shutil
+
+    fds = lambda: len(os.listdir("/proc/self/fd"))  # noqa: E731
+    src = ROOT / "ir_samples" / "gather_nd8_bd3"
+    before = fds()
+    graphs, first = [], []
+    for k in range(weights._OPEN_LIMIT * 3):
+        for ext in (".xml", ".bin"):
+            shutil.copy(src.with_suffix(ext), tmp_path / f"m{k}{ext}")
+        G = read_ir(str(tmp_path / f"m{k}.xml"))
+        first.append(_first_const(G).copy())
+        graphs.append(G)
+    assert fds() - before <= weights._OPEN_LIMIT
+    for G, value in zip(graphs, first):  # the early ones were closed and open again
+        assert (_first_const(G) == value).all()
+    # a file replaced while its graph's descriptor was closed is refused, not read
+    (tmp_path / "m0.bin").unlink()
+    shutil.copy(src.with_suffix(".bin"), tmp_path / "m0.bin")
+    os.utime(tmp_path / "m0.bin", ns=(1, 1))
+    for G in graphs[1:weights._OPEN_LIMIT + 1]:
+        _first_const(G)  # graph 0's descriptor is the least recently read: closed
+    from ovgather.errors import WeightsError
+
+    with pytest.raises(WeightsError, match="replaced or changed"):
+        _first_const(graphs[0])
