@@ -6,10 +6,13 @@ tensor a layer writes rounded to the target type (``runtime.precision``: f16 ove
 ±Inf and keeps its subnormals, bf16 rounds to nearest-even on the upper 16 bits;
 accumulation inside each layer stays f32). What is rounded follows OpenVINO's own f16
 compression (``ConvertPrecision`` with precision-sensitive subgraphs kept, as the GPU
-plugin and f16 CPUs run it): MVN and NormalizeL2 layers, and the path from an Exp to the
-ReduceSum or ReduceMean that sums it (a softmax's denominator), stay f32; so do the
-weights as the IR stores them (an f16-compressed IR's are f16 already), constant
-subgraphs, integer tensors and quantized layers (a FakeQuantize and what it feeds). The
+plugin and f16 CPUs run it, :func:`device_kept`): a division by a small eps (a norm), an
+Exp whose values reach a ReduceSum or ReduceMean (a softmax's denominator), a float Range
+and the layers the IR marks stay f32, with the subgraph their mark spreads to, and MVN
+and NormalizeL2 layers; so do constant subgraphs, integer tensors and quantized layers
+(a FakeQuantize and what it feeds). A layer in the target precision reads its constants
+(weights, biases, an additive mask) as the device stores them: rounded, and for f16
+clamped to ±65504 (an f16-compressed IR's weights round to themselves). The
 same device model is used for bf16; on a CPU that computes bf16 itself (avx512_bf16 or
 AMX) the model is also compiled natively at bf16 and both are reported.
 
@@ -24,9 +27,10 @@ is named with its XML line.
 the largest error relative to the tensor's largest magnitude); the top ``k`` are kept in
 f32 for ``k = 1, 2, 4, ...`` until the simulated outputs are within ``rtol``/``atol`` of
 f32, then ``k`` is bisected, then each kept layer is dropped in turn while the outputs
-stay within tolerance (every step a run). A kept layer computes in f32 and reads its
-inputs as they come; its output is rounded only where a layer in the target precision
-reads it (the device converts there). The written IR marks each kept layer with the
+stay within tolerance (every step a run; a layer the device keeps is no candidate, and
+a candidate's mark spreads as the device spreads it). A kept layer computes in f32 and
+reads its inputs as they come; its output is rounded only where a layer in the target
+precision reads it (the device converts there). The written IR marks each kept layer with the
 rt_info ``DisablePrecisionConversion`` (value ``dynamic:f16`` or ``dynamic:bf16``), the
 key OpenVINO 2026.4's IR reader keeps (``disable_fp16_compression`` it drops; the old
 ``precise`` it reads as ``DisablePrecisionConversion``).
@@ -58,11 +62,27 @@ RTOL, ATOL = 1e-2, 1e-2
 MARK = "DisablePrecisionConversion"
 #: Runs of the fix, at most.
 MAX_RUNS = 40
-#: Ops on the path from an Exp to the sum of a softmax's denominator.
-_PATH_OPS = {"Multiply", "Add", "Subtract", "Divide", "Convert", "Select", "Reshape",
-             "Unsqueeze", "Squeeze", "Transpose", "Maximum", "Minimum"}
+#: OpenVINO's ``propagate_through_ops`` (mark_subgraphs_to_keep_in_mixed_precision.cpp): the
+#: f32 mark spreads through these, down from a marked layer and up to its inputs
+_UNARY = {"Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceiling", "Clamp", "Cos",
+          "Cosh", "Elu", "Erf", "Exp", "Floor", "Gelu", "HSigmoid", "HSwish", "Log", "Mish",
+          "Negative", "Relu", "Round", "Sigmoid", "Sign", "Sin", "Sinh", "SoftPlus",
+          "SoftSign", "Sqrt", "Tan", "Tanh"}
+_BINARY = {"Add", "Subtract", "Multiply", "Divide", "Power", "Maximum", "Minimum", "Mod",
+           "FloorMod", "SquaredDifference"}
+_THROUGH = _UNARY | _BINARY | {
+    "Squeeze", "Unsqueeze", "Reshape", "Broadcast", "MVN", "NormalizeL2", "StridedSlice",
+    "ReduceSum", "ReduceMean", "Slice", "VariadicSplit", "Split", "Concat", "Convert",
+    "Const", "Constant", "Tile"}
+_CONSTANTS = {"Const", "Constant"}
+#: the range path of a float Range (MarkFloatingPointRange)
+_RANGE_PATH = {"Convert", "Greater", "GreaterEqual", "Less", "LessEqual", "Reshape", "Range",
+               "Squeeze", "Unsqueeze"}
 _SUMS = {"ReduceSum", "ReduceMean"}
 _ALWAYS_F32 = {"MVN", "NormalizeL2"}
+#: an eps at most f16's smallest normal marks its division (MarkDivWithEps)
+_EPS = 2.0 ** -14
+_REAL = {"FP64", "FP32", "FP16", "BF16", "F64", "F32", "F16"}
 #: layers shown under "largest local error"
 _TOP = 5
 
@@ -175,26 +195,102 @@ def _rank_key(d: Mapping[str, Any]) -> tuple[int, float]:
             0.0 if s is None or not math.isfinite(s) else s)
 
 
-def device_kept(G: nx.MultiDiGraph) -> set[str]:
-    """Friendly names of the layers OpenVINO's f16 compression keeps in f32: MVN and
-    NormalizeL2, and every Exp with the path to the ReduceSum/ReduceMean that sums it
-    (``precision`` adds the layers the IR marks with :data:`MARK`)."""
-    kept: set[str] = set()
-    for n, a in G.nodes(data=True):
-        if a["type"] in _ALWAYS_F32:
-            kept.add(a["name"])
-        if a["type"] != "Exp":
+def device_kept(G: nx.MultiDiGraph, marked: set[str] = frozenset()) -> set[str]:
+    """Friendly names of the layers OpenVINO's f16 compression keeps in f32, as its
+    ``MarkSugraphsToKeepInMixedPrecision`` marks them: a float Range and its path, a
+    division by a small eps (``x / [Sqrt](Add|Maximum(y, eps))``, ``x * Pow(.., -z)``: a
+    norm), an Exp whose values reach a ReduceSum/ReduceMean (a softmax's denominator), and
+    the layers ``marked`` in the IR; the mark spreads down through elementwise ops,
+    reductions and data movement, then up to their inputs, until a MatMul, Convolution or
+    the like. MVN and NormalizeL2 layers are kept as well."""
+    order = list(nx.topological_sort(G))
+    kind = {n: G.nodes[n]["type"] for n in order}
+    by_name = {G.nodes[n]["name"]: n for n in order}
+
+    def real(u: str, port: int) -> bool:
+        outs = G.nodes[u].get("outputs") or []
+        return any(o["id"] == port and str(o.get("precision") or "").upper() in _REAL
+                   for o in outs)
+
+    def ins(v: str) -> list[tuple[str, int]]:
+        return [(u, d["from_port"]) for u, _, d in
+                sorted(G.in_edges(v, data=True), key=lambda e: e[2]["to_port"])]
+
+    def outs(u: str) -> list[tuple[str, int]]:
+        return [(v, d["from_port"]) for _, v, d in G.out_edges(u, data=True)]
+
+    mark = {by_name[m] for m in marked if m in by_name}
+    ranged: set[str] = set()
+    for n in order:  # MarkFloatingPointRange
+        if kind[n] == "Range" and real(n, 0):
+            ranged.add(n)
+            mark.add(n)
+            mark.update(u for u, _ in ins(n))
+        elif kind[n] in _RANGE_PATH and any(u in ranged for u, _ in ins(n)):
+            ranged.add(n)
+            mark.add(n)
+    mark.update(n for n in order if _divides_by_eps(G, n, kind, ins))
+    path: set[str] = set()  # MarkExpInReduceOpPath
+    for n in reversed(order):
+        if kind[n] in _SUMS or (kind[n] in _THROUGH and any(
+                v in path and real(n, p) for v, p in outs(n))):
+            path.add(n)
+    mark.update(n for n in path if kind[n] == "Exp")
+    for n in order:  # PropagateDownMarkToKeepInMixedPrecision
+        if kind[n] in _THROUGH and kind[n] != "Convert" and n not in mark and any(
+                u in mark and real(u, p) for u, p in ins(n)):
+            mark.add(n)
+    for n in reversed(order):  # PropagateUpMarkToKeepInMixedPrecision
+        if kind[n] not in _THROUGH or n in mark:
             continue
-        stack: list[tuple[str, list[str]]] = [(n, [n])]
-        while stack:
-            u, path = stack.pop()
-            for v in set(G.successors(u)):
-                kind = G.nodes[v]["type"]
-                if kind in _SUMS:
-                    kept.update(G.nodes[w]["name"] for w in [*path, v])
-                elif kind in _PATH_OPS and len(path) < 6:
-                    stack.append((v, [*path, v]))
-    return kept
+        if kind[n] == "Convert" and not all(kind[u] in _CONSTANTS for u, _ in ins(n)):
+            continue
+        if any(v in mark and real(n, p) for v, p in outs(n)):
+            mark.add(n)
+    mark.update(n for n in order if kind[n] in _ALWAYS_F32)
+    weights = {n for n in mark if kind[n] == "Convert"  # a constant's decompression
+               and all(kind[u] in _CONSTANTS for u, _ in ins(n))}
+    return {G.nodes[n]["name"] for n in mark - weights if kind[n] not in _CONSTANTS}
+
+
+def _divides_by_eps(G: nx.MultiDiGraph, n: str, kind: Mapping[str, str],
+                    ins: Callable[[str], list[tuple[str, int]]]) -> bool:
+    """``n`` is the root of ``x / [Sqrt](Add|Maximum(y, eps))`` or ``x * Power(Add|Maximum(y,
+    eps), -z)`` with every eps at most f16's smallest normal (MarkDivWithEps)."""
+    from ..ir import const_value
+
+    def constant(u: str) -> np.ndarray | None:
+        if kind[u] == "Convert":
+            src = ins(u)
+            u = src[0][0] if src else u
+        if kind[u] not in _CONSTANTS:
+            return None
+        try:
+            return np.asarray(const_value(G, u), np.float64)
+        except Exception:  # an unreadable or raw-typed constant: no eps
+            return None
+
+    def eps_sum(u: str) -> bool:
+        if kind[u] not in ("Add", "Maximum"):
+            return False
+        values = [constant(w) for w, _ in ins(u)]
+        return any(v is not None and v.size and bool(np.all(v <= _EPS)) for v in values)
+
+    args = [u for u, _ in ins(n)]
+    if kind[n] == "Divide" and len(args) == 2:
+        d = args[1]
+        if kind[d] == "Sqrt":
+            d = ins(d)[0][0] if ins(d) else d
+        return eps_sum(d)
+    if kind[n] == "Multiply" and len(args) == 2:
+        for p in args:
+            if kind[p] != "Power" or len(ins(p)) != 2:
+                continue
+            base, exponent = (u for u, _ in ins(p))
+            z = constant(exponent)
+            if eps_sum(base) and (z is None or (z.size and bool(np.all(z < 0)))):
+                return True
+    return False
 
 
 def mark_layers(G: nx.MultiDiGraph, names: set[str], target: str) -> nx.MultiDiGraph:
@@ -312,8 +408,9 @@ def precision(
         if any(k not in feeds for k in sizes):
             made = worker.call(make_inputs, xml, sizes, seed)
             feeds.update({k: v for k, v in made.items() if k not in feeds})
-        keep = device_kept(G) | {a["name"] for _, a in G.nodes(data=True)
-                                 if f'name="{MARK}"' in (a.get("rt_info") or "")}
+        marked = {a["name"] for _, a in G.nodes(data=True)
+                  if f'name="{MARK}"' in (a.get("rt_info") or "")}
+        keep = device_kept(G, marked)
         report.device_kept = sorted(keep)
         say("layers")
         entries, acc, loc = worker.call(probe_in_child, xml, feeds, target, sorted(keep), True)
@@ -342,12 +439,14 @@ def precision(
             say("fix")
 
             def passes(names: set[str]) -> tuple[bool, list[dict[str, Any]]]:
+                # as the device reads the marks: each spreads as OpenVINO's own do
                 rows = _output_rows(worker.call(simulate_in_child, xml, feeds, target,
-                                                sorted(keep | names)), rtol, atol)
+                                                sorted(device_kept(G, marked | names))),
+                                    rtol, atol)
                 report.runs += 1
                 return all(r["ok"] for r in rows), rows
 
-            chosen, rows = _search(report, passes, max_runs) if not report.ok \
+            chosen, rows = _search(report, passes, max_runs, keep) if not report.ok \
                 else (set(), report.outputs)
             report.fixed = chosen is not None
             if chosen is not None:
@@ -364,11 +463,15 @@ def precision(
 
 
 def _search(report: PrecisionReport, passes: Callable[[set[str]], tuple[bool, list]],
-            max_runs: int) -> tuple[set[str] | None, list[dict[str, Any]]]:
-    """The fewest top-ranked layers whose keeping passes: doubling, bisecting, dropping."""
+            max_runs: int, kept: set[str] = frozenset()
+            ) -> tuple[set[str] | None, list[dict[str, Any]]]:
+    """The fewest top-ranked layers whose keeping passes: doubling, bisecting, dropping
+    (a layer the device keeps already, ``kept``, is not a candidate)."""
     ranked = list(dict.fromkeys(d["name"] for d in sorted(
-        report.layers, key=_rank_key, reverse=True) if _rank_key(d) > (0, 0.0)))
-    ranked += [d["name"] for d in report.layers if d["name"] not in set(ranked)]
+        report.layers, key=_rank_key, reverse=True)
+        if _rank_key(d) > (0, 0.0) and d["name"] not in kept))
+    seen = set(ranked) | set(kept)
+    ranked += list(dict.fromkeys(d["name"] for d in report.layers if d["name"] not in seen))
     judged: dict[frozenset[str], tuple[bool, list]] = {}
 
     def judge(names: set[str]) -> tuple[bool, list]:

@@ -16,13 +16,18 @@ bit, NaN and ±Inf included (tests/debug/test_precision.py).
 **The probe.** One model holds the exact f32 chain (the model as read), a simulated copy
 (rounding after each float layer output that a layer in the target precision reads) and,
 with ``local``, a copy of every layer fed its exact inputs rounded (the layer alone in the
-target precision). Each layer output's errors are reduced inside the model (largest
+target precision; an input past f16's range saturates: it is its producer's error). Each layer output's errors are reduced inside the model (largest
 absolute and relative error, the sums of a cosine, non-finite counts), so one compile and
 one run give them all as a single small vector.
 
 A layer named in ``kept`` runs in f32: its output is rounded only for a consumer that is
 not kept (where the device converts back to the target type), and it reads its inputs as
 they come (rounded when their producer is not kept).
+
+**Constants.** A layer in the target precision reads its f32 constants as the device
+stores them: rounded, and for f16 clamped to ±65504 first, as OpenVINO's conversion of
+constants saturates (an additive attention mask of f32's lowest value stays finite).
+Weights an IR already stores in f16 round to themselves.
 """
 
 from __future__ import annotations
@@ -94,8 +99,39 @@ def rounded(x: Any, target: str) -> Any:
                      y).output(0)
 
 
-def stats(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a`` against the exact ``b``: the :data:`STAT_FIELDS` vector (float64)."""
+#: f16's largest finite value: a constant converted to f16 is clamped to it (OpenVINO's
+#: ConvertFP32ToFP16 turns f32's lowest, the usual additive mask, into -65504, not -Inf).
+F16_MAX = 65504.0
+
+
+def stored(x: Any, target: str) -> Any:
+    """A constant ``x`` (f32) as the device stores it in ``target``: rounded, and for f16
+    clamped to its finite range first (constants saturate where computed values overflow)."""
+    from openvino import opset13 as op
+
+    if target == "f16":
+        x = op.clamp(x, -F16_MAX, F16_MAX).output(0)
+    return rounded(x, target)
+
+
+def _stored_inputs(n: Any, const: set[Any], cache: dict[Any, Any], target: str) -> None:
+    """Feed the layer ``n`` (in the target precision) its f32 constant inputs as stored."""
+    f32 = openvino().Type.f32
+    for i, v in enumerate(n.input_values()):
+        if v.get_node() not in const or v.get_element_type() != f32:
+            continue
+        key = (v.get_node(), v.get_index())
+        if key not in cache:
+            cache[key] = stored(v, target)
+        n.input(i).replace_source_output(cache[key])
+
+
+def stats(a: np.ndarray, b: np.ndarray, limit: float | None = None) -> np.ndarray:
+    """``a`` against the exact ``b``: the :data:`STAT_FIELDS` vector (float64). With
+    ``limit`` (the target's largest finite value), an exact value past it that ``a``
+    meets at or past it with the same sign counts as equal: no value of the target holds
+    it (an additive mask of f32's lowest value), and an overflow to ±Inf is counted as
+    non-finite all the same."""
     a = np.asarray(a, np.float64).reshape(-1)
     b = np.asarray(b, np.float64).reshape(-1)
     if a.size == 0 or a.shape != b.shape:
@@ -103,6 +139,9 @@ def stats(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         d = np.where(np.isnan(a) & np.isnan(b), 0.0, np.abs(a - b))
         d = np.where(np.isinf(a) & (a == b), 0.0, d)
+        if limit is not None:
+            d = np.where((np.abs(b) > limit) & (np.abs(a) >= limit)
+                         & (np.sign(a) == np.sign(b)), 0.0, d)
         ab = np.abs(b)
         rel = np.where((d == 0) | (ab == 0), 0.0, d / ab)
         fa, fb = np.isfinite(a), np.isfinite(b)
@@ -203,6 +242,9 @@ def _simulate(model: Any, target: str, kept: set[str]) -> tuple[Any, dict[Any, A
             r = rounded(out, target)
             for t in targets:
                 t.replace_source_output(r)
+    const, stored_consts = _constant_ops(copy), {}
+    for n in rounds - exact:
+        _stored_inputs(n, const, stored_consts, target)
     return copy, twin
 
 
@@ -251,6 +293,7 @@ def probe_in_child(xml: str, feeds: Mapping[str, np.ndarray], target: str,
     if local:
         lone = model.clone()
         ltwin = _twin(model, lone)
+        lone_const, lone_stored = _constant_ops(lone), {}
     for n in layers:
         outs = [k for k in range(n.get_output_size()) if n.output(k).get_element_type() == f32]
         if local:
@@ -260,8 +303,10 @@ def probe_in_child(xml: str, feeds: Mapping[str, np.ndarray], target: str,
                 if src in const:
                     continue
                 exact = src.output(v.get_index())
+                # saturated: an input past the target's range is its producer's error
                 c.input(i).replace_source_output(
-                    rounded(exact, target) if exact.get_element_type() == f32 else exact)
+                    stored(exact, target) if exact.get_element_type() == f32 else exact)
+            _stored_inputs(c, lone_const, lone_stored, target)
         for k in outs:
             entries.append((n.get_friendly_name(), k, n.get_type_name()))
             sim = twin[n].output(k)  # as its consumers in the target precision read it
@@ -273,8 +318,9 @@ def probe_in_child(xml: str, feeds: Mapping[str, np.ndarray], target: str,
         return [], np.zeros((0, rows)), np.zeros((0, rows)) if local else None
     got = _run(model, feeds, wanted)
     step = 3 if local else 2
-    acc = np.array([stats(got[j + 1], got[j]) for j in range(0, len(got), step)])
-    loc = np.array([stats(got[j + 2], got[j]) for j in range(0, len(got), step)]) \
+    limit = F16_MAX if target == "f16" else None
+    acc = np.array([stats(got[j + 1], got[j], limit) for j in range(0, len(got), step)])
+    loc = np.array([stats(got[j + 2], got[j], limit) for j in range(0, len(got), step)]) \
         if local else None
     return entries, acc, loc
 

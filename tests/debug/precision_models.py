@@ -40,14 +40,18 @@ def feed_forward(rng):
 
 
 def exp_logits(rng):
-    """f16: exp of large logits (a softmax without its max taken away)."""
+    """f16: exp of large logits (a softmax without its max taken away) that a MatMul reads
+    before the sum divides it: the device keeps the Exp and its sum in f32, not the MatMul,
+    which reads the exp rounded (Inf)."""
     x = op.parameter([1, 8, 32], np.float32, name="x")
     z = _named(op.multiply(x, _c(3.0)), "logits")
     e = _named(op.exp(z), "exp")
     s = _named(op.reduce_sum(e, op.constant(np.array([2], np.int64)), True), "denominator")
-    y = _named(op.divide(e, s), "probs")
+    a = _named(op.matmul(e, _c(rng.normal(0, 1, (32, 16))), False, False), "attend")
+    y = _named(op.divide(a, s), "probs")
     feeds = {"x": rng.uniform(-4, 12, (1, 8, 32)).astype(np.float32)}
-    return ov.Model([op.result(y)], [x]), feeds, {"exp"}, {"probs", "denominator", "logits"}
+    return (ov.Model([op.result(y)], [x]), feeds, {"exp", "attend"},
+            {"probs", "denominator", "logits"})
 
 
 def inf_minus_inf(rng):
@@ -82,6 +86,27 @@ def cumulative(rng):
     y = _named(op.subtract(hi, lo), "window")
     feeds = {"x": rng.uniform(0.5, 1.5, (1, 4096)).astype(np.float32)}
     return ov.Model([op.result(y)], [x]), feeds, {"window"}, {"cumsum"}
+
+
+def rms_norm(rng, eps=1e-6):
+    """A residual block and the RMS norm after it, between two MatMuls: OpenVINO's f16
+    compression keeps the norm (its division by ``sqrt(mean + eps)``, eps at most f16's
+    smallest normal), what it reads up to the MatMul and what it feeds down to the next
+    MatMul in f32; with a larger eps, nothing. Returns the model and, by OpenVINO's rules
+    (mark_subgraphs_to_keep_in_mixed_precision.cpp), the layers kept when eps is small."""
+    x = op.parameter([1, 8, 64], np.float32, name="x")
+    h = _named(op.matmul(x, _c(rng.normal(0, 0.1, (64, 64))), False, False), "attn")
+    r = _named(op.add(x, h), "residual")
+    sq = _named(op.power(r, _c(2.0)), "square")
+    m = _named(op.reduce_mean(sq, op.constant(np.array([-1], np.int64)), True), "mean")
+    a = _named(op.add(m, _c(eps)), "plus_eps")
+    s = _named(op.sqrt(a), "root")
+    d = _named(op.divide(r, s), "normed")
+    g = _named(op.multiply(d, _c(rng.normal(1, 0.1, (64,)))), "gamma")
+    y = _named(op.matmul(g, _c(rng.normal(0, 0.1, (64, 32))), False, False), "mlp")
+    z = _named(op.relu(y), "act")
+    model = ov.Model([op.result(z)], [x])
+    return model, {"residual", "square", "mean", "plus_eps", "root", "normed", "gamma"}
 
 
 #: (builder, target, the first non-finite layer or None)

@@ -1,10 +1,13 @@
 """``precision``: models built to break f16 or bf16 (tests/debug/precision_models.py),
 the simulation's rounding against NumPy's, the fix and its marks as OpenVINO reads them,
-and two real transformers of the corpus."""
+OpenVINO's own f32 marks (norms, softmax sums), and the real transformers of the corpus
+(a seeded sample: :func:`corpus_sample`)."""
 
 from __future__ import annotations
 
+import json
 import os
+import random
 
 import numpy as np
 import openvino as ov
@@ -13,7 +16,8 @@ import pytest
 from openvino import opset13 as op
 
 from ovgather.debug import precision
-from ovgather.debug.half import MARK
+from ovgather.debug.half import MARK, device_kept
+from ovgather.ir import write_ir as og_write
 from ovgather.runtime.precision import native_bf16, read_marks, round_array, rounded
 
 CORPUS = os.path.join(os.path.dirname(__file__), "..", "..", "ir_corpus")
@@ -107,6 +111,30 @@ def test_a_layer_kept_by_the_reader_only_under_the_new_key(tmp_path):
         assert (f"{MARK}_0" in read_marks(path).get("difference", [])) is kept
 
 
+@pytest.mark.parametrize("eps, kept", [(1e-6, True), (1e-5, True), (1e-3, False)])
+def test_the_device_keeps_a_norm_with_a_small_eps_and_what_it_reads_and_feeds(
+        eps, kept, tmp_path):
+    """OpenVINO's MarkDivWithEps: ``x / sqrt(mean + eps)`` with eps at most 2**-14 stays
+    f32, the mark spreads up to the MatMul it reads and down to the one it feeds."""
+    from ovgather.debug.half import device_kept, mark_layers
+    from ovgather.ir import read_ir
+
+    model, norm = pm.rms_norm(np.random.default_rng(3), eps)
+    xml = str(tmp_path / "m.xml")
+    ov.save_model(model, xml, compress_to_fp16=False)
+    G = read_ir(xml)
+    assert device_kept(G) == (norm if kept else set())
+    assert device_kept(G, {"normed"}) == norm  # a mark the IR carries spreads the same way
+    half = str(tmp_path / "half.xml")  # compressed: the eps an f16 Const behind a Convert
+    ov.save_model(model, half, compress_to_fp16=True)
+    _, report = precision(half, "f16")
+    assert set(report.device_kept) == (norm if kept else set())
+    marked = str(tmp_path / "marked.xml")
+    og_write(mark_layers(read_ir(half), {"normed"}, "f16"), marked)
+    _, report = precision(marked, "f16")
+    assert set(report.device_kept) == norm
+
+
 @pytest.mark.skipif(not native_bf16(), reason="this CPU has no bf16 (no avx512_bf16 or AMX)")
 def test_native_bf16_runs_the_fixed_ir_with_the_kept_layers_in_f32(tmp_path):
     from ovgather.runtime.precision import native_in_child
@@ -121,13 +149,109 @@ def test_native_bf16_runs_the_fixed_ir_with_the_kept_layers_in_f32(tmp_path):
                for d in report.kept)
 
 
-@pytest.mark.parametrize("path", ["gpt2/pytorch_dynamic.xml", "vit/pytorch_static.xml"])
-@pytest.mark.parametrize("target", ["f16", "bf16"])
+#: The real transformers of the done-when, and the seed that picks their sample.
+FAMILIES = ("bert", "gpt2", "llama", "t5", "whisper", "vit")
+SAMPLE_SEED = 20261207
+
+
+def corpus_sample():
+    """Per family a pair picked with :data:`SAMPLE_SEED` among the variants corpus.json
+    lists: a PyTorch-frontend variant in one target and an ONNX-frontend variant in the
+    other (every variant in both targets is in tools/bench_precision.py and the table of
+    docs/performance.md)."""
+    listing = os.path.join(CORPUS, "corpus.json")
+    if not os.path.isfile(listing):
+        return []
+    with open(listing, encoding="utf-8") as f:
+        corpus = json.load(f)
+    rng = random.Random(SAMPLE_SEED)
+    out = []
+    for family in FAMILIES:
+        paths = sorted(v["path"] for v in corpus.get(family, [])
+                       if "stateful" not in v["path"])
+        targets = rng.sample(["f16", "bf16"], 2)
+        for frontend, target in zip(("pytorch_", "onnx_"), targets, strict=True):
+            mine = [p for p in paths if os.path.basename(p).startswith(frontend)]
+            if mine:
+                out.append((rng.choice(mine), target))
+    return out
+
+
+def _within(got, rtol, atol):
+    """Each ``(name, simulated, exact)`` output within tolerance, judged by NumPy."""
+    return {name: bool(np.allclose(sim, exact, rtol=rtol, atol=atol, equal_nan=True))
+            for name, sim, exact in got}
+
+
+@pytest.mark.parametrize("path, target", corpus_sample() or [("bert/pytorch_dynamic.xml", "f16")])
 def test_a_real_transformer_gets_a_report_and_a_small_fix(path, target, tmp_path):
+    """Both frontends and both targets of bert, gpt2, llama, t5, whisper and vit: a seeded
+    pair per family (:func:`corpus_sample`; every variant in both targets is swept by
+    tools/bench_precision.py, whose table is in docs/performance.md): a report, and where the
+    model with every layer kept in f32 is within tolerance, a fix of at most 10% of the
+    layers whose written IR, its marks read back by OpenVINO, runs within tolerance."""
+    from ovgather.debug.runs import make_inputs
+    from ovgather.debug.search import default_sizes
+    from ovgather.ir import read_ir
+    from ovgather.runtime.precision import simulate_in_child
+
     xml = os.path.join(CORPUS, path)
     if not os.path.isfile(xml):
         pytest.skip("the ir_corpus is not here")
-    _, report = precision(xml, target, fix=True, output=str(tmp_path / "f.xml"))
-    assert report.layers and report.outputs
-    if report.fixed:
-        assert len(report.kept) <= 0.1 * len(report.layers), report.lines()
+    feeds = make_inputs(xml, default_sizes(read_ir(xml)), 0)
+    out = str(tmp_path / "f.xml")
+    _, report = precision(xml, target, fix=True, output=out, inputs=feeds)
+    assert report.layers and report.outputs, report.lines()
+    assert {o["name"] for o in report.outputs} == {r[0] for r in simulate_in_child(
+        xml, feeds, target, report.device_kept)}
+    every = sorted({d["name"] for d in report.layers})
+    if not all(_within(simulate_in_child(xml, feeds, target, every), 1e-2, 1e-2).values()):
+        return  # even all in f32 the outputs differ: no fix to ask for
+    assert report.fixed, report.lines()
+    assert len(report.kept) <= 0.1 * len(report.layers), report.lines()
+    def marks(path):  # as OpenVINO's reader keeps them (the corpus marks shape subgraphs)
+        return {n for n, keys in read_marks(path).items() if f"{MARK}_0" in keys}
+
+    marked = marks(out)
+    assert marked - marks(xml) == {d["name"] for d in report.kept} - marks(xml)
+    assert {d["name"] for d in report.kept} <= marked
+    # the device spreads each mark as it spreads its own (through the norm it sits in)
+    spread = device_kept(read_ir(out), marked)
+    fixed = simulate_in_child(out, feeds, target, sorted(marked | spread))
+    assert all(_within(fixed, report.rtol, report.atol).values()), report.lines()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_additive_mask_of_f32s_lowest_stays_finite_in_f16_as_the_device_stores_it(
+        seed, tmp_path):
+    # OpenVINO's f16 conversion saturates constants (f32's lowest becomes -65504): the
+    # masked scores stay finite and no layer of the mask is an error; a computed value
+    # past 65504 still overflows (the scores scaled by 1e4 here, with the other seeds)
+    rng = np.random.default_rng(seed)
+    x = op.parameter([1, 4, 16], np.float32, name="x")
+    keep = op.parameter([1, 1, 16], np.bool_, name="keep")
+    scores = op.matmul(x, op.constant(rng.normal(0, 1, (16, 16)).astype(np.float32)),
+                       False, False)
+    scores.set_friendly_name("scores")
+    lowest = op.constant(np.float32(np.finfo(np.float32).min))
+    mask = op.select(keep, op.constant(np.float32(0.0)), lowest)
+    mask.set_friendly_name("mask")
+    big = seed == 2
+    logits = op.add(op.multiply(scores, op.constant(np.float32(1e4 if big else 1.0))), mask)
+    logits.set_friendly_name("masked")
+    probs = op.softmax(logits, 2)
+    xml = str(tmp_path / "m.xml")
+    ov.save_model(ov.Model([op.result(probs)], [x, keep]), xml, compress_to_fp16=False)
+    feeds = {"x": rng.normal(0, 1, (1, 4, 16)).astype(np.float32),
+             "keep": rng.integers(0, 2, (1, 1, 16)).astype(bool)}
+    feeds["keep"][..., 0] = True
+    _, report = precision(xml, "f16", inputs=feeds)
+    by_name = {d["name"]: d for d in report.layers}
+    if big:  # the scaled scores pass 65504: an overflow, named
+        assert report.first_nonfinite is not None, report.lines()
+        return
+    assert report.first_nonfinite is None, report.lines()
+    assert report.outputs[0]["ok"], report.lines()
+    assert by_name["mask"]["local_max_abs"] == 0 and by_name["mask"]["max_abs"] == 0
+    # the masked scores: the rounding of the scores kept, nothing of the mask's size
+    assert by_name["masked"]["local_max_abs"] < 0.01 and by_name["masked"]["max_abs"] < 0.01
