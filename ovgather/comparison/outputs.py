@@ -199,8 +199,7 @@ def compare(
                            allow_unproven=allow_unproven, labels=(ma.label, mb.label))
     with remote.Session() as session:
         sides = (_Side("A", ma, a, reshape_a, session), _Side("B", mb, b, reshape_b, session))
-        for side in sides:  # a model the plugin refuses fails before any input is made
-            side.open()
+        _open_sides(sides, session)  # a model the plugin refuses fails before any input
         sizes, fed, feeds = _run_both(ma, mb, sides, pairs, params, types, given, seed,
                                       memory_budget)
         report.inputs = [{"name": ma.inputs[i].name, "name_b": mb.inputs[j].name,
@@ -220,6 +219,17 @@ def compare(
     return report
 
 
+def _open_sides(sides: Sequence[_Side], session: remote.Session) -> None:
+    """Compile both models at once in the worker; when its process dies, each in turn,
+    so that the crash is the side's that caused it."""
+    try:
+        session.open_together([(side.key, remote.open_model, side.open_args())
+                               for side in sides])
+    except remote.RuntimeCrash:
+        for side in sides:
+            side.open()
+
+
 class _Side:
     """One model as the runtime worker holds it: opened (compiled) there, run there, and
     what became of it when its process died (``crash``, at ``stage``, fed ``fed``)."""
@@ -235,10 +245,12 @@ class _Side:
         self.stage, self.fed = "", ""
         self.shapes: list[str] | None = None
 
+    def open_args(self) -> tuple[Any, ...]:
+        return self.source, self.model.path, self.model.threads, self.reshape
+
     def open(self) -> None:
         try:
-            self.session.open(self.key, remote.open_model, self.source, self.model.path,
-                              self.model.threads, self.reshape)
+            self.session.open(self.key, remote.open_model, *self.open_args())
         except remote.RuntimeCrash as crash:
             self.crash, self.stage = crash, "compiling"
 
@@ -249,7 +261,8 @@ class _Side:
             return
         self.crash = None
         try:
-            self.shapes = self.session.call(remote.run_model, self.key, list(feed))
+            largest = self.model.largest_tensor([np.shape(f) for f in feed])
+            self.shapes = self.session.call(remote.run_model, self.key, list(feed), largest)
         except remote.RuntimeCrash as crash:
             self.crash, self.stage, self.fed = crash, "running", fed
 

@@ -103,10 +103,30 @@ class Session:
         """``fn(key, *args)`` in the child (it opens what ``key`` names there); called
         again, before the next call on ``key``, whenever the child has been replaced.
         ``compare``'s models are opened with their layers exposed in an :class:`exposing`."""
-        if fn is open_model and _EXPOSING and _EXPOSING[-1].budget > 0:
-            fn, args = open_exposed, (*args, _EXPOSING[-1].budget)
-        self._open[key] = (fn, args)
+        self._open[key] = self._opener(fn, args)
         return self._reopen(key)
+
+    def open_together(self, opens: Sequence[tuple[str, Callable[..., Any], tuple[Any, ...]]]
+                      ) -> None:
+        """Each ``(key, fn, args)`` of ``opens`` as :meth:`open` would, all at once in the
+        child (:func:`open_many`: the CPU plugin compiles a model on one core, so two
+        models compile in the time of one on two cores). The first error raises, as in
+        turn; a crash raises RuntimeCrash with nothing opened (open them in turn to learn
+        which one crashes)."""
+        for key, fn, args in opens:
+            self._open[key] = self._opener(fn, args)
+        cwd = os.getcwd()
+        self._call(open_many, [(self._open[key][0], key, cwd, *self._open[key][1])
+                               for key, _, _ in opens])
+        for key, _, _ in opens:
+            self._generation[key] = self.worker.generation
+
+    @staticmethod
+    def _opener(fn: Callable[..., Any], args: tuple[Any, ...]
+                ) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        if fn is open_model and _EXPOSING and _EXPOSING[-1].budget > 0:
+            return open_exposed, (*args, _EXPOSING[-1].budget)
+        return fn, args
 
     def adopt(self, held: Mapping[str, tuple[Callable[..., Any], tuple[Any, ...],
                                                 int | None]]) -> None:
@@ -175,6 +195,22 @@ _VALUES: dict[str, Any] = {}
 def _where(cwd: str) -> None:
     if os.getcwd() != cwd:
         os.chdir(cwd)
+
+
+def open_many(calls: Sequence[tuple[Any, ...]]) -> None:
+    """Each ``(fn, key, *args)`` of ``calls`` (``open_model``, ``open_exposed``) in a
+    thread of its own (OpenVINO reads and compiles without the GIL); the first error, in
+    the order of ``calls``, raises after all have ended."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if len(calls) < 2:
+        for fn, *args in calls:
+            fn(*args)
+        return
+    with ThreadPoolExecutor(len(calls)) as pool:
+        done = [pool.submit(fn, *args) for fn, *args in calls]
+    for future in done:
+        future.result()
 
 
 def open_model(key: str, cwd: str, source: Any, shown: str | None, threads: int | None,
@@ -264,12 +300,35 @@ class _Exposed:
     def output_bytes(self, shapes: Mapping[str, list[int]]) -> dict[Any, int]:
         key = repr(sorted(shapes.items()))
         if key not in self._bytes:
-            self._bytes[key] = self.layers.output_bytes(shapes)
+            ran = self._ran_bytes(shapes)
+            self._bytes[key] = ran if ran is not None else self.layers.output_bytes(shapes)
         return self._bytes[key]
 
-    def run(self, feed: Sequence[np.ndarray], *, copy: bool = False) -> list[np.ndarray]:
+    def _ran_bytes(self, shapes: Mapping[str, list[int]]) -> dict[Any, int] | None:
+        """The bytes of each layer output as the last run made them, when it ran at
+        ``shapes`` with every layer exposed (exact, and no shape inference to run again);
+        a constant's from its static shape."""
+        from ..runtime.outputs import _bytes
+
+        if self.values is None:
+            return None
+        names = self.layers.input_names()
+        if [list(np.shape(f)) for f in self.fed] != [list(shapes.get(n, [-1])) for n in names]:
+            return None
+        out: dict[Any, int] = {}
+        for o in self.layers.outputs():
+            if o in self.values:
+                out[o] = int(self.values[o].nbytes)
+            elif o.constant:
+                out[o] = _bytes(self.layers.port(o))
+            else:
+                return None
+        return out
+
+    def run(self, feed: Sequence[np.ndarray], *, copy: bool = False,
+            largest: int | None = None) -> list[np.ndarray]:
         self.values, self.fed = None, []
-        if self.added and not self._fits(feed):
+        if self.added and not self._fits(feed, largest):
             self._unexpose()
         try:
             values = self.model.run(feed, copy=copy)
@@ -283,12 +342,18 @@ class _Exposed:
             self.fed = [np.asarray(f) for f in feed]
         return values[:len(self.outputs)]
 
-    def _fits(self, feed: Sequence[np.ndarray]) -> bool:
+    def _fits(self, feed: Sequence[np.ndarray], largest: int | None = None) -> bool:
+        """The run's layer outputs, inputs and twice its largest tensor fit half the
+        budget: at once where ``largest`` (the largest tensor of the run, as the parent
+        measured it) bounds them all, else measured output by output."""
+        fed = sum(np.asarray(f).nbytes for f in feed)
+        if largest and fed + (len(self.live) + 2) * largest <= self.budget // 2:
+            return True
         names = self.layers.input_names()
         sizes = self.output_bytes({n: list(np.shape(f)) for n, f in zip(names, feed,
                                                                          strict=True)})
         live = [sizes.get(o, 0) for o in self.live]
-        need = sum(np.asarray(f).nbytes for f in feed) + sum(live) + 2 * max(live, default=0)
+        need = fed + sum(live) + 2 * max(live, default=0)
         return bool(sizes) and need <= self.budget // 2
 
     def layer_values(self, feeds: Mapping[str, np.ndarray], wanted: Sequence[Any]
@@ -308,11 +373,15 @@ class _Exposed:
         return {w: self.values[w] for w in wanted}
 
 
-def run_model(key: str, feed: Sequence[np.ndarray]) -> list[str]:
+def run_model(key: str, feed: Sequence[np.ndarray], largest: int | None = None
+              ) -> list[str]:
     """Run the model of ``key`` on ``feed``; its outputs are kept (the runtime's memory)
-    and their shapes returned."""
+    and their shapes returned. ``largest``: the run's largest tensor, when known (it
+    spares an exposed model measuring its layer outputs against the budget)."""
     _VALUES.pop(key, None)
-    _VALUES[key] = _HELD[key].run(feed, copy=False)
+    held = _HELD[key]
+    _VALUES[key] = held.run(feed, copy=False, largest=largest) if isinstance(held, _Exposed) \
+        else held.run(feed, copy=False)
     return ["[" + ",".join(map(str, v.shape)) + "]" for v in _VALUES[key]]
 
 
@@ -375,20 +444,23 @@ def run_layers(key: str, feeds: Mapping[str, np.ndarray], wanted: Sequence[Any])
     return getattr(held, "compiles", 0)
 
 
-def judge_layers(key_a: str, key_b: str, judge: Callable[..., Any],
+def judge_layers(key_a: str, key_b: str, judge_all: Callable[..., Any],
                  alone: Callable[..., Any], chunk: Sequence[tuple[Any, Any]], rtol: float,
                  atol: float) -> list[Any]:
-    """The verdict of each pair of ``chunk`` on the last runs' values: ``judge`` (and
-    ``alone`` for a pair without a value; ``layers``' own, sent by reference)."""
-    _judge, _alone = judge, alone
+    """The verdict of each pair of ``chunk`` on the last runs' values: ``judge_all`` of
+    the pairs with both values, at once (and ``alone`` for a pair without a value;
+    ``layers``' own, sent by reference)."""
     va, vb = _VALUES.get(key_a, {}), _VALUES.get(key_b, {})
-    out = []
-    for x, y in chunk:
-        if x not in va or y not in vb:
-            out.append(_alone((x, y), "not run", "the runtime gave no value for it in "
-                              f"{'A' if x not in va else 'B'}"))
+    out: list[Any] = []
+    both = [k for k, (x, y) in enumerate(chunk) if x in va and y in vb]
+    judged = iter(judge_all([(chunk[k], va[chunk[k][0]], vb[chunk[k][1]]) for k in both],
+                            rtol, atol))
+    for k, (x, y) in enumerate(chunk):
+        if x in va and y in vb:
+            out.append(next(judged))
         else:
-            out.append(_judge((x, y), va[x], vb[y], rtol, atol))
+            out.append(alone((x, y), "not run", "the runtime gave no value for it in "
+                             f"{'A' if x not in va else 'B'}"))
     return out
 
 

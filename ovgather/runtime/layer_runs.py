@@ -159,8 +159,13 @@ class OpenVinoLayers:
                                           strict=True)})
         except (RuntimeError, KeyError):
             return {}
-        sizes = {(op.get_friendly_name(), k): _bytes(op.output(k))
-                 for op in copy.get_ordered_ops() for k in range(op.get_output_size())}
+        wanted = {(o.layer, o.port) for o in self._outputs}
+        sizes = {}
+        for op in copy.get_ordered_ops():  # a Result or Constant is no layer output here
+            name = op.get_friendly_name()
+            for k in range(op.get_output_size()):
+                if (name, k) in wanted:
+                    sizes[name, k] = _bytes(op.output(k))
         return {o: sizes.get((o.layer, o.port), 0) for o in self._outputs}
 
     def _by_position(self, named: Mapping[str, Any]) -> list[Any]:

@@ -9,6 +9,7 @@ which tensor it is).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -110,6 +111,7 @@ class RunnableModel:
         self._request: Any = None  # the last run's, while its outputs are in use
         self._ranks = [k for k, p in enumerate(self.model.get_parameters())
                        if p.get_partial_shape().rank.is_dynamic]
+        self._run_bytes: dict[tuple, tuple[int, int] | None] = {}  # see run_bytes
         self._refresh()
 
     def _refresh(self) -> None:
@@ -179,6 +181,18 @@ class RunnableModel:
         model reshaped to them; None when OpenVINO cannot reshape the copy (the run will
         say why). A shape OpenVINO leaves dynamic counts its upper bound, or 0 when it has
         none."""
+        key = tuple(tuple(int(d) for d in s) for s in shapes)
+        if key not in self._run_bytes:
+            self._run_bytes[key] = self._measure(shapes)
+        return self._run_bytes[key]
+
+    def largest_tensor(self, shapes: Sequence[Sequence[int]]) -> int | None:
+        """The largest tensor of a run at ``shapes`` when :meth:`run_bytes` measured it,
+        else None: every layer output is at most that (0: some size is not known)."""
+        found = self._run_bytes.get(tuple(tuple(int(d) for d in s) for s in shapes))
+        return found[1] if found else None
+
+    def _measure(self, shapes: Sequence[Sequence[int]]) -> tuple[int, int] | None:
         ov = openvino()
         copy = self.model.clone()
         try:
@@ -201,6 +215,9 @@ class RunnableModel:
 def _bytes(output: Any) -> int:
     """Bytes of a tensor of ``output``'s partial shape (its upper bounds), 0 unknown."""
     shape, etype = output.get_partial_shape(), output.get_element_type()
+    if shape.is_static:  # the usual case after a reshape to sizes: one call
+        return int(math.prod(shape.to_shape()) * max(1, etype.bitwidth) / 8) \
+            if etype.is_static() else 0
     if shape.rank.is_dynamic or not etype.is_static():
         return 0
     total = max(1, etype.bitwidth) / 8

@@ -28,6 +28,8 @@ def _calls(monkeypatch) -> Counter:
 
     def counted(self, fn, *args, **kwargs):
         seen[fn.__name__] += 1
+        if fn is remote.open_many:  # both models opened at once: count each
+            seen.update(inner.__name__ for inner, *_ in args[0])
         return call(self, fn, *args, **kwargs)
 
     monkeypatch.setattr(worker.Worker, "call", counted)

@@ -132,11 +132,10 @@ def op_module(name: str) -> ModuleType:
     if name not in OP_MODULES:
         raise KeyError(f"no op file {name!r}")
     full = f"{_OPS}.{name}"
-    module = sys.modules.get(full)
-    if module is None:
-        __import__(full)
-        module = sys.modules[full]
-    return module
+    # always through ``__import__``: it waits for an import another thread has begun,
+    # where ``sys.modules`` would hand out the module half made (no ``SPECS`` yet)
+    __import__(full)
+    return sys.modules[full]
 
 
 @cache
