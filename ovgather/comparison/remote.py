@@ -455,7 +455,7 @@ def judge_layers(key_a: str, key_b: str, judge_all: Callable[..., Any],
     both = [k for k, (x, y) in enumerate(chunk) if x in va and y in vb]
     judged = iter(judge_all([(chunk[k], va[chunk[k][0]], vb[chunk[k][1]]) for k in both],
                             rtol, atol))
-    for k, (x, y) in enumerate(chunk):
+    for x, y in chunk:
         if x in va and y in vb:
             out.append(next(judged))
         else:

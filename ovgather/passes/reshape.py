@@ -52,7 +52,6 @@ from ..infer.report import LayerResult
 from ..shapes import PartialShape, ShapeLike, as_partial_shape
 from .reshape_buffers import SCATTERS, Buffer, fix_buffer, scatter_buffers
 from .reshape_fixes import apply_fix, culprits
-from .reshape_rows import fix_row_pick, row_picks
 from .reshape_range import (
     Probe,
     changed_sizes,
@@ -61,6 +60,7 @@ from .reshape_range import (
     parameters_named,
     shared_dim_warnings,
 )
+from .reshape_rows import fix_row_pick, row_picks
 
 __all__ = ["reshape", "ReshapeResult", "shape_attribute", "reshape_effect"]
 

@@ -16,9 +16,10 @@ bit, NaN and ±Inf included (tests/debug/test_precision.py).
 **The probe.** One model holds the exact f32 chain (the model as read), a simulated copy
 (rounding after each float layer output that a layer in the target precision reads) and,
 with ``local``, a copy of every layer fed its exact inputs rounded (the layer alone in the
-target precision; an input past f16's range saturates: it is its producer's error). Each layer output's errors are reduced inside the model (largest
-absolute and relative error, the sums of a cosine, non-finite counts), so one compile and
-one run give them all as a single small vector.
+target precision; an input past f16's range saturates: it is its producer's error).
+Each layer output's errors are reduced inside the model (largest absolute and relative
+error, the sums of a cosine, non-finite counts), so one compile and one run give them all
+as a single small vector.
 
 A layer named in ``kept`` runs in f32: its output is rounded only for a consumer that is
 not kept (where the device converts back to the target type), and it reads its inputs as

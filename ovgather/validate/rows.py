@@ -315,11 +315,11 @@ def prove_rows(original: str, old: Mapping[str, PartialShape], G: nx.MultiDiGrap
 def _compare_runs(proof: RowProof, original: str, G: nx.MultiDiGraph,
                   runs: list[dict[str, list[int]]], rows_of: list[str], seed: int,
                   threads: int | None) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
     from ..runtime import to_openvino
     from ..runtime.core import compile_model
     from ..runtime.models import read_model
-
-    from concurrent.futures import ThreadPoolExecutor
 
     try:
         models = (read_model(original), to_openvino(G))

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 import openvino.opset1 as ov1
-import openvino.opset6 as ov6
 import pytest
+from state_models import state_named_like_its_input
 
 import ovgather as og
 from ovgather.errors import UsageError
@@ -128,13 +128,7 @@ def test_an_unknown_key_names_the_parameters_and_the_states(how):
 
 def test_a_key_both_a_parameter_and_a_variable_id_sizes_the_parameter(tmp_path):
     """As ``symbols`` take it: the Parameter ``x`` gets [3,8], the state keeps [?,8]."""
-    x = ov1.parameter(ov.PartialShape([-1, 8]), ov.Type.f32, name="x")
-    state = ov6.read_value(ov1.constant(np.zeros([5, 8], np.float32)), "x", ov.Type.f32,
-                           ov.PartialShape([-1, 8]))
-    both = ov1.concat([x, state], 0)
-    path = tmp_path / "state.xml"
-    ov.save_model(ov.Model([both.output(0)], [ov6.assign(state, "x")], [x], "state"),
-                  str(path), compress_to_fp16=False)
+    path = state_named_like_its_input(tmp_path)
     rows = {lr.type: lr.inferred[0] for lr in og.check(og.read_ir(path), {"x": "[3,8]"}).layers
             if lr.inferred}
     assert rows["Parameter"] == "[3,8]" and rows["ReadValue"] == "[?,8]"

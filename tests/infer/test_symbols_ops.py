@@ -10,6 +10,7 @@ import numpy as np
 import openvino as ov
 import pytest
 from openvino import opset13 as ops
+from state_models import state_named_like_its_input
 
 import ovgather as og
 from ovgather.infer.symbols import parse_symbols
@@ -209,13 +210,7 @@ def test_a_variable_id_never_names_the_parameter_of_that_layer_id(symbols, tmp_p
 def test_a_key_that_is_a_parameter_name_and_a_variable_id_names_the_parameter(tmp_path):
     """Whichever layer the file lists first: here the ReadValue, variable_id "x"."""
     import networkx as nx
-    x = ops.parameter(ov.PartialShape([-1, 8]), ov.Type.f32, name="x")
-    state = ops.read_value(ops.constant(np.zeros([5, 8], np.float32)), "x", ov.Type.f32,
-                           ov.PartialShape([-1, 8]))
-    both = ops.concat([x, state], 0)
-    path = tmp_path / "state.xml"
-    ov.save_model(ov.Model([both.output(0)], [ops.assign(state, "x")], [x], "state"),
-                  str(path), compress_to_fp16=False)
+    path = state_named_like_its_input(tmp_path)
     G = og.read_ir(path)
     H = nx.MultiDiGraph(**G.graph)
     H.add_nodes_from(sorted(G.nodes(data=True), key=lambda n: n[1]["type"] != "ReadValue"))

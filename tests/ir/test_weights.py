@@ -70,7 +70,7 @@ def test_graphs_past_the_open_file_limit_keep_few_descriptors_and_read_right(tmp
         first.append(_first_const(G).copy())
         graphs.append(G)
     assert fds() - before <= weights._OPEN_LIMIT
-    for G, value in zip(graphs, first):  # the early ones were closed and open again
+    for G, value in zip(graphs, first, strict=True):  # the early ones were closed and open again
         assert (_first_const(G) == value).all()
     # a file replaced while its graph's descriptor was closed is refused, not read
     (tmp_path / "m0.bin").unlink()
