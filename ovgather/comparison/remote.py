@@ -198,24 +198,34 @@ def _where(cwd: str) -> None:
 
 
 def open_many(calls: Sequence[tuple[Any, ...]]) -> None:
-    """Each ``(fn, key, *args)`` of ``calls`` (``open_model``, ``open_exposed``) in a
-    thread of its own (OpenVINO reads and compiles without the GIL); the first error, in
-    the order of ``calls``, raises after all have ended."""
-    from concurrent.futures import ThreadPoolExecutor
+    """Each ``(fn, key, *args)`` of ``calls`` (``open_model``, ``open_exposed``), their
+    compiles at once (``runtime.core.compile_models``): the rest of each open (reading,
+    reshaping, exposing) runs in turn in this thread, since OpenVINO's Python objects
+    are only safe to touch from one thread while another compiles. The first error, in
+    the order of ``calls``, raises."""
+    from ..runtime.core import compile_models
 
     if len(calls) < 2:
         for fn, *args in calls:
             fn(*args)
         return
-    with ThreadPoolExecutor(len(calls)) as pool:
-        done = [pool.submit(fn, *args) for fn, *args in calls]
-    for future in done:
-        future.result()
+    for fn, *args in calls:
+        fn(*args, compile=False)
+    opened = [_HELD[key] for _, key, *_ in calls]
+    runnable = [held.model if isinstance(held, _Exposed) else held for held in opened]
+    todo = [k for k, model in enumerate(runnable) if model.needs_compile()]
+    results = dict(zip(todo, compile_models([runnable[k].model for k in todo],
+                                            runnable[0].threads), strict=True))
+    for k, held in enumerate(opened):
+        if k not in results:
+            continue
+        held.compiled(results[k])  # an _Exposed refused compiles again unexposed
 
 
 def open_model(key: str, cwd: str, source: Any, shown: str | None, threads: int | None,
-               reshape: Mapping[int, str]) -> None:
-    """Read ``source`` as ``compare`` runs it (``RunnableModel``), reshape and compile it."""
+               reshape: Mapping[int, str], *, compile: bool = True) -> None:
+    """Read ``source`` as ``compare`` runs it (``RunnableModel``), reshape and compile it
+    (``compile=False``: the caller compiles it, :func:`open_many`)."""
     from ..runtime.outputs import RunnableModel
 
     _where(cwd)
@@ -223,12 +233,13 @@ def open_model(key: str, cwd: str, source: Any, shown: str | None, threads: int 
     model = RunnableModel(source, threads)
     model.path = shown
     model.reshape(dict(reshape))
-    model.compile()
+    if compile:
+        model.compile()
     _HELD[key] = model
 
 
 def open_exposed(key: str, cwd: str, source: Any, shown: str | None, threads: int | None,
-                 reshape: Mapping[int, str], budget: int) -> None:
+                 reshape: Mapping[int, str], budget: int, *, compile: bool = True) -> None:
     """:func:`open_model`, the model compiled with every layer output exposed besides its
     own (:class:`_Exposed`)."""
     from ..runtime.interop import ONNX_SUFFIXES
@@ -236,14 +247,14 @@ def open_exposed(key: str, cwd: str, source: Any, shown: str | None, threads: in
 
     if isinstance(source, str) and source.lower().endswith(ONNX_SUFFIXES):
         # compare converts an ONNX model whole; its layers are read node by node apart
-        open_model(key, cwd, source, shown, threads, reshape)
+        open_model(key, cwd, source, shown, threads, reshape, compile=compile)
         return
     _where(cwd)
     drop([key])
     model = RunnableModel(source, threads)
     model.path = shown
     model.reshape(dict(reshape))
-    _HELD[key] = _Exposed(model, source, threads, budget, reshape)
+    _HELD[key] = _Exposed(model, source, threads, budget, reshape, compile=compile)
 
 
 class _Exposed:
@@ -256,7 +267,7 @@ class _Exposed:
     the layer outputs of the last run, with the arrays it was fed (``fed``)."""
 
     def __init__(self, model: Any, source: Any, threads: int | None, budget: int,
-                 reshape: Mapping[int, str]) -> None:
+                 reshape: Mapping[int, str], *, compile: bool = True) -> None:
         from ..runtime.layer_runs import OpenVinoLayers
         from ..runtime.models import clear_legacy_names
 
@@ -279,9 +290,18 @@ class _Exposed:
         self.values: dict[Any, np.ndarray] | None = None
         self.fed: list[np.ndarray] = []
         self._bytes: dict[str, dict[Any, int]] = {}
+        if compile:
+            try:
+                model.compile()
+            except RuntimeBridgeError as err:
+                self.compiled(err)
+
+    def compiled(self, result: Any) -> None:
+        """Take the compile of the model with its layers exposed (or the error): refused
+        so, the model is read and compiled again without them."""
         try:
-            model.compile()
-        except RuntimeBridgeError:  # refused with the layers exposed: without them
+            self.model.compiled(result)
+        except RuntimeBridgeError:
             self._unexpose()
             self.model.compile()
 

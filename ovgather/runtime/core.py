@@ -25,6 +25,7 @@ from ..errors import RuntimeBridgeError, UnsupportedOpError
 from ..ops.core import registry
 
 __all__ = ["INFERENCE_PRECISION", "openvino", "core", "cpu_config", "compile_model",
+           "compile_models",
            "tensor_values", "saturated", "I32_EDGES", "compile_crash", "input_tensor",
            "string_array", "run_request", "first_line"]
 
@@ -101,6 +102,35 @@ def compile_crash(model: Any) -> str | None:
             shapes = ", ".join(str(out.get_partial_shape()) for out in inputs)
             return f"{crash}: '{op.get_friendly_name()}' on {shapes}"
     return None
+
+
+def compile_models(models: Sequence[Any], threads: int | None) -> list[Any]:
+    """Each of ``models`` compiled as :func:`compile_model` compiles it, all at once: the
+    CPU plugin compiles a model on one core, so two compile in the time of one on two
+    cores. Each is screened first, in this thread; the threads then only call OpenVINO's
+    compile, since Python reading a model beside another thread's compile (a constant's
+    data, say) was seen to hang both. Per model its compiled model, or the
+    RuntimeBridgeError that says why not (returned, not raised)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    out: list[Any] = []
+    for model in models:
+        crash = compile_crash(model)
+        out.append(RuntimeBridgeError(f"not compiled: {crash}") if crash is not None else None)
+    todo = [k for k, found in enumerate(out) if found is None]
+    config = cpu_config(threads)
+    plugin = core()
+
+    def one(model: Any) -> Any:
+        try:
+            return plugin.compile_model(model, "CPU", config)
+        except RuntimeError as err:
+            return RuntimeBridgeError(f"the CPU plugin could not compile: {first_line(err)}")
+
+    with ThreadPoolExecutor(max(1, len(todo))) as pool:
+        for k, compiled in zip(todo, pool.map(one, [models[k] for k in todo]), strict=True):
+            out[k] = compiled
+    return out
 
 
 def compile_model(model: Any, threads: int | None, *, screen: bool = True) -> Any:

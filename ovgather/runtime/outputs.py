@@ -139,8 +139,21 @@ class RunnableModel:
     def compile(self) -> None:
         """Compile now when one compile serves every size (no input of dynamic rank), so
         that a model the plugin refuses fails before any input is made."""
-        if not self._ranks and self._compiled is None:
+        if self.needs_compile():
             self._compiled = self._compile()
+
+    def needs_compile(self) -> bool:
+        """:meth:`compile` would compile (and :meth:`compiled` may take the result)."""
+        return not self._ranks and self._compiled is None
+
+    def compiled(self, result: Any) -> None:
+        """Take the result of compiling ``self.model`` elsewhere (``compile_models``):
+        the compiled model, or the RuntimeBridgeError, raised here as :meth:`compile`
+        raises it."""
+        if isinstance(result, RuntimeBridgeError):
+            result.located(file=self.path)
+            raise result
+        self._compiled = result
 
     def _compile(self) -> Any:
         try:

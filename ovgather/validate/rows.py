@@ -315,24 +315,19 @@ def prove_rows(original: str, old: Mapping[str, PartialShape], G: nx.MultiDiGrap
 def _compare_runs(proof: RowProof, original: str, G: nx.MultiDiGraph,
                   runs: list[dict[str, list[int]]], rows_of: list[str], seed: int,
                   threads: int | None) -> None:
-    from concurrent.futures import ThreadPoolExecutor
-
     from ..runtime import to_openvino
-    from ..runtime.core import compile_model
+    from ..runtime.core import compile_models
     from ..runtime.models import read_model
 
     try:
         models = (read_model(original), to_openvino(G))
     except OvgatherError as err:
         raise _CannotRun(f"the original does not compile: {_failure(err)}") from err
-    # both at once: the CPU plugin compiles a model on one core
-    with ThreadPoolExecutor(2) as pool:
-        pending = [pool.submit(compile_model, m, threads) for m in models]
-    try:
-        compiled = [pending[0].result()]
-    except OvgatherError as err:
-        raise _CannotRun(f"the original does not compile: {_failure(err)}") from err
-    compiled.append(pending[1].result())  # the written model: a verdict
+    compiled = compile_models(models, threads)  # both at once, a core each
+    if isinstance(compiled[0], OvgatherError):
+        raise _CannotRun(f"the original does not compile: {_failure(compiled[0])}")
+    if isinstance(compiled[1], OvgatherError):  # the written model: a verdict
+        raise compiled[1]
     names = [[p.get_node().get_friendly_name() for p in m.inputs] for m in models]
     outs = [_output_name(p, i) for i, p in enumerate(models[1].outputs)]
     facts = output_facts(models[1])
