@@ -328,7 +328,7 @@ class _Exposed:
         """The bytes of each layer output as the last run made them, when it ran at
         ``shapes`` with every layer exposed (exact, and no shape inference to run again);
         a constant's from its static shape."""
-        from ..runtime.outputs import _bytes
+        from ..runtime.outputs import port_bytes
 
         if self.values is None:
             return None
@@ -340,7 +340,7 @@ class _Exposed:
             if o in self.values:
                 out[o] = int(self.values[o].nbytes)
             elif o.constant:
-                out[o] = _bytes(self.layers.port(o))
+                out[o] = port_bytes(self.layers.port(o))
             else:
                 return None
         return out

@@ -60,7 +60,7 @@ from .reshape_range import (
     parameters_named,
     shared_dim_warnings,
 )
-from .reshape_rows import fix_row_pick, row_picks
+from .reshape_rows import fix_row_pick, may_pick_rows, row_picks
 
 __all__ = ["reshape", "ReshapeResult", "shape_attribute", "reshape_effect"]
 
@@ -383,7 +383,7 @@ def _inputs_only(G: nx.MultiDiGraph, shapes: Mapping[str, Any]) -> None:
 
 def _row_picks(G: nx.MultiDiGraph, report: CheckReport) -> list[str]:
     """The gathers that would read row 0 for every row at the shapes of ``report``."""
-    if not any(attrs.get("type") == "GatherND" for _, attrs in G.nodes(data=True)):
+    if not may_pick_rows(G):
         return []
     return row_picks(G, infer_shapes(G), {lr.id: lr.inferred_shapes for lr in report.layers})
 

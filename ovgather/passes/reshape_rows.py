@@ -28,7 +28,12 @@ from ..graph import input_edges, output_port, producer
 from ..infer import shape_reaching
 from .building import concat, first_output, shape_of, slice_of
 
-__all__ = ["row_picks", "fix_row_pick"]
+__all__ = ["row_picks", "fix_row_pick", "may_pick_rows"]
+
+
+def may_pick_rows(G: nx.MultiDiGraph) -> bool:
+    """``G`` has a GatherND (the quick test before any shape is inferred)."""
+    return any(attrs.get("type") == "GatherND" for _, attrs in G.nodes(data=True))
 
 
 def row_picks(G: nx.MultiDiGraph, old: dict, new: dict) -> list[str]:

@@ -118,12 +118,11 @@ def compile_models(models: Sequence[Any], threads: int | None) -> list[Any]:
         crash = compile_crash(model)
         out.append(RuntimeBridgeError(f"not compiled: {crash}") if crash is not None else None)
     todo = [k for k, found in enumerate(out) if found is None]
-    config = cpu_config(threads)
     plugin = core()
 
     def one(model: Any) -> Any:
         try:
-            return plugin.compile_model(model, "CPU", config)
+            return plugin.compile_model(model, "CPU", cpu_config(threads))
         except RuntimeError as err:
             return RuntimeBridgeError(f"the CPU plugin could not compile: {first_line(err)}")
 

@@ -32,7 +32,7 @@ from .core import compile_model, first_line, openvino, run_request
 from .interop import ONNX_SUFFIXES
 from .layer_outputs import LayerOutput
 from .models import read_model
-from .outputs import IRBytes, _bytes, _read
+from .outputs import IRBytes, _read, port_bytes
 
 __all__ = ["OpenVinoLayers"]
 
@@ -165,7 +165,7 @@ class OpenVinoLayers:
             name = op.get_friendly_name()
             for k in range(op.get_output_size()):
                 if (name, k) in wanted:
-                    sizes[name, k] = _bytes(op.output(k))
+                    sizes[name, k] = port_bytes(op.output(k))
         return {o: sizes.get((o.layer, o.port), 0) for o in self._outputs}
 
     def _by_position(self, named: Mapping[str, Any]) -> list[Any]:

@@ -24,7 +24,7 @@ from .feeding import _spec, _table
 from .interop import ONNX_SUFFIXES, _convert_onnx, to_openvino
 from .models import read_model
 
-__all__ = ["Tensor", "RunnableModel", "IRBytes", "ir_bytes", "index_bounds"]
+__all__ = ["Tensor", "RunnableModel", "IRBytes", "ir_bytes", "index_bounds", "port_bytes"]
 
 
 @dataclass(frozen=True)
@@ -219,13 +219,13 @@ class RunnableModel:
             if kind in ("Constant", "Parameter"):
                 continue
             if kind == "Result":
-                outputs += _bytes(op.input_value(0))
+                outputs += port_bytes(op.input_value(0))
                 continue
-            biggest = max([biggest, *(_bytes(o) for o in op.outputs())])
+            biggest = max([biggest, *(port_bytes(o) for o in op.outputs())])
         return outputs, biggest
 
 
-def _bytes(output: Any) -> int:
+def port_bytes(output: Any) -> int:
     """Bytes of a tensor of ``output``'s partial shape (its upper bounds), 0 unknown."""
     shape, etype = output.get_partial_shape(), output.get_element_type()
     if shape.is_static:  # the usual case after a reshape to sizes: one call

@@ -23,6 +23,17 @@ from terminal import open_terminal, terminal_env
 
 from ovgather.runtime import Worker
 
+
+@pytest.fixture()
+def interruptible():
+    """Ctrl-C as a terminal delivers it: a run started in the background of a shell
+    inherits SIGINT ignored, and so would its worker, which then never ends by it. A
+    handler here makes the worker start with the default again (exec resets a handled
+    signal, never an ignored one)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
 ROOT = Path(__file__).resolve().parents[2]
 DEEP = ROOT / "ir_corpus" / "llama_deep" / "pytorch_dynamic.xml"
 
@@ -118,7 +129,7 @@ def test_ctrl_c_ends_every_process_quietly_and_exits_130(argv, processes, folder
     assert shown.rstrip().endswith("error: interrupted"), shown  # nothing after it
 
 
-def test_a_child_ended_by_ctrl_c_interrupts_the_call_silently(capfd):
+def test_a_child_ended_by_ctrl_c_interrupts_the_call_silently(capfd, interruptible):
     with Worker() as worker:
         worker.start()
         pid = worker._proc.pid
@@ -130,7 +141,7 @@ def test_a_child_ended_by_ctrl_c_interrupts_the_call_silently(capfd):
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
-def test_threads_of_an_interrupted_run_stop_at_once_and_new_ones_run():
+def test_threads_of_an_interrupted_run_stop_at_once_and_new_ones_run(interruptible):
     results: dict[str, object] = {}
     go = threading.Event()
 
