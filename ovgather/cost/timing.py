@@ -99,6 +99,8 @@ def profile(G: Any, shapes: Mapping[str, Any] | None = None, iterations: int = 5
     out = Profile(sizes, iterations)
     pieces = _pieces(G, nodes, names)
     for node in nodes:
+        if not node.ran:
+            continue
         out.total_ms += node.ms
         known = [n for n in node.originals if n in names] or pieces.get(node.name, [])
         if not known:
@@ -148,7 +150,7 @@ def _pieces(G: Any, nodes: Sequence[Any], names: set[str]) -> dict[str, list[str
 
     out: dict[str, list[str]] = {}
     for n in nodes:
-        if named.get(n.name) or not n.ms:
+        if named.get(n.name) or not n.ms or not n.ran:
             continue
         before = nearest(n.name, lambda x: by_name[x].parents if x in by_name else [])
         after = nearest(n.name, lambda x: children.get(x, []))

@@ -27,7 +27,10 @@ __all__ = ["NodeTime", "profile_nodes"]
 @dataclass
 class NodeTime:
     """One node of the compiled graph: its name and type (``exec_type``: the kernel), its
-    mean time per inference in milliseconds, and the IR layers it was made from."""
+    mean time per inference in milliseconds, the IR layers it was made from, and whether it
+    ran. The plugin reports a node that took under a microsecond as not run, so a cheap
+    node runs in one inference and not in the next: every reported node is kept, for the
+    graph's shape not to depend on the clock, and ``ran`` says it executed at least once."""
 
     name: str
     type: str
@@ -35,6 +38,7 @@ class NodeTime:
     ms: float
     originals: list[str] = field(default_factory=list)
     parents: list[str] = field(default_factory=list)  # the runtime nodes it reads
+    ran: bool = True
 
 
 def _graph(compiled: Any) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
@@ -79,17 +83,20 @@ def profile_nodes(model: Any, shapes: Mapping[str, Sequence[int]], iterations: i
             else np.float32
         request.set_input_tensor(i, input_tensor(make_array(feed, shape, dtype, rng), etype))
     request.infer()  # the first run allocates: not timed
+    ran = {info.node_name for info in request.profiling_info
+           if str(info.status).endswith(".EXECUTED")}
     totals: dict[str, float] = {}
     kinds: dict[str, tuple[str, str]] = {}
     for _ in range(max(1, iterations)):
         request.infer()
         for info in request.profiling_info:
-            if str(info.status).endswith("EXECUTED"):
-                totals[info.node_name] = (totals.get(info.node_name, 0.0)
-                                          + info.real_time.total_seconds() * 1000)
-                kinds[info.node_name] = (info.node_type, info.exec_type)
+            if str(info.status).endswith(".EXECUTED"):
+                ran.add(info.node_name)
+            totals[info.node_name] = (totals.get(info.node_name, 0.0)
+                                      + info.real_time.total_seconds() * 1000)
+            kinds[info.node_name] = (info.node_type, info.exec_type)
     originals, parents = _graph(compiled)
     runs = max(1, iterations)
     return [NodeTime(name, *kinds[name], ms / runs, originals.get(name, []),
-                     parents.get(name, [])) for name, ms in totals.items()]
+                     parents.get(name, []), name in ran) for name, ms in totals.items()]
 
