@@ -268,6 +268,7 @@ class _Exposed:
 
     def __init__(self, model: Any, source: Any, threads: int | None, budget: int,
                  reshape: Mapping[int, str], *, compile: bool = True) -> None:
+        from ..runtime.derived import derivable
         from ..runtime.layer_runs import OpenVinoLayers
         from ..runtime.models import clear_legacy_names
 
@@ -278,15 +279,22 @@ class _Exposed:
         self.live = [o for o in self.layers.outputs() if not o.constant]
         ov_model = model.model
         own = len(ov_model.get_results())
-        ov_model.add_outputs([self.layers.port(o) for o in self.live])
+        port = {o: self.layers.port(o) for o in self.live}
+        # data movement is computed from its inputs' values, not exposed (``derived``)
+        self.derived = derivable(list(port.values()),
+                                 [r.input_value(0) for r in ov_model.get_results()])
+        self.key_of = {o: (p.get_node(), p.get_index()) for o, p in port.items()}
+        self.layer_of = {k: o for o, k in self.key_of.items()}
+        moved = {(p.get_node(), p.get_index()) for p in self.derived}
+        ov_model.add_outputs([port[o] for o in self.live if self.key_of[o] not in moved])
         self.added = list(ov_model.get_results())[own:]
+        self.exposed = True  # every layer output is exposed or derived (until _unexpose)
         clear_legacy_names(ov_model)
         slot = {}
         for k, result in enumerate(ov_model.get_results()):
             source_port = result.input_value(0)
             slot.setdefault((source_port.get_node(), source_port.get_index()), k)
-        port = {o: self.layers.port(o) for o in self.live}
-        self.slot = {o: slot[p.get_node(), p.get_index()] for o, p in port.items()}
+        self.slot = {o: slot[k] for o, k in self.key_of.items() if k not in moved}
         self.values: dict[Any, np.ndarray] | None = None
         self.fed: list[np.ndarray] = []
         self._bytes: dict[str, dict[Any, int]] = {}
@@ -315,7 +323,8 @@ class _Exposed:
         self.model = RunnableModel(source, threads)
         self.model.path = path
         self.model.reshape(dict(reshape))
-        self.added, self.slot, self.compiles = [], {}, 0
+        self.added, self.slot, self.derived, self.compiles = [], {}, [], 0
+        self.exposed = False
 
     def output_bytes(self, shapes: Mapping[str, list[int]]) -> dict[Any, int]:
         key = repr(sorted(shapes.items()))
@@ -347,18 +356,22 @@ class _Exposed:
 
     def run(self, feed: Sequence[np.ndarray], *, copy: bool = False,
             largest: int | None = None) -> list[np.ndarray]:
+        from ..runtime.derived import derive
+
         self.values, self.fed = None, []
-        if self.added and not self._fits(feed, largest):
+        if self.exposed and not self._fits(feed, largest):
             self._unexpose()
         try:
             values = self.model.run(feed, copy=copy)
         except RuntimeBridgeError:
-            if not self.added:
+            if not self.exposed:
                 raise
             self._unexpose()  # a size whose compile refuses the layers exposed
             values = self.model.run(feed, copy=copy)
-        if self.added:
+        if self.exposed:
             self.values = {o: values[k] for o, k in self.slot.items()}
+            made = derive(self.derived, {self.key_of[o]: v for o, v in self.values.items()})
+            self.values.update({self.layer_of[k]: v for k, v in made.items()})
             self.fed = [np.asarray(f) for f in feed]
         return values[:len(self.outputs)]
 
@@ -378,9 +391,9 @@ class _Exposed:
 
     def layer_values(self, feeds: Mapping[str, np.ndarray], wanted: Sequence[Any]
                      ) -> dict[Any, np.ndarray] | None:
-        """The values of ``wanted`` from the last run when it was fed ``feeds`` (by
-        input name) and exposed them all, else None."""
-        if self.values is None or any(w not in self.values for w in wanted):
+        """The values of ``wanted`` that the last run gave (exposed or derived) when it
+        was fed ``feeds`` (by input name), else None."""
+        if self.values is None:
             return None
         try:
             fed = self.layers.arrays(feeds)
@@ -390,7 +403,7 @@ class _Exposed:
                 a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
                 for a, b in zip(fed, self.fed, strict=True)):
             return None
-        return {w: self.values[w] for w in wanted}
+        return {w: self.values[w] for w in wanted if w in self.values}
 
 
 def run_model(key: str, feed: Sequence[np.ndarray], largest: int | None = None
@@ -454,11 +467,14 @@ def run_layers(key: str, feeds: Mapping[str, np.ndarray], wanted: Sequence[Any])
     held = _HELD[key]
     if isinstance(held, _Exposed):
         values = held.layer_values(feeds, wanted)
-        if values is not None:
+        if values is not None and len(values) == len(wanted):
             _VALUES[key] = values
             return held.compiles
-        held.values = None
-        _VALUES[key] = held.layers.run(feeds, wanted)
+        if values is None:
+            held.values, values = None, {}
+        # the rest (a derived layer OpenVINO could not evaluate, say) run exposed
+        _VALUES[key] = {**values, **held.layers.run(feeds, [w for w in wanted
+                                                             if w not in values])}
         return held.compiles + held.layers.compiles
     _VALUES[key] = held.run(feeds, wanted)
     return getattr(held, "compiles", 0)

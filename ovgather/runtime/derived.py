@@ -1,0 +1,109 @@
+"""Layer outputs that only rearrange their input's elements, computed from the runtime's
+values of their inputs instead of being exposed (``compare --all-layers``).
+
+Every Result the CPU plugin is given stops the fusions across it and adds a node to each
+of its passes: exposing every output of the 5k-layer Llama doubles its compile. About
+two fifths of those outputs are data movement (Reshape, Transpose, Slice, Concat,
+Broadcast …): their values are their inputs' elements moved, bit for bit. Exposed, they
+cost the most compile time (the plugin fuses them into their neighbours: RoPE, MatMul
+transposes, SDPA's reshapes); left out, their values are made by OpenVINO's own
+reference implementation (``Node.evaluate``) from the values the run gave their inputs.
+A test holds them bit-identical to the runtime's values of the same layers exposed.
+
+What is left exposed: every layer that computes (arithmetic, the gather family, the
+model's outputs), and a data-movement layer whose input is neither exposed nor derivable
+(a constant-folded shape, say).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .core import openvino
+
+__all__ = ["REARRANGING", "derivable", "derive"]
+
+#: Ops whose single output is made of their data input's elements, unchanged: no
+#: arithmetic, no rounding, no gather (the gather family is what ovgather proves on the
+#: plugin itself, so it stays exposed).
+REARRANGING = frozenset(("Reshape", "Squeeze", "Unsqueeze", "Transpose", "Slice",
+                         "StridedSlice", "Concat", "Broadcast", "Tile"))
+#: Float types a NumPy array holds as the runtime does (no bf16, no f8).
+_PLAIN = frozenset(("f16", "f32", "f64"))
+
+
+def _key(port: Any) -> tuple[Any, int]:
+    return port.get_node(), port.get_index()
+
+
+def derivable(ports: Sequence[Any], kept: Sequence[Any]) -> list[Any]:
+    """Of ``ports`` (layer outputs, ``openvino.Output``, in topological order), those to
+    compute instead of exposing: a rearranging op's single output, of a plain float
+    type (shape arithmetic in integers stays exposed: it is small, and the plugin hands
+    some of it over in other unit dims than the model declares), each of whose inputs
+    is a Constant, one of ``ports`` left exposed or one derived before it. ``kept``:
+    outputs that stay exposed whatever their op (the model's own)."""
+    keep = {_key(p) for p in kept}
+    known = {_key(p) for p in ports}
+    out = []
+    for port in ports:
+        node, key = port.get_node(), _key(port)
+        if key in keep or node.get_type_name() not in REARRANGING \
+                or node.get_output_size() != 1 or not port.get_element_type().is_real() \
+                or port.get_element_type().get_type_name() not in _PLAIN:
+            continue
+        sources = [_key(v) for v in node.input_values()]
+        if all(s[0].get_type_name() == "Constant" or s in known for s in sources):
+            out.append(port)
+    return out
+
+
+def derive(ports: Sequence[Any], values: Mapping[tuple[Any, int], np.ndarray]
+           ) -> dict[tuple[Any, int], np.ndarray]:
+    """The value of each of ``ports`` (from :func:`derivable`, in its order), by
+    OpenVINO's reference implementation of its op on its inputs' ``values`` (keyed by
+    ``(node, output index)``; constants read from the model). A port whose op
+    OpenVINO cannot evaluate so is left out (the caller runs it exposed)."""
+    ov = openvino()
+    made: dict[tuple[Any, int], np.ndarray] = {}
+    for port in ports:
+        node = port.get_node()
+        inputs = []
+        for v in node.input_values():
+            source = v.get_node()
+            if source.get_type_name() == "Constant":
+                array = source.get_data()
+            else:
+                array = made.get(_key(v))
+                if array is None:
+                    array = values.get(_key(v))
+            if array is None:
+                break
+            inputs.append(ov.Tensor(np.ascontiguousarray(_as_declared(array, v))))
+        else:
+            result = ov.Tensor(port.get_element_type(), ov.Shape([0]))
+            try:
+                done = node.evaluate([result], inputs)
+            except RuntimeError:
+                done = False
+            if done:
+                made[_key(port)] = np.array(result.data, copy=True)
+    return made
+
+
+def _as_declared(array: np.ndarray, port: Any) -> np.ndarray:
+    """``array`` in the static shape OpenVINO declares for ``port`` when they differ only
+    in unit dims: the CPU plugin hands some exposed shape values over as ``[1,1]`` where
+    the model says ``[1]``, and ``evaluate`` checks shapes as the model has them."""
+    if array.dtype.kind not in "iub":  # the float values come in the declared shapes
+        return array
+    shape = port.get_partial_shape()
+    if shape.is_dynamic or tuple(array.shape) == tuple(shape.to_shape()):
+        return array
+    want = tuple(shape.to_shape())
+    if [d for d in array.shape if d != 1] == [d for d in want if d != 1]:
+        return array.reshape(want)
+    return array

@@ -1,0 +1,104 @@
+"""``compare --all-layers`` exposes the layers that compute and derives data movement
+(Reshape, Transpose, Slice, Concat, Broadcast …) from its inputs' runtime values with
+OpenVINO's reference ``evaluate`` (``runtime/derived.py``). The derived values must be the
+runtime's own, bit for bit (every layer exposed, run on the CPU plugin, is the judge), on
+real models of both frontends; and the verdicts of a comparison that finds a changed
+weight are those of the plan that exposes every layer and compiles the layers apart."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from layer_faults import early_middle_late, perturbed
+
+import ovgather as og
+from ovgather.comparison import remote
+from ovgather.comparison.layers import compare_layers
+from ovgather.comparison.outputs import compare
+from ovgather.ops.core import registry
+from ovgather.runtime.derived import REARRANGING, derivable, derive
+from ovgather.runtime.layer_runs import OpenVinoLayers
+
+ROOT = Path(__file__).resolve().parents[2]
+#: rich in data movement: RoPE and KV reshapes (llama), relative positions (t5), window
+#: partitions (swin), overlapping patches (segformer), both frontends, static and dynamic
+MODELS = ["llama/pytorch_dynamic.xml", "llama/onnx_dynamic.xml", "t5/pytorch_dynamic.xml",
+          "swin/pytorch_static.xml", "swin/onnx_static.xml", "segformer/onnx_dynamic.xml",
+          "whisper/pytorch_dynamic.xml", "gpt2/onnx_static.xml", "detr/pytorch_static.xml"]
+
+
+def _key(port):
+    return port.get_node(), port.get_index()
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.replace("/", "-")[:-4])
+def test_derived_values_are_the_runtime_s_bit_for_bit(model):
+    xml = ROOT / "ir_corpus" / model
+    fed = compare(xml, xml, seed=3).arrays  # the inputs compare makes for it
+    layers = OpenVinoLayers(xml)
+    live = [o for o in layers.outputs() if not o.constant]
+    own = [r.input_value(0) for r in layers.model.get_results()]
+    moved = derivable([layers.port(o) for o in live], own)
+    values = layers.run(fed, live)  # every layer exposed: the plugin computes them all
+    by_key = {_key(layers.port(o)): v for o, v in values.items()}
+    exposed = {k: v for k, v in by_key.items() if k not in {_key(p) for p in moved}}
+    made = derive(moved, exposed)
+    kinds = Counter(p.get_node().get_type_name() for p in moved)
+    assert len(moved) >= 0.1 * len(live) and set(kinds) <= REARRANGING, kinds
+    assert set(made) == {_key(p) for p in moved}  # OpenVINO evaluates every one
+    for port in moved:
+        got, want = made[_key(port)], np.asarray(by_key[_key(port)])
+        assert got.dtype == want.dtype and got.shape == want.shape, port
+        assert np.array_equal(got, want, equal_nan=got.dtype.kind == "f"), port
+
+
+def test_a_model_output_and_what_reads_a_folded_shape_stay_exposed():
+    xml = ROOT / "ir_corpus/llama/pytorch_dynamic.xml"
+    layers = OpenVinoLayers(xml)
+    live = [o for o in layers.outputs() if not o.constant]
+    own = [r.input_value(0) for r in layers.model.get_results()]
+    moved = {_key(p) for p in derivable([layers.port(o) for o in live], own)}
+    assert not moved & {_key(p) for p in own}
+    known = {_key(layers.port(o)) for o in live}
+    for o in live:
+        port = layers.port(o)
+        if _key(port) in moved:
+            assert o.type in REARRANGING
+            assert all(v.get_node().get_type_name() == "Constant" or _key(v) in known
+                       for v in port.get_node().input_values())
+    gathers = [o for o in live if o.type in registry.family("gather")]
+    assert gathers and not {_key(layers.port(o)) for o in gathers} & moved
+
+
+def _apart(monkeypatch) -> None:
+    """Every layer exposed, compiled apart from ``compare``'s run (the plan before)."""
+    exposing = remote.exposing
+    monkeypatch.setattr(remote, "exposing", lambda budget, threads=None: exposing(0))
+
+
+def _verdicts(report) -> list[tuple]:
+    return [(lc.a, lc.b, lc.port, lc.status, lc.max_abs) for lc in report.layers]
+
+
+@pytest.mark.parametrize("model", ["llama/pytorch_dynamic.xml", "swin/pytorch_static.xml",
+                                   "t5/pytorch_dynamic.xml"],
+                         ids=["llama", "swin", "t5"])
+def test_a_changed_weight_gets_the_verdicts_of_every_layer_exposed(model, tmp_path,
+                                                                   monkeypatch):
+    xml = ROOT / "ir_corpus" / model
+    G = og.read_ir(str(xml))
+    fault = early_middle_late(G, [G.nodes[n]["name"] for n in G])[1]
+    changed = perturbed(xml, fault, tmp_path)
+    derived = compare_layers(xml, changed, seed=1)
+    _apart(monkeypatch)
+    apart = compare_layers(xml, changed, seed=1)
+    assert derived.first_divergent.a == apart.first_divergent.a == fault.reader
+    assert Counter(lc.status for lc in derived.layers)["differs"] > 10
+    assert [v[:4] for v in _verdicts(derived)] == [v[:4] for v in _verdicts(apart)]
+    # a layer left exposed may be fused otherwise in the two compiles: its error may move
+    # in the last bits of the sum, never more
+    for x, y in zip(_verdicts(derived), _verdicts(apart), strict=True):
+        assert x[4] == pytest.approx(y[4], rel=1e-5, abs=1e-6), (x, y)
