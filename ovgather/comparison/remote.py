@@ -268,7 +268,7 @@ class _Exposed:
 
     def __init__(self, model: Any, source: Any, threads: int | None, budget: int,
                  reshape: Mapping[int, str], *, compile: bool = True) -> None:
-        from ..runtime.derived import derivable
+        from ..runtime.derived import Derivation, derivable
         from ..runtime.layer_runs import OpenVinoLayers
         from ..runtime.models import clear_legacy_names
 
@@ -281,11 +281,11 @@ class _Exposed:
         own = len(ov_model.get_results())
         port = {o: self.layers.port(o) for o in self.live}
         # data movement is computed from its inputs' values, not exposed (``derived``)
-        self.derived = derivable(list(port.values()),
-                                 [r.input_value(0) for r in ov_model.get_results()])
+        self.derived = Derivation(derivable(list(port.values()), [
+            r.input_value(0) for r in ov_model.get_results()]))
         self.key_of = {o: (p.get_node(), p.get_index()) for o, p in port.items()}
         self.layer_of = {k: o for o, k in self.key_of.items()}
-        moved = {(p.get_node(), p.get_index()) for p in self.derived}
+        moved = {(p.get_node(), p.get_index()) for p in self.derived.ports}
         ov_model.add_outputs([port[o] for o in self.live if self.key_of[o] not in moved])
         self.added = list(ov_model.get_results())[own:]
         self.exposed = True  # every layer output is exposed or derived (until _unexpose)
@@ -323,7 +323,8 @@ class _Exposed:
         self.model = RunnableModel(source, threads)
         self.model.path = path
         self.model.reshape(dict(reshape))
-        self.added, self.slot, self.derived, self.compiles = [], {}, [], 0
+        self.added, self.slot, self.compiles = [], {}, 0
+        self.derived = type(self.derived)([])
         self.exposed = False
 
     def output_bytes(self, shapes: Mapping[str, list[int]]) -> dict[Any, int]:
@@ -334,30 +335,20 @@ class _Exposed:
         return self._bytes[key]
 
     def _ran_bytes(self, shapes: Mapping[str, list[int]]) -> dict[Any, int] | None:
-        """The bytes of each layer output as the last run made them, when it ran at
-        ``shapes`` with every layer exposed (exact, and no shape inference to run again);
-        a constant's from its static shape."""
-        from ..runtime.outputs import port_bytes
-
+        """The bytes of each layer output that runs, as the last run made them, when it
+        ran at ``shapes`` with every layer exposed (exact, and no shape inference to run
+        again). Constants are left out: the runtime folds them, no run holds them."""
         if self.values is None:
             return None
         names = self.layers.input_names()
         if [list(np.shape(f)) for f in self.fed] != [list(shapes.get(n, [-1])) for n in names]:
             return None
-        out: dict[Any, int] = {}
-        for o in self.layers.outputs():
-            if o in self.values:
-                out[o] = int(self.values[o].nbytes)
-            elif o.constant:
-                out[o] = port_bytes(self.layers.port(o))
-            else:
-                return None
-        return out
+        if any(o not in self.values for o in self.live):
+            return None
+        return {o: int(self.values[o].nbytes) for o in self.live}
 
     def run(self, feed: Sequence[np.ndarray], *, copy: bool = False,
             largest: int | None = None) -> list[np.ndarray]:
-        from ..runtime.derived import derive
-
         self.values, self.fed = None, []
         if self.exposed and not self._fits(feed, largest):
             self._unexpose()
@@ -370,7 +361,7 @@ class _Exposed:
             values = self.model.run(feed, copy=copy)
         if self.exposed:
             self.values = {o: values[k] for o, k in self.slot.items()}
-            made = derive(self.derived, {self.key_of[o]: v for o, v in self.values.items()})
+            made = self.derived.values({self.key_of[o]: v for o, v in self.values.items()})
             self.values.update({self.layer_of[k]: v for k, v in made.items()})
             self.fed = [np.asarray(f) for f in feed]
         return values[:len(self.outputs)]

@@ -24,7 +24,7 @@ import numpy as np
 
 from .core import openvino
 
-__all__ = ["REARRANGING", "derivable", "derive"]
+__all__ = ["REARRANGING", "Derivation", "derivable"]
 
 #: Ops whose single output is made of their data input's elements, unchanged: no
 #: arithmetic, no rounding, no gather (the gather family is what ovgather proves on the
@@ -61,37 +61,50 @@ def derivable(ports: Sequence[Any], kept: Sequence[Any]) -> list[Any]:
     return out
 
 
-def derive(ports: Sequence[Any], values: Mapping[tuple[Any, int], np.ndarray]
-           ) -> dict[tuple[Any, int], np.ndarray]:
-    """The value of each of ``ports`` (from :func:`derivable`, in its order), by
-    OpenVINO's reference implementation of its op on its inputs' ``values`` (keyed by
-    ``(node, output index)``; constants read from the model). A port whose op
-    OpenVINO cannot evaluate so is left out (the caller runs it exposed)."""
-    ov = openvino()
-    made: dict[tuple[Any, int], np.ndarray] = {}
-    for port in ports:
-        node = port.get_node()
-        inputs = []
-        for v in node.input_values():
-            source = v.get_node()
-            if source.get_type_name() == "Constant":
-                array = source.get_data()
-            else:
-                array = made.get(_key(v))
+class Derivation:
+    """:func:`derivable`'s ports with what each reads, looked up once (a constant's
+    array, else the key of the value it takes), so that each run only evaluates.
+
+    >>> plan = Derivation(derivable(ports, model_outputs))   # doctest: +SKIP
+    >>> plan.values(exposed)                                 # doctest: +SKIP
+    """
+
+    def __init__(self, ports: Sequence[Any]) -> None:
+        self.ports = list(ports)
+        self._steps = []
+        for port in self.ports:
+            reads = []
+            for v in port.get_node().input_values():
+                source = v.get_node()
+                constant = source.get_data() if source.get_type_name() == "Constant" else None
+                reads.append((_key(v), constant, v))
+            self._steps.append((_key(port), port.get_node(), port.get_element_type(), reads))
+
+    def values(self, values: Mapping[tuple[Any, int], np.ndarray]
+               ) -> dict[tuple[Any, int], np.ndarray]:
+        """The value of each port, by OpenVINO's reference implementation of its op on
+        its inputs' ``values`` (keyed by ``(node, output index)``, the runtime's). A port
+        whose op OpenVINO cannot evaluate so is left out (the caller runs it exposed)."""
+        ov = openvino()
+        made: dict[tuple[Any, int], np.ndarray] = {}
+        empty = ov.Shape([0])
+        for key, node, element_type, reads in self._steps:
+            inputs = []
+            for source, constant, port in reads:
+                array = constant if constant is not None else \
+                    made.get(source, values.get(source))
                 if array is None:
-                    array = values.get(_key(v))
-            if array is None:
-                break
-            inputs.append(ov.Tensor(np.ascontiguousarray(_as_declared(array, v))))
-        else:
-            result = ov.Tensor(port.get_element_type(), ov.Shape([0]))
-            try:
-                done = node.evaluate([result], inputs)
-            except RuntimeError:
-                done = False
-            if done:
-                made[_key(port)] = np.array(result.data, copy=True)
-    return made
+                    break
+                inputs.append(ov.Tensor(np.ascontiguousarray(_as_declared(array, port))))
+            else:
+                result = ov.Tensor(element_type, empty)
+                try:
+                    done = node.evaluate([result], inputs)
+                except RuntimeError:
+                    done = False
+                if done:
+                    made[key] = np.array(result.data, copy=True)
+        return made
 
 
 def _as_declared(array: np.ndarray, port: Any) -> np.ndarray:

@@ -19,7 +19,7 @@ from ovgather.comparison import remote
 from ovgather.comparison.layers import compare_layers
 from ovgather.comparison.outputs import compare
 from ovgather.ops.core import registry
-from ovgather.runtime.derived import REARRANGING, derivable, derive
+from ovgather.runtime.derived import REARRANGING, Derivation, derivable
 from ovgather.runtime.layer_runs import OpenVinoLayers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +45,7 @@ def test_derived_values_are_the_runtime_s_bit_for_bit(model):
     values = layers.run(fed, live)  # every layer exposed: the plugin computes them all
     by_key = {_key(layers.port(o)): v for o, v in values.items()}
     exposed = {k: v for k, v in by_key.items() if k not in {_key(p) for p in moved}}
-    made = derive(moved, exposed)
+    made = Derivation(moved).values(exposed)
     kinds = Counter(p.get_node().get_type_name() for p in moved)
     assert len(moved) >= 0.1 * len(live) and set(kinds) <= REARRANGING, kinds
     assert set(made) == {_key(p) for p in moved}  # OpenVINO evaluates every one
