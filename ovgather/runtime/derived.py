@@ -77,7 +77,9 @@ class Derivation:
             for v in port.get_node().input_values():
                 source = v.get_node()
                 constant = source.get_data() if source.get_type_name() == "Constant" else None
-                reads.append((_key(v), constant, v))
+                shape = v.get_partial_shape()
+                reads.append((_key(v), constant,
+                              None if shape.is_dynamic else tuple(shape.to_shape())))
             self._steps.append((_key(port), port.get_node(), port.get_element_type(), reads))
 
     def values(self, values: Mapping[tuple[Any, int], np.ndarray]
@@ -90,12 +92,15 @@ class Derivation:
         empty = ov.Shape([0])
         for key, node, element_type, reads in self._steps:
             inputs = []
-            for source, constant, port in reads:
+            for source, constant, declared in reads:
                 array = constant if constant is not None else \
                     made.get(source, values.get(source))
                 if array is None:
                     break
-                inputs.append(ov.Tensor(np.ascontiguousarray(_as_declared(array, port))))
+                array = _as_declared(np.asarray(array), declared)
+                # (not np.ascontiguousarray: it makes a scalar an array of one element)
+                inputs.append(ov.Tensor(array if array.flags.c_contiguous
+                                        else array.copy(order="C")))
             else:
                 result = ov.Tensor(element_type, empty)
                 try:
@@ -107,16 +112,13 @@ class Derivation:
         return made
 
 
-def _as_declared(array: np.ndarray, port: Any) -> np.ndarray:
-    """``array`` in the static shape OpenVINO declares for ``port`` when they differ only
-    in unit dims: the CPU plugin hands some exposed shape values over as ``[1,1]`` where
-    the model says ``[1]``, and ``evaluate`` checks shapes as the model has them."""
-    if array.dtype.kind not in "iub":  # the float values come in the declared shapes
+def _as_declared(array: np.ndarray, declared: tuple[int, ...] | None) -> np.ndarray:
+    """``array`` in the static shape the model ``declared`` for it when they differ only
+    in unit dims: the CPU plugin hands some exposed values over as ``[1]`` where the
+    model says ``[]`` (or ``[1,1]`` for ``[1]``), and ``evaluate`` takes shapes as the
+    model has them."""
+    if declared is None or array.shape == declared:
         return array
-    shape = port.get_partial_shape()
-    if shape.is_dynamic or tuple(array.shape) == tuple(shape.to_shape()):
-        return array
-    want = tuple(shape.to_shape())
-    if [d for d in array.shape if d != 1] == [d for d in want if d != 1]:
-        return array.reshape(want)
+    if [d for d in array.shape if d != 1] == [d for d in declared if d != 1]:
+        return array.reshape(declared)
     return array
