@@ -300,6 +300,39 @@ def _run_layers(report: LayersReport, run: _Runs, memory_budget: int,
     report.compiles = sum(run.compiles)
 
 
+def _pair_by_sources(live: Sequence[Any], outs_b: Sequence[Any], partner: dict[Any, Any],
+                     used: set[Any]) -> None:
+    """Pair what names could not: an output of A and one of B left over, of one op type
+    and port, whose every non-constant input reads partners (or the same model input),
+    in A's order, so that a chain of such layers pairs one after the other. These are the
+    layers OpenVINO's reader makes itself (an IR v10's legacy ops converted) and names by
+    a counter that runs on from one read to the next: the same file read twice names them
+    apart."""
+    left = [y for y in outs_b if y not in used and not y.constant and y.sources]
+    if not left:
+        return
+    a_by_name = {(o.layer, o.port): o for o in live}
+
+    def read_by_b(source: tuple[str, int] | None) -> Any:
+        if source is None or source[0] == "":
+            return source
+        x = a_by_name.get(source)
+        y = partner.get(x) if x is not None else None
+        return (y.layer, y.port) if y is not None else False
+
+    for o in live:
+        if o in partner or not o.sources or all(s is None for s in o.sources):
+            continue
+        want = tuple(read_by_b(s) for s in o.sources)
+        if False in want:
+            continue
+        y = next((y for y in left if y not in used and y.type == o.type
+                  and y.port == o.port and y.sources == want), None)
+        if y is not None:
+            partner[o] = y
+            used.add(y)
+
+
 def _largest(sizes: Mapping[Any, int]) -> int:
     """The largest tensor a run computes (constants are folded, not held per run)."""
     return max((n for o, n in sizes.items() if not o.constant), default=0)
@@ -343,6 +376,7 @@ def pair_layers(outs_a: Sequence[Any], outs_b: Sequence[Any]
         if o not in partner and y is not None and y not in used:
             partner[o] = y
             used.add(y)
+    _pair_by_sources(live, outs_b, partner, used)
     after: dict[Any, list[Any]] = {}
     last = None
     position = {y: x for x, y in partner.items()}

@@ -3,13 +3,14 @@ plugin for an IR, ONNX Runtime for an ``.onnx`` file): every layer output in top
 order, and the values of any chosen set of them for one set of inputs.
 
 The two sides of ``compare --all-layers`` pair their :class:`LayerOutput` records by a tensor
-name in common, else by the layer's name and port.
+name in common, else by the layer's name and port, else (a layer the reader made and
+named by a counter) by what it reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -26,7 +27,9 @@ class LayerOutput:
     layer's outputs, ``tensor_names`` the names the output tensor answers to, ``line`` the
     1-based XML line of the layer (``None`` where the file is not XML), ``type`` the op
     type, and ``constant`` whether only constants feed it, so that a runtime folds it and
-    nothing is run to compare."""
+    nothing is run to compare. ``sources``: what each input reads, ``(layer, port)`` of a
+    layer output, ``("", k)`` for the model's k-th input, ``None`` for a constant (not
+    part of equality: a record is its layer's name and port)."""
 
     layer: str
     port: int
@@ -34,6 +37,7 @@ class LayerOutput:
     line: int | None
     type: str
     constant: bool
+    sources: tuple[tuple[str, int] | None, ...] = field(default=(), compare=False)
 
 
 class LayerRunner(Protocol):

@@ -74,6 +74,7 @@ class OpenVinoLayers:
         lines = _lines(source, self.path)
         self._ports: dict[LayerOutput, Any] = {}
         constant: set[Any] = set()
+        position = {p: k for k, p in enumerate(self.model.get_parameters())}
         for op in self.model.get_ordered_ops():
             kind = op.get_type_name()
             ins = [v.get_node() for v in op.input_values()]
@@ -82,10 +83,14 @@ class OpenVinoLayers:
             if kind in _NOT_LAYERS:
                 continue
             name = op.get_friendly_name()
+            sources = tuple(None if n in constant else
+                            ("", position[n]) if n in position else
+                            (n.get_friendly_name(), v.get_index())
+                            for n, v in zip(ins, op.input_values(), strict=True))
             for k in range(op.get_output_size()):
                 out = op.output(k)
                 record = LayerOutput(name, k, frozenset(out.get_names()), lines.get(name),
-                                     kind, op in constant)
+                                     kind, op in constant, sources)
                 self._ports.setdefault(record, out)
         self._outputs = tuple(self._ports)
 

@@ -101,3 +101,56 @@ def test_an_output_over_the_budget_alone_is_not_run_and_says_so(resnet_one_chunk
     assert all("over the memory budget" in lc.message for lc in small.layers
                if lc.status == "not run")
     assert small.ok and small.summary["ok"] == len(small.layers) - len(over)
+
+
+def _read(layer: str, kind: str, *sources) -> LayerOutput:
+    return LayerOutput(layer, 0, frozenset(), None, kind, False, tuple(sources))
+
+
+def test_layers_the_reader_named_by_a_counter_pair_by_what_they_read():
+    """OpenVINO's reader names the layers it makes (an IR v10's conversions) by a counter
+    that runs on between reads: ``Convert_32`` in A is ``Convert_57`` in B. They pair when
+    each input reads partners, one after another along a chain; a leftover that reads
+    something else, or is of another type, stays alone."""
+    a = [_read("mm", "MatMul", ("", 0), None), _read("Convert_32", "Convert", ("mm", 0)),
+         _read("Add_33", "Add", ("Convert_32", 0), None), _read("Relu_9", "Relu", ("", 1))]
+    b = [_read("mm", "MatMul", ("", 0), None), _read("Convert_57", "Convert", ("mm", 0)),
+         _read("Add_58", "Add", ("Convert_57", 0), None), _read("Relu_60", "Relu", ("", 0)),
+         _read("Sigmoid_61", "Sigmoid", ("", 1))]
+    got = [(x.layer if x else None, y.layer if y else None) for x, y in pair_layers(a, b)]
+    assert got == [("mm", "mm"), ("Convert_32", "Convert_57"), ("Add_33", "Add_58"),
+                   (None, "Relu_60"), (None, "Sigmoid_61"), ("Relu_9", None)]
+
+
+def _v10_f16(folder: Path, bias: float = 1.0) -> Path:
+    """An IR v10 whose input and weights are f16: OpenVINO's reader puts a Convert of its
+    own after the input and renames the last layer, both by its counter."""
+    import re
+
+    import numpy as np
+    import openvino as ov
+    from openvino import opset13 as ops
+
+    folder.mkdir(parents=True, exist_ok=True)
+    x = ops.parameter([1, 8], np.float16, name="data")
+    w = ops.constant(np.random.default_rng(0).standard_normal((8, 4)).astype(np.float16))
+    h = ops.add(ops.matmul(x, w, False, False), ops.constant(np.full((1, 4), bias, np.float16)))
+    y = ops.relu(ops.multiply(ops.sigmoid(h), h))
+    v11 = folder / "v11.xml"
+    ov.save_model(ov.Model([y.output(0)], [x], "m"), v11, compress_to_fp16=False)
+    v10 = folder / "model.xml"
+    v10.write_text(re.sub(r'(<net name="[^"]*" version=)"11"', r'\1"10"', v11.read_text(),
+                          count=1))
+    v10.with_suffix(".bin").write_bytes(v11.with_suffix(".bin").read_bytes())
+    return v10
+
+
+def test_an_ir_v10_against_itself_pairs_the_layers_its_reader_made(tmp_path):
+    xml = _v10_f16(tmp_path / "a")
+    report = compare_layers(xml, xml)
+    assert report.ok and all(lc.status == "ok" for lc in report.layers)
+    made = [lc for lc in report.layers if lc.line_a is None]  # not in the file: the reader's
+    assert made and all(lc.a != lc.b for lc in made)  # its counter ran on between reads
+    changed = compare_layers(xml, _v10_f16(tmp_path / "b", bias=3.0))
+    made = {lc.type: lc.status for lc in changed.layers if lc.line_a is None}
+    assert made == {"Convert": "ok", "Relu": "differs"}  # before the bias, and after it
