@@ -308,7 +308,10 @@ def _pair_by_sources(live: Sequence[Any], outs_b: Sequence[Any], partner: dict[A
     layers OpenVINO's reader makes itself (an IR v10's legacy ops converted) and names by
     a counter that runs on from one read to the next: the same file read twice names them
     apart."""
-    left = [y for y in outs_b if y not in used and not y.constant and y.sources]
+    left: dict[tuple[Any, ...], list[Any]] = {}
+    for y in outs_b:
+        if y not in used and not y.constant and y.sources:
+            left.setdefault((y.type, y.port, y.sources), []).append(y)
     if not left:
         return
     a_by_name = {(o.layer, o.port): o for o in live}
@@ -326,9 +329,9 @@ def _pair_by_sources(live: Sequence[Any], outs_b: Sequence[Any], partner: dict[A
         want = tuple(read_by_b(s) for s in o.sources)
         if False in want:
             continue
-        y = next((y for y in left if y not in used and y.type == o.type
-                  and y.port == o.port and y.sources == want), None)
-        if y is not None:
+        waiting = left.get((o.type, o.port, want))
+        if waiting:
+            y = waiting.pop(0)
             partner[o] = y
             used.add(y)
 

@@ -278,16 +278,14 @@ class _Exposed:
         self.layers = OpenVinoLayers(source, threads, model=model.model, path=model.path)
         self.live = [o for o in self.layers.outputs() if not o.constant]
         ov_model = model.model
-        own = len(ov_model.get_results())
         port = {o: self.layers.port(o) for o in self.live}
         # data movement is computed from its inputs' values, not exposed (``derived``)
         self.derived = Derivation(derivable(list(port.values()), [
             r.input_value(0) for r in ov_model.get_results()]))
         self.key_of = {o: (p.get_node(), p.get_index()) for o, p in port.items()}
         self.layer_of = {k: o for o, k in self.key_of.items()}
-        moved = {(p.get_node(), p.get_index()) for p in self.derived.ports}
+        moved = self.derived.keys
         ov_model.add_outputs([port[o] for o in self.live if self.key_of[o] not in moved])
-        self.added = list(ov_model.get_results())[own:]
         self.exposed = True  # every layer output is exposed or derived (until _unexpose)
         clear_legacy_names(ov_model)
         slot = {}
@@ -323,9 +321,7 @@ class _Exposed:
         self.model = RunnableModel(source, threads)
         self.model.path = path
         self.model.reshape(dict(reshape))
-        self.added, self.slot, self.compiles = [], {}, 0
-        self.derived = type(self.derived)([])
-        self.exposed = False
+        self.slot, self.compiles, self.exposed = {}, 0, False
 
     def output_bytes(self, shapes: Mapping[str, list[int]]) -> dict[Any, int]:
         key = repr(sorted(shapes.items()))

@@ -52,7 +52,7 @@ def derivable(ports: Sequence[Any], kept: Sequence[Any]) -> list[Any]:
     for port in ports:
         node, key = port.get_node(), _key(port)
         if key in keep or node.get_type_name() not in REARRANGING \
-                or node.get_output_size() != 1 or not port.get_element_type().is_real() \
+                or node.get_output_size() != 1 \
                 or port.get_element_type().get_type_name() not in _PLAIN:
             continue
         sources = [_key(v) for v in node.input_values()]
@@ -71,33 +71,34 @@ class Derivation:
 
     def __init__(self, ports: Sequence[Any]) -> None:
         self.ports = list(ports)
+        #: ``(node, output index)`` of each port: what the caller leaves unexposed
+        self.keys = {_key(p) for p in self.ports}
         self._steps = []
         for port in self.ports:
             reads = []
             for v in port.get_node().input_values():
                 source = v.get_node()
                 constant = source.get_data() if source.get_type_name() == "Constant" else None
-                shape = v.get_partial_shape()
-                reads.append((_key(v), constant,
-                              None if shape.is_dynamic else tuple(shape.to_shape())))
+                reads.append((_key(v), constant))
             self._steps.append((_key(port), port.get_node(), port.get_element_type(), reads))
 
     def values(self, values: Mapping[tuple[Any, int], np.ndarray]
                ) -> dict[tuple[Any, int], np.ndarray]:
         """The value of each port, by OpenVINO's reference implementation of its op on
         its inputs' ``values`` (keyed by ``(node, output index)``, the runtime's). A port
-        whose op OpenVINO cannot evaluate so is left out (the caller runs it exposed)."""
+        whose op OpenVINO cannot evaluate so (an input in other dims than the model
+        declares, say) is left out: the caller runs it exposed."""
         ov = openvino()
         made: dict[tuple[Any, int], np.ndarray] = {}
         empty = ov.Shape([0])
         for key, node, element_type, reads in self._steps:
             inputs = []
-            for source, constant, declared in reads:
+            for source, constant in reads:
                 array = constant if constant is not None else \
                     made.get(source, values.get(source))
                 if array is None:
                     break
-                array = _as_declared(np.asarray(array), declared)
+                array = np.asarray(array)
                 # (not np.ascontiguousarray: it makes a scalar an array of one element)
                 inputs.append(ov.Tensor(array if array.flags.c_contiguous
                                         else array.copy(order="C")))
@@ -111,14 +112,3 @@ class Derivation:
                     made[key] = np.array(result.data, copy=True)
         return made
 
-
-def _as_declared(array: np.ndarray, declared: tuple[int, ...] | None) -> np.ndarray:
-    """``array`` in the static shape the model ``declared`` for it when they differ only
-    in unit dims: the CPU plugin hands some exposed values over as ``[1]`` where the
-    model says ``[]`` (or ``[1,1]`` for ``[1]``), and ``evaluate`` takes shapes as the
-    model has them."""
-    if declared is None or array.shape == declared:
-        return array
-    if [d for d in array.shape if d != 1] == [d for d in declared if d != 1]:
-        return array.reshape(declared)
-    return array

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from layer_faults import early_middle_late, perturbed
+from layer_plans import every_layer_apart, verdicts
 
 import ovgather as og
-from ovgather.comparison import remote
 from ovgather.comparison.layers import compare_layers
 from ovgather.comparison.outputs import compare
 from ovgather.ops.core import registry
@@ -103,16 +103,6 @@ def test_a_model_output_and_what_reads_a_folded_shape_stay_exposed():
     assert gathers and not {_key(layers.port(o)) for o in gathers} & moved
 
 
-def _apart(monkeypatch) -> None:
-    """Every layer exposed, compiled apart from ``compare``'s run (the plan before)."""
-    exposing = remote.exposing
-    monkeypatch.setattr(remote, "exposing", lambda budget, threads=None: exposing(0))
-
-
-def _verdicts(report) -> list[tuple]:
-    return [(lc.a, lc.b, lc.port, lc.status, lc.max_abs) for lc in report.layers]
-
-
 @pytest.mark.parametrize("model", ["llama/pytorch_dynamic.xml", "swin/pytorch_static.xml",
                                    "t5/pytorch_dynamic.xml"],
                          ids=["llama", "swin", "t5"])
@@ -123,12 +113,27 @@ def test_a_changed_weight_gets_the_verdicts_of_every_layer_exposed(model, tmp_pa
     fault = early_middle_late(G, [G.nodes[n]["name"] for n in G])[1]
     changed = perturbed(xml, fault, tmp_path)
     derived = compare_layers(xml, changed, seed=1)
-    _apart(monkeypatch)
+    every_layer_apart(monkeypatch)
     apart = compare_layers(xml, changed, seed=1)
     assert derived.first_divergent.a == apart.first_divergent.a == fault.reader
     assert Counter(lc.status for lc in derived.layers)["differs"] > 10
-    assert [v[:4] for v in _verdicts(derived)] == [v[:4] for v in _verdicts(apart)]
+    assert [v[:4] for v in verdicts(derived)] == [v[:4] for v in verdicts(apart)]
     # a layer left exposed may be fused otherwise in the two compiles: its error may move
     # in the last bits of the sum, never more
-    for x, y in zip(_verdicts(derived), _verdicts(apart), strict=True):
+    for x, y in zip(verdicts(derived), verdicts(apart), strict=True):
         assert x[4] == pytest.approx(y[4], rel=1e-5, abs=1e-6), (x, y)
+
+
+@pytest.mark.parametrize("sample", sorted((ROOT / "ir_samples").glob("*.xml")),
+                         ids=lambda p: p.stem)
+def test_every_sample_gets_the_statuses_of_every_layer_exposed(sample, monkeypatch):
+    try:
+        derived = compare_layers(sample, sample, seed=2)
+    except og.OvgatherError as err:  # a sample compare refuses: refused in both plans
+        every_layer_apart(monkeypatch)
+        with pytest.raises(type(err)):
+            compare_layers(sample, sample, seed=2)
+        return
+    every_layer_apart(monkeypatch)
+    apart = compare_layers(sample, sample, seed=2)
+    assert [v[:4] for v in verdicts(derived)] == [v[:4] for v in verdicts(apart)]

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from layer_plans import every_layer_apart, verdicts
 
 from ovgather.comparison import remote
 from ovgather.comparison.layers import compare_layers
@@ -36,17 +37,6 @@ def _calls(monkeypatch) -> Counter:
     return seen
 
 
-def _apart(monkeypatch) -> None:
-    """``compare`` compiles its models as they are, the layers compiled apart after."""
-    exposing = remote.exposing
-    monkeypatch.setattr(remote, "exposing", lambda budget, threads=None: exposing(0))
-
-
-def _verdicts(report) -> list[tuple]:
-    return [(lc.a, lc.b, lc.port, lc.status, lc.max_abs, lc.max_rel, lc.cosine)
-            for lc in report.layers]
-
-
 @pytest.mark.parametrize("model", [RESNET, BERT], ids=["resnet", "bert"])
 def test_the_run_of_compare_serves_the_layers_with_the_same_verdicts(model, monkeypatch):
     seen = _calls(monkeypatch)
@@ -55,11 +45,11 @@ def test_the_run_of_compare_serves_the_layers_with_the_same_verdicts(model, monk
     assert seen["open_layers"] == 0  # no model read or compiled again for the layers
     assert fused.ok and fused.chunks == 1 and fused.compiles == 2
     monkeypatch.undo()
-    _apart(monkeypatch)
+    every_layer_apart(monkeypatch)
     seen = _calls(monkeypatch)
     apart = compare_layers(model, model)
     assert seen["open_layers"] == 2 and seen["open_exposed"] == 0
-    assert _verdicts(fused) == _verdicts(apart) and fused.peak_bytes == apart.peak_bytes
+    assert verdicts(fused) == verdicts(apart) and fused.peak_bytes == apart.peak_bytes
     assert fused.outputs.to_dict()["outputs"] == apart.outputs.to_dict()["outputs"]
 
 
@@ -67,10 +57,10 @@ def test_over_half_the_budget_the_layers_run_in_chunks_as_before(monkeypatch):
     whole = compare_layers(RESNET, RESNET)
     budget = whole.peak_bytes - 1
     small = compare_layers(RESNET, RESNET, memory_budget=budget)
-    _apart(monkeypatch)
+    every_layer_apart(monkeypatch)
     apart = compare_layers(RESNET, RESNET, memory_budget=budget)
     assert small.chunks == apart.chunks > 1 and small.compiles == apart.compiles
-    assert _verdicts(small) == _verdicts(apart) == _verdicts(whole)
+    assert verdicts(small) == verdicts(apart) == verdicts(whole)
 
 
 def test_an_ir_v10_with_colliding_names_compares_every_layer(tmp_path):
@@ -88,7 +78,7 @@ def test_an_onnx_model_keeps_its_layers_read_node_by_node(monkeypatch):
     fused = compare_layers(onnx, onnx)
     assert seen["open_layers"] == 2 and seen["open_model"] == 0
     monkeypatch.undo()
-    _apart(monkeypatch)
+    every_layer_apart(monkeypatch)
     apart = compare_layers(onnx, onnx)  # (a frontend names the ops it adds by a counter)
     assert fused.ok and fused.summary == apart.summary
     assert [(lc.type, lc.status, lc.max_abs) for lc in fused.layers] == \
